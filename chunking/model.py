@@ -1,0 +1,158 @@
+"""The data that flows through the pipeline: pages in, chunks out, index records stored.
+
+Field names follow ``shared/spec/pipeline.md`` §4; every offset is in characters (Python ``len``, code points)
+of the document text, every page number is 0-based.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+__all__ = ["Chunk", "ChunkKind", "ChunkRecord", "Document", "Page"]
+
+ChunkKind = Literal["text", "figure", "figure_part"]
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One page of a parsed document.
+
+    Attributes:
+        page_num: 0-based page number, strictly increasing along a document.
+        offset: character offset of ``text[0]`` in the document text; the page texts concatenated (with any
+            gaps) are the text that chunk offsets refer to. Example: pages ``"ab"`` and ``"cd"`` have offsets
+            0 and 2.
+        text: the page's text (HTML ``<figure>`` blocks for tables and images are part of it).
+    """
+
+    page_num: int
+    offset: int
+    text: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Page":
+        return cls(int(data["page_num"]), int(data["offset"]), str(data["text"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A piece of one document produced by a splitter.
+
+    Attributes:
+        text: the chunk text: its own text, then the look-ahead overlap (if any). Never empty and never starts
+            or ends with whitespace.
+        char_start, char_end: half-open document offsets (characters) of the chunk's own span.
+        page_start, page_end: 0-based pages holding ``char_start`` and ``char_end - 1``.
+        token_count: exact tokens of ``text`` in the splitter's encoding.
+        overlap_chars: trailing characters of ``text`` that are look-ahead copied from what follows (0 if none).
+        kind: ``"text"``, ``"figure"`` (holds ≥ 1 whole ``<figure>`` block) or ``"figure_part"``.
+        part_index, part_count: position of a ``figure_part`` among the parts of its figure; ``None`` otherwise.
+        headings: heading path (outermost first) where the format has headings.
+        metadata: splitter-specific extras (JSON-serialisable).
+    """
+
+    text: str
+    char_start: int
+    char_end: int
+    page_start: int = 0
+    page_end: int = 0
+    token_count: int = 0
+    overlap_chars: int = 0
+    kind: ChunkKind = "text"
+    part_index: int | None = None
+    part_count: int | None = None
+    headings: tuple[str, ...] = ()
+    metadata: dict[str, Any] = field(default_factory=dict, compare=True, hash=False)
+
+    @property
+    def page_num(self) -> int:
+        """The page where the chunk's text begins (= ``page_start``), used for citations."""
+        return self.page_start
+
+    @property
+    def own_text(self) -> str:
+        """``text`` without the look-ahead overlap."""
+        return self.text[: len(self.text) - self.overlap_chars]
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["headings"] = list(self.headings)
+        data["page_num"] = self.page_start
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Chunk":
+        names = {f.name for f in dataclasses.fields(cls)}
+        values = {k: v for k, v in data.items() if k in names}
+        values["headings"] = tuple(values.get("headings") or ())
+        return cls(**values)
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A LangChain-compatible text with metadata (``page_content``, ``metadata``)."""
+
+    page_content: str
+    metadata: dict[str, Any] = field(default_factory=dict, hash=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"page_content": self.page_content, "metadata": dict(self.metadata)}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "Document":
+        return cls(data["page_content"], dict(data.get("metadata") or {}))
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRecord:
+    """One search-index document: a chunk placed in its source. Field names are the index schema.
+
+    Attributes:
+        id: search key, ``doc_id + "-" + zero-padded ordinal`` (letters, digits, ``_``, ``-``, ``=`` only).
+        doc_id: stable id of the source (hash of container + full blob path).
+        version: hash of the source bytes plus the chunking-settings fingerprint.
+        source: blob path as uploaded; ``sourcepage`` is ``source#page=N`` (1-based) for paginated formats.
+        ordinal: 0-based position of the chunk in its document.
+        page_start, page_end: 0-based page range; char_start, char_end: own span in the document text.
+        headings: heading path; content: the chunk text; content_hash: SHA-256 hex of ``content``.
+        token_count: tokens of ``content``; embedding: the vector (``None`` until stage 2).
+    """
+
+    id: str
+    doc_id: str
+    version: str
+    source: str
+    sourcepage: str
+    ordinal: int
+    page_start: int
+    page_end: int
+    char_start: int
+    char_end: int
+    content: str
+    content_hash: str
+    token_count: int
+    headings: tuple[str, ...] = ()
+    embedding: tuple[float, ...] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["headings"] = list(self.headings)
+        data["embedding"] = None if self.embedding is None else list(self.embedding)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ChunkRecord":
+        names = {f.name for f in dataclasses.fields(cls)}
+        values = {k: v for k, v in data.items() if k in names}
+        values["headings"] = tuple(values.get("headings") or ())
+        emb = values.get("embedding")
+        values["embedding"] = None if emb is None else tuple(float(x) for x in emb)
+        return cls(**values)
+
+    def with_embedding(self, vector: "list[float] | tuple[float, ...]") -> "ChunkRecord":
+        return dataclasses.replace(self, embedding=tuple(vector))
