@@ -1,0 +1,56 @@
+"""The search-index interface every backend implements (Azure AI Search, the local single-file index).
+
+Records are ``ChunkRecord`` objects (``chunking.model``); their field names are the index schema.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, Protocol, Sequence
+
+from chunking.model import ChunkRecord
+
+__all__ = ["IndexError_", "SearchHit", "SearchIndex"]
+
+
+class IndexError_(RuntimeError):
+    """An index operation failed permanently; the message names the keys and the reason."""
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One search result: the stored record (without its vector) and a score (higher is better)."""
+
+    record: ChunkRecord
+    score: float
+
+
+class SearchIndex(Protocol):
+    """A vector + keyword index of chunk records, keyed by ``ChunkRecord.id``."""
+
+    def ensure(self) -> None:
+        """Create the index if missing; raise ``IndexError_`` if it exists with an incompatible schema
+        (e.g. another vector dimension)."""
+
+    def upsert(self, records: Sequence[ChunkRecord]) -> None:
+        """Merge-or-upload *records* (each with an embedding). Idempotent. Raises ``IndexError_`` naming the
+        keys that failed permanently."""
+
+    def delete(self, ids: Iterable[str]) -> None:
+        """Delete records by key; missing keys are ignored."""
+
+    def keys_of(self, doc_id: str) -> dict[str, str]:
+        """``{id: version}`` of every record of document *doc_id*."""
+
+    def doc_ids(self) -> set[str]:
+        """Every ``doc_id`` present in the index."""
+
+    def vectors_by_content_hash(self, hashes: Iterable[str]) -> dict[str, tuple[float, ...]]:
+        """Stored embeddings of any records whose ``content_hash`` is in *hashes* (for embedding reuse)."""
+
+    def search(self, query: str, vector: Sequence[float] | None, k: int = 5) -> list[SearchHit]:
+        """Hybrid search: keyword (BM25) and, when *vector* is given, vector similarity, fused by reciprocal
+        rank fusion; at most *k* hits, best first."""
+
+    def count(self) -> int:
+        """Number of records."""

@@ -1,0 +1,150 @@
+"""One typed settings object, read from the environment (app settings on Azure, ``local.settings.json`` under
+``func start``, the shell for the CLI).
+
+With no Azure settings at all everything runs locally (the *embedded default*): Azurite-style storage
+(``UseDevelopmentStorage=true``), the offline lexical embedder, and a single-file search index under
+``.chunking/`` of the current working directory.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping
+
+__all__ = ["Settings", "SettingsError"]
+
+
+class SettingsError(ValueError):
+    """A setting has an invalid value; the message names the setting."""
+
+
+def _int(env: Mapping[str, str], name: str, default: int, minimum: int = 0) -> int:
+    raw = env.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise SettingsError(f"{name} must be an integer, got {raw!r}") from None
+    if value < minimum:
+        raise SettingsError(f"{name} must be ≥ {minimum}, got {value}")
+    return value
+
+
+def _str(env: Mapping[str, str], name: str, default: str = "") -> str:
+    raw = env.get(name)
+    return default if raw is None or raw.strip() == "" else raw.strip()
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every setting the app reads. Environment variable names are given in ``Settings.from_env``.
+
+    Units: sizes in bytes, budgets in tokens or characters as named.
+    """
+
+    # Storage (blob trigger container, chunk-batch queue, claim-check payloads).
+    storage_connection: str = "UseDevelopmentStorage=true"
+    documents_container: str = "documents"
+    batch_queue: str = "chunk-batches"
+    payload_container: str = "chunk-payloads"
+    # Local state (local index, ledger, caches).
+    state_dir: Path = Path(".chunking")
+    # Splitting.
+    max_tokens: int = 500
+    max_chars: int = 1000
+    encoding: str = "cl100k_base"
+    max_document_bytes: int = 200 * 1024 * 1024
+    # Queue messages: 64 KiB after the host's base64 encoding = 49,152 bytes of raw JSON.
+    max_message_bytes: int = 49_152
+    # Embeddings.
+    embedding_backend: str = "offline"  # "offline" | "azure_openai" | "openai"
+    embedding_model: str = "text-embedding-3-small"
+    embedding_dimensions: int = 256
+    embedding_batch_max_tokens: int = 16_000
+    embedding_batch_max_inputs: int = 256
+    azure_openai_endpoint: str = ""
+    azure_openai_api_key: str = ""
+    azure_openai_api_version: str = "2024-10-21"
+    openai_base_url: str = ""
+    openai_api_key: str = ""
+    # Search index.
+    index_backend: str = "local"  # "local" | "azure"
+    search_endpoint: str = ""
+    search_api_key: str = ""
+    search_index_name: str = "chunks"
+
+    @property
+    def local_index_path(self) -> Path:
+        """The local single-file index (SQLite)."""
+        return self.state_dir / "index.sqlite3"
+
+    @property
+    def uses_azure(self) -> bool:
+        return self.index_backend == "azure" or self.embedding_backend != "offline"
+
+    def fingerprint(self) -> str:
+        """Hash of the settings that change chunk output (part of every document version)."""
+        relevant = {"max_tokens": self.max_tokens, "max_chars": self.max_chars, "encoding": self.encoding}
+        return hashlib.sha256(json.dumps(relevant, sort_keys=True).encode()).hexdigest()[:16]
+
+    def replace(self, **changes: object) -> "Settings":
+        return dataclasses.replace(self, **changes)
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] | None = None) -> "Settings":
+        """Build settings from *env* (default ``os.environ``).
+
+        Backends are chosen by what is configured: ``AZURE_SEARCH_ENDPOINT`` selects Azure AI Search,
+        ``AZURE_OPENAI_ENDPOINT`` Azure OpenAI, ``OPENAI_BASE_URL``/``OPENAI_API_KEY`` any OpenAI-compatible
+        endpoint; otherwise the local index and the offline embedder. ``EMBEDDING_BACKEND`` and
+        ``INDEX_BACKEND`` force a choice.
+
+        Raises:
+            SettingsError: a value is malformed (the message names the variable).
+        """
+        env = os.environ if env is None else env
+        search_endpoint = _str(env, "AZURE_SEARCH_ENDPOINT")
+        aoai_endpoint = _str(env, "AZURE_OPENAI_ENDPOINT")
+        openai_key = _str(env, "OPENAI_API_KEY")
+        openai_url = _str(env, "OPENAI_BASE_URL")
+        default_embedder = "azure_openai" if aoai_endpoint else ("openai" if (openai_key or openai_url) else "offline")
+        embedding_backend = _str(env, "EMBEDDING_BACKEND", default_embedder)
+        if embedding_backend not in ("offline", "azure_openai", "openai"):
+            raise SettingsError(f"EMBEDDING_BACKEND must be offline, azure_openai or openai, got {embedding_backend!r}")
+        index_backend = _str(env, "INDEX_BACKEND", "azure" if search_endpoint else "local")
+        if index_backend not in ("local", "azure"):
+            raise SettingsError(f"INDEX_BACKEND must be local or azure, got {index_backend!r}")
+        if index_backend == "azure" and not search_endpoint:
+            raise SettingsError("INDEX_BACKEND=azure needs AZURE_SEARCH_ENDPOINT")
+        default_dims = 256 if embedding_backend == "offline" else 1536
+        return cls(
+            storage_connection=_str(env, "AzureWebJobsStorage", "UseDevelopmentStorage=true"),
+            documents_container=_str(env, "DOCUMENTS_CONTAINER", "documents"),
+            batch_queue=_str(env, "CHUNK_BATCH_QUEUE", "chunk-batches"),
+            payload_container=_str(env, "PAYLOAD_CONTAINER", "chunk-payloads"),
+            state_dir=Path(_str(env, "CHUNKING_STATE_DIR", ".chunking")),
+            max_tokens=_int(env, "SPLIT_MAX_TOKENS", 500, 1),
+            max_chars=_int(env, "SPLIT_MAX_CHARS", 1000, 1),
+            max_document_bytes=_int(env, "MAX_DOCUMENT_BYTES", 200 * 1024 * 1024, 1),
+            max_message_bytes=_int(env, "MAX_MESSAGE_BYTES", 49_152, 1024),
+            embedding_backend=embedding_backend,
+            embedding_model=_str(env, "EMBEDDING_MODEL", "text-embedding-3-small"),
+            embedding_dimensions=_int(env, "EMBEDDING_DIMENSIONS", default_dims, 1),
+            embedding_batch_max_tokens=_int(env, "EMBEDDING_BATCH_MAX_TOKENS", 16_000, 8191),
+            embedding_batch_max_inputs=_int(env, "EMBEDDING_BATCH_MAX_INPUTS", 256, 1),
+            azure_openai_endpoint=aoai_endpoint,
+            azure_openai_api_key=_str(env, "AZURE_OPENAI_API_KEY"),
+            azure_openai_api_version=_str(env, "AZURE_OPENAI_API_VERSION", "2024-10-21"),
+            openai_base_url=openai_url,
+            openai_api_key=openai_key,
+            index_backend=index_backend,
+            search_endpoint=search_endpoint,
+            search_api_key=_str(env, "AZURE_SEARCH_API_KEY"),
+            search_index_name=_str(env, "AZURE_SEARCH_INDEX", "chunks"),
+        )
