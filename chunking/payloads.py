@@ -1,0 +1,105 @@
+"""Claim-check payload stores: where a chunk batch too large for a queue message is parked.
+
+A queue message holds at most 64 KiB, i.e. 49,152 bytes of raw JSON once the Functions host base64-encodes it
+(shared/reference/azure-functions.md §2.2). A batch that cannot fit is written here and the message carries
+only a pointer (the *claim check*).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+__all__ = ["BlobPayloadStore", "MemoryPayloadStore", "PayloadMissingError", "PayloadStore", "make_payload_store"]
+
+
+class PayloadMissingError(LookupError):
+    """The payload a claim check points at does not exist (already cleaned up, or never written)."""
+
+
+class PayloadStore(Protocol):
+    """Named byte payloads. Names are ``/``-separated paths without a container."""
+
+    location: str  # where payloads live, for pointers and messages (e.g. a container name)
+
+    def put(self, name: str, data: bytes) -> None: ...
+
+    def get(self, name: str) -> bytes:
+        """Raises ``PayloadMissingError`` if *name* does not exist."""
+
+    def delete_prefix(self, prefix: str) -> int:
+        """Delete every payload whose name starts with *prefix*; return how many."""
+
+
+class MemoryPayloadStore:
+    """Payloads in a dict: for in-process runs (the CLI) and unit tests."""
+
+    def __init__(self) -> None:
+        self.location = "memory"
+        self._data: dict[str, bytes] = {}
+
+    def put(self, name: str, data: bytes) -> None:
+        self._data[name] = bytes(data)
+
+    def get(self, name: str) -> bytes:
+        try:
+            return self._data[name]
+        except KeyError:
+            raise PayloadMissingError(name) from None
+
+    def delete_prefix(self, prefix: str) -> int:
+        names = [n for n in self._data if n.startswith(prefix)]
+        for n in names:
+            del self._data[n]
+        return len(names)
+
+
+class BlobPayloadStore:
+    """Payloads as blobs of one container (created on first write), via ``azure-storage-blob``.
+
+    Args:
+        connection_string: a storage connection string (``UseDevelopmentStorage=true`` works with Azurite).
+        container: the container name (setting ``PAYLOAD_CONTAINER``).
+    """
+
+    def __init__(self, connection_string: str, container: str) -> None:
+        from azure.storage.blob import BlobServiceClient
+
+        self.location = container
+        self._container = BlobServiceClient.from_connection_string(connection_string).get_container_client(container)
+        self._created = False
+
+    def put(self, name: str, data: bytes) -> None:
+        from azure.core.exceptions import ResourceExistsError
+
+        if not self._created:
+            try:
+                self._container.create_container()
+            except ResourceExistsError:
+                pass
+            self._created = True
+        self._container.upload_blob(name, data, overwrite=True)
+
+    def get(self, name: str) -> bytes:
+        from azure.core.exceptions import ResourceNotFoundError
+
+        try:
+            return self._container.download_blob(name).readall()
+        except ResourceNotFoundError:
+            raise PayloadMissingError(f"{self.location}/{name}") from None
+
+    def delete_prefix(self, prefix: str) -> int:
+        from azure.core.exceptions import ResourceNotFoundError
+
+        count = 0
+        try:
+            for item in self._container.list_blobs(name_starts_with=prefix):
+                self._container.delete_blob(item.name)
+                count += 1
+        except ResourceNotFoundError:
+            return count
+        return count
+
+
+def make_payload_store(connection_string: str, container: str) -> PayloadStore:
+    """The blob payload store for a storage connection string (Azure Storage or Azurite)."""
+    return BlobPayloadStore(connection_string, container)

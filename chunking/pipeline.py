@@ -1,0 +1,185 @@
+"""The two stages of the ingestion pipeline as plain functions over interfaces (no Azure Functions types).
+
+Stage 1 (``run_stage_one``): source bytes → pages → chunks → chunk-batch queue messages. It does no network
+calls except writing claim-check payloads. Stage 2 (``run_stage_two``): one message → embeddings (reusing the
+vectors of unchanged chunk text) → merge-or-upload into the index; when every chunk of the message's version is
+in the index, the document's chunks of other versions are deleted. Both stages are idempotent: every trigger is
+at-least-once. See shared/spec/pipeline.md §1.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from dataclasses import dataclass, field
+
+from chunking.embeddings import Embedder, embed_all
+from chunking.formats import PAGINATED_EXTENSIONS, extension_of, splitter_for
+from chunking.ids import doc_id as make_doc_id
+from chunking.ids import document_version
+from chunking.index.base import SearchIndex
+from chunking.messages import decode_message, encode_batches, load_records
+from chunking.parsers import ParseError, parse_document
+from chunking.payloads import PayloadMissingError, PayloadStore
+from chunking.records import HeadingOutline, build_records
+from chunking.settings import Settings
+
+__all__ = ["StageOneResult", "StageTwoResult", "run_stage_one", "run_stage_two"]
+
+log = logging.getLogger("chunking.pipeline")
+
+
+@dataclass
+class StageOneResult:
+    """What stage 1 did with one source. ``error`` is set (and ``messages`` empty) when the file was rejected."""
+
+    source: str
+    doc_id: str
+    version: str = ""
+    size_bytes: int = 0
+    pages: int = 0
+    chunks: int = 0
+    tokens: int = 0
+    max_chunk_tokens: int = 0
+    messages: list[str] = field(default_factory=list)
+    error: str | None = None
+    seconds: float = 0.0
+
+
+@dataclass
+class StageTwoResult:
+    """What stage 2 did with one chunk-batch message."""
+
+    doc_id: str
+    version: str
+    source: str
+    batch_no: int
+    batch_count: int
+    records: int = 0
+    embedded: int = 0
+    reused: int = 0
+    embedding_tokens: int = 0
+    embedding_requests: int = 0
+    completed: bool = False
+    removed: int = 0
+    seconds: float = 0.0
+
+
+def run_stage_one(
+    data: bytes,
+    *,
+    source: str,
+    container: str,
+    settings: Settings,
+    payloads: PayloadStore,
+) -> StageOneResult:
+    """Parse and split one source into chunk-batch messages (each ≤ ``settings.max_message_bytes`` bytes).
+
+    Args:
+        data: the source's bytes.
+        source: its path inside *container* (e.g. ``"manuals/a.pdf"``); the extension picks parser and splitter.
+        container: the container (or another namespace) the path belongs to; part of the document id.
+
+    Bad input (unsupported type, empty, corrupt, undecodable, too large) does not raise: the result carries the
+    reason in ``error`` and one log line names the file, so a trigger never loops on it.
+    """
+    started = time.perf_counter()
+    result = StageOneResult(source=source, doc_id=make_doc_id(container, source), size_bytes=len(data))
+    try:
+        pages = parse_document(data, source=source, max_bytes=settings.max_document_bytes)
+    except ParseError as exc:
+        result.error = exc.reason
+        result.seconds = time.perf_counter() - started
+        log.error("rejected %s: %s", source, exc.reason)
+        return result
+    splitter = splitter_for(source, settings)
+    result.version = document_version(hashlib.sha256(data).hexdigest(), splitter.fingerprint)
+    chunks = list(splitter.split(pages))
+    records = build_records(
+        chunks,
+        doc_id=result.doc_id,
+        version=result.version,
+        source=source,
+        paginated=extension_of(source) in PAGINATED_EXTENSIONS,
+        outline=HeadingOutline(pages),
+    )
+    result.pages = len(pages)
+    result.chunks = len(records)
+    result.tokens = sum(r.token_count for r in records)
+    result.max_chunk_tokens = max((r.token_count for r in records), default=0)
+    result.messages = encode_batches(records, max_message_bytes=settings.max_message_bytes, payloads=payloads)
+    result.seconds = time.perf_counter() - started
+    log.info(
+        "split %s: %d pages, %d chunks, %d tokens, %d messages in %.2fs",
+        source, result.pages, result.chunks, result.tokens, len(result.messages), result.seconds,
+    )
+    return result
+
+
+def run_stage_two(
+    body: str | bytes,
+    *,
+    settings: Settings,
+    embedder: Embedder,
+    index: SearchIndex,
+    payloads: PayloadStore,
+) -> StageTwoResult:
+    """Embed and upsert one chunk-batch message; complete the version when all its chunks are in.
+
+    Vectors already stored for a chunk text (same ``content_hash``) are reused, not recomputed. Upserts are
+    merge-or-upload on deterministic keys, so a duplicated or retried message changes nothing.
+
+    Raises:
+        MessageError: the message is not a chunk-batch message (it cannot succeed on retry).
+        PayloadMissingError: its claim-checked payload is gone.
+        Errors of the embedder or index propagate, so the queue retries the message and finally poisons it.
+    """
+    started = time.perf_counter()
+    message = decode_message(body)
+    result = StageTwoResult(message.doc_id, message.version, message.source, message.batch_no, message.batch_count)
+    try:
+        records = load_records(message, payloads)
+    except PayloadMissingError:
+        # The payload is deleted once its version is complete; a late duplicate of that message is done already.
+        if _complete(index, message.doc_id, message.version, message.chunk_count):
+            result.completed = True
+            return result
+        raise
+    result.records = len(records)
+
+    known = index.vectors_by_content_hash({r.content_hash for r in records})
+    todo = [i for i, r in enumerate(records) if r.content_hash not in known]
+    requests_before, tokens_before = embedder.requests, embedder.tokens
+    vectors = embed_all(
+        embedder,
+        [records[i].content for i in todo],
+        [records[i].token_count for i in todo],
+        max_batch_tokens=settings.embedding_batch_max_tokens,
+        max_inputs=settings.embedding_batch_max_inputs,
+    )
+    result.embedding_requests = embedder.requests - requests_before
+    result.embedding_tokens = embedder.tokens - tokens_before
+    fresh = dict(zip(todo, vectors))
+    result.embedded, result.reused = len(todo), len(records) - len(todo)
+    index.upsert([r.with_embedding(fresh[i] if i in fresh else known[r.content_hash]) for i, r in enumerate(records)])
+
+    keys = index.keys_of(message.doc_id)
+    if sum(1 for v in keys.values() if v == message.version) >= message.chunk_count:
+        stale = [k for k, v in keys.items() if v != message.version]
+        if stale:
+            index.delete(stale)
+        # Only this version's payloads: another version may be in flight with payloads of its own.
+        payloads.delete_prefix(f"{message.doc_id}/{message.version}/")
+        result.completed, result.removed = True, len(stale)
+    result.seconds = time.perf_counter() - started
+    log.info(
+        "indexed %s batch %d/%d: %d records (%d embedded, %d reused)%s",
+        message.source, message.batch_no + 1, message.batch_count, result.records, result.embedded,
+        result.reused, ", version complete" if result.completed else "",
+    )
+    return result
+
+
+def _complete(index: SearchIndex, doc_id: str, version: str, chunk_count: int) -> bool:
+    return sum(1 for v in index.keys_of(doc_id).values() if v == version) >= chunk_count
