@@ -42,6 +42,9 @@ class SearchIndex(Protocol):
     def keys_of(self, doc_id: str) -> dict[str, str]:
         """``{id: version}`` of every record of document *doc_id*."""
 
+    def records_of(self, doc_id: str) -> list[ChunkRecord]:
+        """Every record of document *doc_id* (embeddings omitted), in no particular order."""
+
     def doc_ids(self) -> set[str]:
         """Every ``doc_id`` present in the index."""
 
