@@ -9,7 +9,6 @@ setting ``BLOB_TRIGGER_SOURCE`` says ``LogsAndContainerScan`` (polling), which l
 because Azurite emits no Event Grid events.
 """
 
-import logging
 import os
 import typing
 
@@ -30,10 +29,8 @@ _BLOB_SOURCE = os.environ.get("BLOB_TRIGGER_SOURCE", "EventGrid")
 def ingest_document(blob: func.InputStream, batches: func.Out[typing.List[str]]) -> None:  # noqa: UP006
     """Stage 1: parse and split the uploaded blob; one queue message per chunk batch (≤ 48 KiB raw JSON)."""
     result = handlers.handle_blob(blob.read(), blob.name)
-    if result.messages:
+    if result.messages:  # a rejected file was logged (with its reason) and yields no messages
         batches.set(result.messages)
-    elif result.error:
-        logging.warning("no chunks from %s: %s", blob.name, result.error)
 
 
 @app.function_name("index_chunk_batch")
