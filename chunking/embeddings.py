@@ -1,0 +1,483 @@
+"""Embedders: text in, one vector of ``dimensions`` floats per text out.
+
+Two families sit behind the ``Embedder`` protocol:
+
+* ``OfflineLexicalEmbedder``: deterministic, in-process, no network. It hashes words and character trigrams
+  into a fixed-size vector, so it measures *lexical overlap*, not meaning. It is the embedded default so the
+  pipeline runs on a laptop with no account.
+* ``OpenAIEmbedder``: Azure OpenAI or any OpenAI-compatible ``/embeddings`` endpoint, through the ``openai`` SDK.
+
+``batch_by_tokens`` and ``embed_all`` split a list of texts into requests that respect the service limits
+(≤ 2,048 inputs, ≤ 8,191 tokens per input, a configurable token budget per request).
+
+Source for the limits: Azure OpenAI quotas and limits
+(https://learn.microsoft.com/azure/ai-foundry/openai/quotas-limits) and ``shared/spec/pipeline.md`` §5.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+
+if TYPE_CHECKING:  # the SDKs are imported only by the code paths that need them
+    from chunking.settings import Settings
+
+__all__ = [
+    "MAX_INPUTS_PER_REQUEST",
+    "MAX_TOKENS_PER_INPUT",
+    "Embedder",
+    "EmbeddingError",
+    "OfflineLexicalEmbedder",
+    "OpenAIEmbedder",
+    "batch_by_tokens",
+    "embed_all",
+    "make_embedder",
+]
+
+#: Inputs per ``/embeddings`` request (Azure OpenAI quotas-limits: "max array size 2048").
+MAX_INPUTS_PER_REQUEST = 2048
+#: Tokens per input for ada-002 / text-embedding-3-* (quotas-limits; one revision says 8,192, 8,191 is safe).
+MAX_TOKENS_PER_INPUT = 8191
+
+
+class EmbeddingError(RuntimeError):
+    """The embedding service answered something unusable (wrong vector count or dimension)."""
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Anything that turns texts into vectors.
+
+    Attributes:
+        name: identifies the model and its dimensions, e.g. ``"offline-lexical-v1/256"`` or
+            ``"azure_openai/text-embedding-3-small/1536"``; vectors from embedders with different names are
+            not comparable.
+        dimensions: length of every vector returned.
+        requests: number of ``embed`` calls made so far (one request each).
+        tokens: tokens spent so far (as reported by the service, or counted locally; see each class).
+    """
+
+    name: str
+    dimensions: int
+    requests: int
+    tokens: int
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embed one request's worth of texts: one vector of ``dimensions`` floats per text, in input order."""
+        ...
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Offline lexical embedder
+
+# Word tokens: runs of letters/digits/underscore in any script (Python's Unicode-aware \w).
+_WORD_RE = re.compile(r"\w+")
+# Distinct words remembered per embedder; bounded so a long-running worker does not grow without limit (the
+# vocabulary is dropped wholesale when full: cheap, rare, and it never changes a vector).
+_VOCAB_MAX = 500_000
+
+
+class OfflineLexicalEmbedder:
+    """A deterministic **lexical** embedder (hashing trick); explicitly **not semantic**.
+
+    1. Lower-case the text and split it into words (``\\w+``, any script; a CJK run counts as one word).
+    2. Give each distinct word the weight ``1 + ln(count)`` (sublinear term frequency).
+    3. A word's features are the word itself (weight 1) and the character trigrams of the word padded with one
+       space on both sides (weight 0.5 each; ``"cat"`` → ``" ca"``, ``"cat"``, ``"at "``), so inflections and
+       CJK phrases inside a run still share features.
+    4. Hash every feature with BLAKE2b (8-byte digest: stable across runs, processes and platforms, unlike
+       Python's salted ``hash``) to a column (``digest mod dimensions``) and a sign (the digest's top bit).
+    5. Sum the signed, weighted features into a vector and L2-normalise it.
+
+    Texts that share words get a positive cosine; texts that share nothing get a cosine near 0. Synonyms and
+    paraphrases score nothing: this is keyword overlap in vector form, a stand-in for a real model.
+
+    Sources: feature hashing with signs, Weinberger et al. 2009 ("Feature Hashing for Large Scale Multitask
+    Learning"); sublinear tf, Manning et al., *Introduction to Information Retrieval* §6.4.1.
+
+    Args:
+        dimensions: vector length, ≥ 1 (default 256).
+
+    Attributes:
+        name: ``"offline-lexical-v1/<dimensions>"``.
+        requests: ``embed`` calls so far. tokens: words hashed so far (nothing is billed; the count only lets
+            the pipeline report comparable figures).
+
+    Raises:
+        ValueError: *dimensions* < 1.
+    """
+
+    VERSION = "offline-lexical-v1"
+    _TRIGRAM_WEIGHT = 0.5
+
+    def __init__(self, dimensions: int = 256) -> None:
+        if dimensions < 1:
+            raise ValueError(f"dimensions must be ≥ 1, got {dimensions}")
+        self.dimensions = dimensions
+        self.name = f"{self.VERSION}/{dimensions}"
+        self.requests = 0
+        self.tokens = 0
+        self._reset_vocabulary()
+
+    def _reset_vocabulary(self) -> None:
+        # Words repeat across chunks, so each word is hashed once and its features kept as one row of a CSR
+        # matrix (word id -> columns, signed weights); embedding a batch is then a few numpy gathers.
+        self._vocab: dict[str, int] = {}
+        self._indptr = np.zeros(1, dtype=np.int64)
+        self._cols = np.zeros(0, dtype=np.int64)
+        self._vals = np.zeros(0, dtype=np.float64)
+
+    def _hash(self, feature: str) -> tuple[int, float]:
+        digest = int.from_bytes(hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest(), "big")
+        return digest % self.dimensions, (-1.0 if digest >> 63 else 1.0)
+
+    def _add_words(self, words: set[str]) -> None:
+        cols: list[int] = []
+        vals: list[float] = []
+        ends: list[int] = []
+        base = int(self._indptr[-1])
+        for word in sorted(words):  # sorted: ids (not vectors) would otherwise depend on set order
+            merged: dict[int, float] = {}
+            # Namespaces keep the word "cat" and the trigram "cat" apart.
+            col, sign = self._hash("w:" + word)
+            merged[col] = sign
+            padded = f" {word} "
+            for i in range(len(padded) - 2):
+                col, sign = self._hash("c:" + padded[i : i + 3])
+                merged[col] = merged.get(col, 0.0) + sign * self._TRIGRAM_WEIGHT
+            cols.extend(merged)
+            vals.extend(merged.values())
+            ends.append(base + len(cols))
+            self._vocab[word] = len(self._vocab)
+        self._cols = np.concatenate([self._cols, np.asarray(cols, dtype=np.int64)])
+        self._vals = np.concatenate([self._vals, np.asarray(vals, dtype=np.float64)])
+        self._indptr = np.concatenate([self._indptr, np.asarray(ends, dtype=np.int64)])
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embed *texts* (any number, any length; a text without words gives the zero vector).
+
+        Returns:
+            one list of ``dimensions`` floats per text, in input order, each of L2 norm 1 (or all zeros).
+        """
+        if len(self._vocab) > _VOCAB_MAX:
+            self._reset_vocabulary()
+        tokenized = [_WORD_RE.findall(text.lower()) for text in texts]
+        vocab = self._vocab
+        unseen = {w for words in tokenized for w in words if w not in vocab}
+        if unseen:
+            self._add_words(unseen)
+        lengths = np.fromiter((len(words) for words in tokenized), dtype=np.int64, count=len(tokenized))
+        ids = np.fromiter((vocab[w] for words in tokenized for w in words), dtype=np.int64, count=int(lengths.sum()))
+        rows = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
+        self.tokens += int(ids.size)
+        self.requests += 1
+        # 1-2: distinct (text, word) pairs and their counts -> weight 1 + ln(tf).
+        pairs, counts = np.unique(rows * len(vocab) + ids, return_counts=True)
+        pair_rows, pair_ids = np.divmod(pairs, len(vocab)) if len(vocab) else (pairs, pairs)
+        pair_weight = 1.0 + np.log(counts)
+        # 3: gather each word's CSR row (the usual "repeat starts + running offset" gather).
+        starts = self._indptr[pair_ids]
+        sizes = self._indptr[pair_ids + 1] - starts
+        offsets = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        entries = np.repeat(starts, sizes) + offsets
+        # 4-5: scatter-add into the (texts x dimensions) matrix, then L2-normalise each row.
+        flat = np.bincount(
+            np.repeat(pair_rows, sizes) * self.dimensions + self._cols[entries],
+            weights=np.repeat(pair_weight, sizes) * self._vals[entries],
+            minlength=len(texts) * self.dimensions,
+        )
+        matrix = flat.astype(np.float64, copy=False).reshape(len(texts), self.dimensions)
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        matrix = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+        return matrix.tolist()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# OpenAI / Azure OpenAI
+
+
+class OpenAIEmbedder:
+    """Embeddings from Azure OpenAI or any OpenAI-compatible endpoint, via the ``openai`` SDK.
+
+    Build it with ``OpenAIEmbedder.azure(...)`` or ``OpenAIEmbedder.openai_compatible(...)``, or pass any
+    ``openai.OpenAI``/``AzureOpenAI`` client.
+
+    Retries: the SDK's own retry loop is used (``max_retries`` on the client, 5 by the factories). As of openai
+    3.57 (``_base_client.py``) it retries 408/409/429/≥500 and connection errors; it sleeps for the server's
+    ``retry-after-ms`` or ``retry-after`` when that is within (0, 120] s, and otherwise backs off exponentially
+    from 0.5 s to 8 s with up to 25 % jitter. A server asking for more than 120 s is not retried: the
+    ``openai.RateLimitError`` propagates, so a queue-triggered caller fails and the message is retried later.
+
+    Args:
+        client: an ``openai.OpenAI`` or ``openai.AzureOpenAI`` client.
+        model: model name, or for Azure the *deployment* name.
+        dimensions: expected vector length; sent as ``dimensions`` when *send_dimensions*.
+        backend: label used in ``name`` (``"azure_openai"`` or ``"openai"``).
+        send_dimensions: whether to send ``dimensions`` (only text-embedding-3-* accept it; ada-002 rejects
+            it). Default: when *model* contains ``"text-embedding-3"``.
+        token_counter: text → tokens, used to refuse over-limit inputs before sending (default cl100k_base).
+
+    Attributes:
+        name: ``"<backend>/<model>/<dimensions>"``; requests: requests made; tokens: ``usage.prompt_tokens``
+            summed over responses (tokens billed).
+    """
+
+    def __init__(
+        self,
+        client: Any,
+        model: str,
+        dimensions: int,
+        *,
+        backend: str = "openai",
+        send_dimensions: bool | None = None,
+        token_counter: Callable[[str], int] | None = None,
+    ) -> None:
+        if dimensions < 1:
+            raise ValueError(f"dimensions must be ≥ 1, got {dimensions}")
+        self._client = client
+        self.model = model
+        self.dimensions = dimensions
+        self.name = f"{backend}/{model}/{dimensions}"
+        self.send_dimensions = ("text-embedding-3" in model) if send_dimensions is None else send_dimensions
+        if token_counter is None:
+            from chunking.tokens import token_counter as _make_counter
+
+            token_counter = _make_counter("cl100k_base")
+        self._count_tokens = token_counter
+        self.requests = 0
+        self.tokens = 0
+
+    @classmethod
+    def azure(
+        cls,
+        *,
+        endpoint: str,
+        deployment: str,
+        dimensions: int,
+        api_key: str | None = None,
+        api_version: str = "2024-10-21",
+        max_retries: int = 5,
+        timeout_s: float = 60.0,
+        http_client: Any = None,
+        **kwargs: Any,
+    ) -> "OpenAIEmbedder":
+        """An embedder on an Azure OpenAI *deployment*.
+
+        Authenticates with *api_key* when given, else with Microsoft Entra ID through
+        ``DefaultAzureCredential`` (scope ``https://cognitiveservices.azure.com/.default``). *timeout_s* is per
+        HTTP attempt, in seconds. Extra keyword arguments go to ``OpenAIEmbedder``.
+        """
+        from openai import AzureOpenAI
+
+        auth: dict[str, Any]
+        if api_key:
+            auth = {"api_key": api_key}
+        else:
+            from azure.identity import DefaultAzureCredential, get_bearer_token_provider
+
+            auth = {
+                "azure_ad_token_provider": get_bearer_token_provider(
+                    DefaultAzureCredential(), "https://cognitiveservices.azure.com/.default"
+                )
+            }
+        client = AzureOpenAI(
+            azure_endpoint=endpoint,
+            api_version=api_version,
+            max_retries=max_retries,
+            timeout=timeout_s,
+            http_client=http_client,
+            **auth,
+        )
+        return cls(client, deployment, dimensions, backend="azure_openai", **kwargs)
+
+    @classmethod
+    def openai_compatible(
+        cls,
+        *,
+        model: str,
+        dimensions: int,
+        api_key: str,
+        base_url: str | None = None,
+        max_retries: int = 5,
+        timeout_s: float = 60.0,
+        http_client: Any = None,
+        **kwargs: Any,
+    ) -> "OpenAIEmbedder":
+        """An embedder on OpenAI (*base_url* ``None``) or any OpenAI-compatible server at *base_url*."""
+        from openai import OpenAI
+
+        client = OpenAI(
+            base_url=base_url or None,
+            api_key=api_key,
+            max_retries=max_retries,
+            timeout=timeout_s,
+            http_client=http_client,
+        )
+        return cls(client, model, dimensions, backend="openai", **kwargs)
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embed *texts* in one request.
+
+        Returns:
+            one list of ``dimensions`` floats per text, in input order.
+
+        Raises:
+            ValueError: no texts, more than 2,048, or a text that is empty/whitespace-only or over 8,191 tokens
+                (the message names its index); nothing is sent.
+            EmbeddingError: the response has the wrong number of vectors or a vector of the wrong length.
+            openai.APIError: the request failed after the SDK's retries.
+        """
+        texts = list(texts)
+        if not texts:
+            raise ValueError("embed() needs at least one text")
+        if len(texts) > MAX_INPUTS_PER_REQUEST:
+            raise ValueError(f"{len(texts)} inputs in one request; the limit is {MAX_INPUTS_PER_REQUEST}")
+        for i, text in enumerate(texts):
+            if not text.strip():
+                raise ValueError(f"input {i} is empty or whitespace-only; embedding services reject it")
+            n = self._count_tokens(text)
+            if n > MAX_TOKENS_PER_INPUT:
+                raise ValueError(f"input {i} has {n} tokens; the per-input limit is {MAX_TOKENS_PER_INPUT}")
+        extra: dict[str, Any] = {"dimensions": self.dimensions} if self.send_dimensions else {}
+        # "float" explicitly: without it the SDK asks for base64 and decodes it itself, which hides the wire
+        # format from tests and gains nothing at our batch sizes.
+        response = self._client.embeddings.create(model=self.model, input=texts, encoding_format="float", **extra)
+        self.requests += 1
+        usage = getattr(response, "usage", None)
+        self.tokens += int(getattr(usage, "prompt_tokens", 0) or 0)
+        data = sorted(response.data, key=lambda d: d.index)
+        if len(data) != len(texts):
+            raise EmbeddingError(f"{self.name}: sent {len(texts)} inputs, got {len(data)} vectors")
+        vectors = [list(map(float, d.embedding)) for d in data]
+        for i, vector in enumerate(vectors):
+            if len(vector) != self.dimensions:
+                raise EmbeddingError(
+                    f"{self.name}: vector {i} has {len(vector)} dimensions, expected {self.dimensions} "
+                    "(check EMBEDDING_DIMENSIONS against the model or deployment)"
+                )
+        return vectors
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Batching
+
+
+def batch_by_tokens(
+    token_counts: Sequence[int], max_batch_tokens: int, max_inputs: int = MAX_INPUTS_PER_REQUEST
+) -> list[range]:
+    """Split inputs into consecutive batches of ≤ *max_inputs* inputs and ≤ *max_batch_tokens* tokens.
+
+    Greedy and order-preserving: a batch is closed when the next input would break either budget. An input
+    over *max_batch_tokens* (but within the per-input limit) goes in a batch of its own.
+
+    Example: ``batch_by_tokens([3, 3, 3, 5], max_batch_tokens=6)`` → ``[range(0, 2), range(2, 3), range(3, 4)]``.
+
+    Args:
+        token_counts: tokens of each input, in order.
+        max_batch_tokens: token budget per request, ≥ 1.
+        max_inputs: inputs per request, 1–2,048.
+
+    Returns:
+        ranges of input indices covering ``range(len(token_counts))`` in order, none empty.
+
+    Raises:
+        ValueError: a budget is out of range, or an input has < 1 token (empty) or > 8,191 tokens (the message
+            names its index).
+    """
+    if max_batch_tokens < 1:
+        raise ValueError(f"max_batch_tokens must be ≥ 1, got {max_batch_tokens}")
+    if not 1 <= max_inputs <= MAX_INPUTS_PER_REQUEST:
+        raise ValueError(f"max_inputs must be in 1..{MAX_INPUTS_PER_REQUEST}, got {max_inputs}")
+    batches: list[range] = []
+    start = 0
+    tokens = 0
+    for i, n in enumerate(token_counts):
+        if n < 1:
+            raise ValueError(f"input {i} has {n} tokens; empty inputs cannot be embedded")
+        if n > MAX_TOKENS_PER_INPUT:
+            raise ValueError(f"input {i} has {n} tokens; the per-input limit is {MAX_TOKENS_PER_INPUT}")
+        if i > start and (tokens + n > max_batch_tokens or i - start >= max_inputs):
+            batches.append(range(start, i))
+            start, tokens = i, 0
+        tokens += n
+    if start < len(token_counts):
+        batches.append(range(start, len(token_counts)))
+    return batches
+
+
+def embed_all(
+    embedder: Embedder,
+    texts: Sequence[str],
+    token_counts: Sequence[int],
+    *,
+    max_batch_tokens: int,
+    max_inputs: int = MAX_INPUTS_PER_REQUEST,
+) -> list[list[float]]:
+    """Embed any number of *texts* with one ``embedder.embed`` call per ``batch_by_tokens`` batch.
+
+    Args:
+        texts: the inputs; token_counts: their tokens (same length, same encoding as the model).
+        max_batch_tokens, max_inputs: per-request budgets, as in ``batch_by_tokens``.
+
+    Returns:
+        one vector of ``embedder.dimensions`` floats per text, in input order.
+
+    Raises:
+        ValueError: lengths differ, or as ``batch_by_tokens``.
+        EmbeddingError: a batch came back with the wrong number of vectors.
+    """
+    if len(texts) != len(token_counts):
+        raise ValueError(f"{len(texts)} texts but {len(token_counts)} token counts")
+    vectors: list[list[float]] = []
+    for batch in batch_by_tokens(token_counts, max_batch_tokens, max_inputs):
+        got = embedder.embed([texts[i] for i in batch])
+        if len(got) != len(batch):
+            raise EmbeddingError(f"{embedder.name}: sent {len(batch)} inputs, got {len(got)} vectors")
+        vectors.extend(got)
+    return vectors
+
+
+def make_embedder(settings: "Settings") -> Embedder:
+    """The embedder selected by ``settings.embedding_backend``.
+
+    ``"offline"`` → ``OfflineLexicalEmbedder(settings.embedding_dimensions)``; ``"azure_openai"`` → deployment
+    ``settings.embedding_model`` at ``settings.azure_openai_endpoint`` (API key, else Entra ID); ``"openai"`` →
+    ``settings.embedding_model`` at ``settings.openai_base_url`` (OpenAI itself when empty).
+
+    Raises:
+        ValueError: unknown backend, or a required endpoint is missing (the message names the setting).
+    """
+    backend = settings.embedding_backend
+    dims = settings.embedding_dimensions
+    if backend == "offline":
+        return OfflineLexicalEmbedder(dims)
+    from chunking.tokens import token_counter
+
+    counter = token_counter(settings.encoding)
+    if backend == "azure_openai":
+        if not settings.azure_openai_endpoint:
+            raise ValueError("EMBEDDING_BACKEND=azure_openai needs AZURE_OPENAI_ENDPOINT")
+        return OpenAIEmbedder.azure(
+            endpoint=settings.azure_openai_endpoint,
+            deployment=settings.embedding_model,
+            dimensions=dims,
+            api_key=settings.azure_openai_api_key or None,
+            api_version=settings.azure_openai_api_version,
+            token_counter=counter,
+        )
+    if backend == "openai":
+        if not (settings.openai_api_key or settings.openai_base_url):
+            raise ValueError("EMBEDDING_BACKEND=openai needs OPENAI_API_KEY or OPENAI_BASE_URL")
+        return OpenAIEmbedder.openai_compatible(
+            model=settings.embedding_model,
+            dimensions=dims,
+            # Self-hosted OpenAI-compatible servers often need no key, but the SDK refuses to start without one.
+            api_key=settings.openai_api_key or "unused",
+            base_url=settings.openai_base_url or None,
+            token_counter=counter,
+        )
+    raise ValueError(f"unknown embedding backend {backend!r} (EMBEDDING_BACKEND: offline, azure_openai, openai)")
