@@ -1,0 +1,92 @@
+"""Document parsers: bytes of one file in, its text as ``Page`` objects out.
+
+Each format has a module with one ``parse(data, *, source) -> Iterator[Page]``; ``parse_document`` picks the
+module from the file extension and turns every failure into a ``ParseError`` whose reason a person can act on
+(the pipeline stores it in the ledger as the reason a file was not indexed).
+
+Shared rules: ``page_num`` is 0-based and strictly increasing; a page's ``offset`` is the total length of the
+texts of the pages before it, so the page texts concatenated are the document text; formats without pages
+give one page. Headings are Markdown ``#`` lines and tables ``<figure><table>…</table></figure>`` blocks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import PurePosixPath
+
+from chunking.model import Page
+from chunking.parsers import csv, docx, html, json, pdf, text
+from chunking.parsers._common import ParseError, UnsupportedFileType
+
+__all__ = ["SUPPORTED_EXTENSIONS", "ParseError", "UnsupportedFileType", "parse_document"]
+
+_Parser = Callable[..., Iterator[Page]]
+
+_PARSERS: dict[str, _Parser] = {
+    ".pdf": pdf.parse,
+    ".docx": docx.parse,
+    ".html": html.parse,
+    ".htm": html.parse,
+    ".csv": csv.parse,
+    ".json": json.parse,
+    **dict.fromkeys(
+        (".md", ".markdown", ".txt", ".text", ".rst", ".log", ".xml", ".yaml", ".yml")
+        + (".py", ".js", ".ts", ".go", ".java", ".c", ".h", ".cpp", ".rs"),
+        text.parse,
+    ),
+}
+
+SUPPORTED_EXTENSIONS: frozenset[str] = frozenset(_PARSERS)
+"""Lower-case file extensions, with the dot, that ``parse_document`` accepts."""
+
+_MAX_DETAIL_CHARS = 300  # of a library's error message quoted in a reason, to keep ledger entries short
+_BYTES_PER_MB = 1024 * 1024  # sizes are reported in MiB, like the Azure limits they are compared with
+
+
+def parse_document(data: bytes, *, source: str, max_bytes: int | None = None) -> list[Page]:
+    """Parse one file into its pages, choosing the parser by the extension of ``source``.
+
+    Args:
+        data: the raw file content.
+        source: the file's name or blob path (e.g. ``"docs/Guide.PDF"``); its extension, compared
+            case-insensitively, selects the parser, and it names the file in every error.
+        max_bytes: largest accepted ``len(data)`` in bytes; ``None`` for no limit.
+
+    Returns:
+        The pages in order, at least one, with text in at least one of them. Example: a two-page PDF gives
+        ``[Page(0, 0, "ab\\n"), Page(1, 3, "cd\\n")]``.
+
+    Raises:
+        UnsupportedFileType: the extension is not in ``SUPPORTED_EXTENSIONS`` (``unsupported file type .xyz``).
+        ParseError: ``file is empty``; ``exceeds max size N MB``; ``encrypted PDF``; ``not a valid PDF: …``;
+            ``not a valid DOCX: …``; ``zip bomb: expands past N MB``; ``not valid UTF-8 or any detected
+            encoding``; ``invalid JSON: line L column C: …``; ``no text found``; or ``could not parse: …``
+            wrapping any other failure of a parsing library.
+    """
+    extension = PurePosixPath(source.replace("\\", "/")).suffix.lower()
+    parser = _PARSERS.get(extension)
+    if parser is None:
+        reason = f"unsupported file type {extension}" if extension else "unsupported file type (no extension)"
+        raise UnsupportedFileType(source, reason)
+    if not data:
+        raise ParseError(source, "file is empty")
+    if max_bytes is not None and len(data) > max_bytes:
+        raise ParseError(source, f"exceeds max size {_format_mb(max_bytes)} MB")
+
+    try:
+        pages = list(parser(data, source=source))
+    except ParseError:
+        raise
+    except Exception as error:  # a library failure must still name the file and reach the ledger
+        detail = str(error)[:_MAX_DETAIL_CHARS]
+        raise ParseError(source, f"could not parse: {type(error).__name__}: {detail}") from error
+
+    if not any(page.text.strip() for page in pages):
+        hint = " (scanned or image-only PDF?)" if extension == ".pdf" else ""
+        raise ParseError(source, f"no text found{hint}")
+    return pages
+
+
+def _format_mb(size_bytes: int) -> str:
+    mb = size_bytes / _BYTES_PER_MB
+    return str(int(mb)) if mb.is_integer() else f"{mb:.3g}"

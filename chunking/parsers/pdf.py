@@ -1,0 +1,128 @@
+"""PDF files: one page of text per PDF page, extracted with pypdfium2 (Google's PDFium, Apache-2.0/BSD-3).
+
+Why pypdfium2: measured by ``benchmarks/pdf_parsers.py`` on the two corpus manuals (2 CPUs, Python 3.11,
+pypdfium2 5.15.2, pypdf 7.1.1):
+
+==================  ========  =====  =======  ============  =========  ============
+file / library      seconds   pages  chars    glued words   hyphens    CJK spaced
+==================  ========  =====  =======  ============  =========  ============
+en  pypdfium2       0.26      101    200,004  15            63 marked  0
+en  pypdf           4.47      101    181,849  1,587         62 split   0
+ja  pypdfium2       0.29      78     106,491  14            4 marked   51 (8 lines)
+ja  pypdf           3.37      78     103,608  14            4 split    134 (21 lines)
+==================  ========  =====  =======  ============  =========  ============
+
+(glued words: runs of 20+ ASCII letters; the 14-15 left are real LaTeX macro names such as
+``AMCquestionNumberfalse``. Neither library produced ligature characters on these files.)
+
+pypdf glues the words of every justified English line ("Themaximumnumberofstudents…"), letter-spaces more
+Japanese lines, is ~15 times slower, and warns about fonts it cannot decode without fontTools. PDFium keeps
+word spaces from glyph positions and marks each line-end hyphen it can tell apart. pymupdf is AGPL and was
+not considered.
+
+Clean-up, in order (``_clean_page_text``):
+  1. ``\\r\\n`` and ``\\r`` become ``\\n``.
+  2. PDFium's line-end hyphen mark (U+FFFE from ``get_text_range``) joins the two halves of a word:
+     "com-|mand" → "command"; if the left half already holds a hyphen, the hyphen is kept
+     ("auto-multiple-choice-|analyse" → "auto-multiple-choice-analyse"), because compound names break there.
+  3. NUL, form feed and the other C0 control characters except tab and newline are dropped.
+  4. A single space between two CJK characters is dropped: justified Japanese lines come out letter-spaced
+     ("特 定 の 設 問"), and Chinese and Japanese do not put spaces between words.
+  5. Spaces and tabs at the end of each line are dropped; a non-empty page ends with exactly one ``\\n``,
+     so that the concatenated pages keep a line break at every page boundary.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+
+import pypdfium2 as pdfium
+
+from chunking.model import Page
+from chunking.parsers._common import ParseError, normalize_newlines, pages_from_texts
+
+__all__ = ["parse"]
+
+# PDFium is not thread-safe (pypdfium2 README, "Thread safety"); the Functions host may run invocations on
+# several threads of one worker process, so every call into PDFium goes through this lock.
+_PDFIUM_LOCK = threading.Lock()
+
+# FPDF_ERR_PASSWORD (fpdfview.h): the document needs a password to open.
+_ERR_PASSWORD = 4
+
+# PDFium marks a hyphen it removed at a line end with U+FFFE (get_text_range) or U+0002 (get_text_bounded).
+_HYPHEN_MARK = re.compile(r"(\S*)[\ufffe\x02]\n?")
+_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# Han, kana, CJK punctuation and full-width forms; Hangul is left out because Korean spaces its words.
+_CJK = r"[\u2e80-\u2fdf\u3000-\u30ff\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]"
+_CJK_SPACE = re.compile(f"(?<={_CJK}) (?={_CJK})")
+_TRAILING_SPACES = re.compile(r"[ \t]+$", re.MULTILINE)
+
+
+def parse(data: bytes, *, source: str) -> Iterator[Page]:
+    """Parse a PDF into one page per PDF page, blank pages included (so ``page_num`` is the PDF page index).
+
+    Args:
+        data: the raw PDF bytes.
+        source: file name, used in errors.
+
+    Returns:
+        ``Page(page_num, offset, text)`` for each PDF page in order, ``page_num`` 0-based, ``offset`` the sum
+        of the lengths of the previous pages' texts. Texts are cleaned as the module docstring describes.
+
+    Raises:
+        ParseError: ``encrypted PDF`` when a password is needed to open it; ``not a valid PDF: …`` when PDFium
+            cannot load it; ``could not read page N: …`` (N 1-based) when a page fails to extract.
+    """
+    texts = [_clean_page_text(text) for text in _extract_page_texts(data, source)]
+    return pages_from_texts(texts)
+
+
+def _extract_page_texts(data: bytes, source: str) -> list[str]:
+    # The whole document is read under the lock into a list, never yielded from inside it: a consumer that
+    # stops iterating must not leave the lock held.
+    with _PDFIUM_LOCK:
+        try:
+            document = pdfium.PdfDocument(data)
+        except pdfium.PdfiumError as error:
+            if getattr(error, "err_code", None) == _ERR_PASSWORD:
+                raise ParseError(source, "encrypted PDF") from None
+            raise ParseError(source, f"not a valid PDF: {error}") from None
+        try:
+            texts = []
+            for index in range(len(document)):
+                try:
+                    texts.append(_page_text(document, index))
+                except pdfium.PdfiumError as error:
+                    raise ParseError(source, f"could not read page {index + 1}: {error}") from None
+            return texts
+        finally:
+            document.close()
+
+
+def _page_text(document: pdfium.PdfDocument, index: int) -> str:
+    page = document[index]
+    try:
+        text_page = page.get_textpage()
+        try:
+            return text_page.get_text_range()
+        finally:
+            text_page.close()
+    finally:
+        page.close()
+
+
+def _clean_page_text(text: str) -> str:
+    text = normalize_newlines(text)
+    text = _HYPHEN_MARK.sub(_join_hyphenated, text)
+    text = _CONTROL_CHARS.sub("", text)
+    text = _CJK_SPACE.sub("", text)
+    text = _TRAILING_SPACES.sub("", text).strip("\n")
+    return text + "\n" if text else ""
+
+
+def _join_hyphenated(match: re.Match[str]) -> str:
+    left = match.group(1)
+    return left + "-" if "-" in left else left
