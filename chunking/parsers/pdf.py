@@ -1,24 +1,27 @@
 """PDF files: one page of text per PDF page, extracted with pypdfium2 (Google's PDFium, Apache-2.0/BSD-3).
 
-Why pypdfium2: measured by ``benchmarks/pdf_parsers.py`` on the two corpus manuals (2 CPUs, Python 3.11,
-pypdfium2 5.15.2, pypdf 7.1.1):
+Why pypdfium2: ``benchmarks/pdf_parsers.py`` on the two corpus manuals (one run, 2 CPUs, Python 3.11,
+pypdfium2 5.15.2, pypdf 7.1.1; "ours" is this module, pypdfium2 plus the clean-up below):
 
-==================  ========  =====  =======  ============  =========  ============
-file / library      seconds   pages  chars    glued words   hyphens    CJK spaced
-==================  ========  =====  =======  ============  =========  ============
-en  pypdfium2       0.26      101    200,004  15            63 marked  0
-en  pypdf           4.47      101    181,849  1,587         62 split   0
-ja  pypdfium2       0.29      78     106,491  14            4 marked   51 (8 lines)
-ja  pypdf           3.37      78     103,608  14            4 split    134 (21 lines)
-==================  ========  =====  =======  ============  =========  ============
+=========  =========  =======  =====  =======  ======  ===========  ==========  =========
+file       extractor  seconds  pages  chars    glued   eol-hyphens  cjk-spaced  ligatures
+=========  =========  =======  =====  =======  ======  ===========  ==========  =========
+en         pypdfium2  0.28     101    200,077  15      63 (marked)  0           0
+en         pypdf      4.16     101    181,849  1,587   62 (split)   0           0
+en         ours       0.20     101    196,350  15      0            0           0
+ja         pypdfium2  0.17     78     106,707  14      4 (marked)   95          0
+ja         pypdf      3.02     78     103,608  14      4 (split)    255         0
+ja         ours       0.26     78     103,843  14      0            0           0
+=========  =========  =======  =====  =======  ======  ===========  ==========  =========
 
-(glued words: runs of 20+ ASCII letters; the 14-15 left are real LaTeX macro names such as
-``AMCquestionNumberfalse``. Neither library produced ligature characters on these files.)
+glued: runs of 20+ ASCII letters; the 14-15 that remain are real LaTeX macro names (``AMCquestionNumberfalse``).
+eol-hyphens: words split by a line-end hyphen ("com-\\nmand"), or PDFium's mark for one. cjk-spaced: a space
+between two CJK characters. Neither library produced ligature characters or U+FFFD on these files.
 
 pypdf glues the words of every justified English line ("Themaximumnumberofstudents…"), letter-spaces more
-Japanese lines, is ~15 times slower, and warns about fonts it cannot decode without fontTools. PDFium keeps
-word spaces from glyph positions and marks each line-end hyphen it can tell apart. pymupdf is AGPL and was
-not considered.
+Japanese lines, is 15-20 times slower, and warns about fonts it cannot decode without fontTools. PDFium keeps
+word spaces from glyph positions and marks the line-end hyphens it recognises, so they can be joined. pymupdf
+is AGPL and was not considered.
 
 Clean-up, in order (``_clean_page_text``):
   1. ``\\r\\n`` and ``\\r`` become ``\\n``.
