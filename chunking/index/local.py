@@ -1,0 +1,410 @@
+"""The local single-file search index: SQLite (stdlib ``sqlite3``) with FTS5 for BM25 and numpy for vectors.
+
+Layout of the file:
+
+* ``meta``: ``dimensions`` and ``schema`` of the index (checked by ``ensure``).
+* ``records``: one row per ``ChunkRecord`` (headings as JSON text, the embedding as a little-endian float32 blob).
+* ``records_fts``: an FTS5 table over content, headings and source, keyed by the ``records`` rowid. Tokenizer
+  ``porter unicode61 remove_diacritics 2``; CJK characters are written to it space-separated so each is a token,
+  and a CJK query run becomes overlapping two-character phrases (the CJK-bigram strategy of Lucene's
+  ``CJKBigramFilter``): a phrase found inside a run without spaces still matches.
+
+Search is hybrid: BM25 (``bm25()``) and cosine similarity over all stored vectors (a numpy scan, cached per
+object and refreshed when ``PRAGMA data_version`` says another connection wrote), fused by reciprocal rank
+fusion (Cormack, Clarke and Büttcher 2009, "Reciprocal Rank Fusion outperforms Condorcet and individual rank
+learning methods", k = 60).
+
+Concurrency: WAL journal, writes in ``BEGIN IMMEDIATE`` transactions, a 30 s busy timeout; several
+``LocalIndex`` objects (threads or processes) may share one file, and each object may be used from any thread.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Iterable, Iterator, Sequence
+
+import numpy as np
+
+from chunking.index.base import IndexError_, SearchHit
+from chunking.model import ChunkRecord
+
+__all__ = ["LocalIndex", "fts_query"]
+
+SCHEMA_VERSION = "1"
+#: Reciprocal-rank-fusion constant (Cormack et al. 2009; also what Azure AI Search uses for hybrid queries).
+RRF_K = 60
+# Candidates taken from each ranking before fusion: deeper than k so that a record ranked moderately in both
+# lists can beat one ranked high in only one.
+_MIN_DEPTH = 50
+# SQLite's default host-parameter limit is 999 on old builds; stay well under it.
+_IN_GROUP = 500
+# BM25 column weights: content, headings, source.
+_BM25_WEIGHTS = (1.0, 1.0, 0.5)
+# Upper bound on OR-ed query terms, so pasting a whole page as a query stays fast.
+_MAX_QUERY_TERMS = 64
+
+_FIELDS = (
+    "id", "doc_id", "version", "source", "sourcepage", "ordinal", "page_start", "page_end",
+    "char_start", "char_end", "content", "content_hash", "token_count", "headings",
+)  # fmt: skip
+
+# Scripts written without spaces between words (Han, kana, Hangul, and their compatibility/extension blocks).
+_CJK = (
+    "\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3040-\u30ff\u3100-\u312f\u3130-\u318f\u31f0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002fa1f"
+)
+_CJK_CHAR = re.compile(f"([{_CJK}])")
+_CJK_RUN = re.compile(f"([{_CJK}]+)")
+_TERM = re.compile(r"[^\W_]+")  # letters and digits of any script; "_" splits like unicode61 does
+
+
+def _fts_text(text: str) -> str:
+    """Text as written to FTS5: every CJK character surrounded by spaces so unicode61 makes it one token."""
+    return _CJK_CHAR.sub(r" \1 ", text)
+
+
+def _quote(phrase: str) -> str:
+    # FTS5 string literal: double quotes, embedded quotes doubled. Inside quotes no operator is special.
+    return '"' + phrase.replace('"', '""') + '"'
+
+
+def fts_query(text: str) -> str:
+    """An FTS5 MATCH expression for free user text: its terms OR-ed, every term quoted.
+
+    Letter/digit runs become quoted terms (so ``AND``, ``(``, ``"`` and ``*`` are plain text, never syntax); a
+    CJK run becomes its overlapping character bigrams as quoted phrases, a single CJK character itself.
+
+    Example: ``fts_query('"foo" AND (東京タワー')`` → ``'"foo" OR "AND" OR "東 京" OR "京 タ" OR "タ ワ" OR "ワ ー"'``.
+
+    Returns:
+        the expression, or ``""`` when *text* has no letters or digits (nothing to match).
+    """
+    terms: dict[str, None] = {}  # ordered set
+    for word in _TERM.findall(text):
+        for i, part in enumerate(_CJK_RUN.split(word)):
+            if not part:
+                continue
+            if i % 2 == 0:  # split() with one group alternates non-CJK, CJK, non-CJK, ...
+                terms[_quote(part)] = None
+            elif len(part) == 1:
+                terms[_quote(part)] = None
+            else:
+                for j in range(len(part) - 1):
+                    terms[_quote(f"{part[j]} {part[j + 1]}")] = None
+    return " OR ".join(list(terms)[:_MAX_QUERY_TERMS])
+
+
+class LocalIndex:
+    """A ``SearchIndex`` in one SQLite file: BM25 + cosine vectors, fused by reciprocal rank fusion (k = 60).
+
+    Args:
+        path: the SQLite file (created with its parent folders by ``ensure``).
+        dimensions: vector length every record must have, ≥ 1.
+
+    Every method opens the file and creates the schema on first use (``ensure``); ``close`` releases it.
+    Embeddings are stored as float32, so ``vectors_by_content_hash`` returns float32-rounded values.
+
+    Raises:
+        IndexError_: the file is not an index of this schema or holds another vector dimension (from ``ensure``
+            and any first call), or records lack a vector of ``dimensions`` floats (from ``upsert``).
+    """
+
+    def __init__(self, path: Path | str, dimensions: int) -> None:
+        if dimensions < 1:
+            raise ValueError(f"dimensions must be ≥ 1, got {dimensions}")
+        self.path = Path(path)
+        self.dimensions = dimensions
+        self._lock = threading.RLock()
+        self._conn: sqlite3.Connection | None = None
+        # Vector cache: (data_version, own writes) it was built at, record ids, unit-normalised float32 matrix.
+        self._writes = 0
+        self._cache_key: tuple[int, int] | None = None
+        self._cache_ids: list[str] = []
+        self._cache_matrix = np.zeros((0, dimensions), dtype=np.float32)
+
+    # -- connection and schema ----------------------------------------------------------------------------------
+
+    def _db(self) -> sqlite3.Connection:
+        if self._conn is None:
+            self.ensure()
+        assert self._conn is not None
+        return self._conn
+
+    def ensure(self) -> None:
+        """Open the file, create the schema if missing, and check its vector dimension.
+
+        Raises:
+            IndexError_: the file is not SQLite, has another schema version, or another dimension.
+        """
+        with self._lock:
+            if self._conn is not None:
+                return
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # isolation_level=None: we issue BEGIN ourselves, so writes take the lock up front (IMMEDIATE) and
+            # two connections never deadlock upgrading a read transaction.
+            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")
+                conn.execute("BEGIN IMMEDIATE")
+                for statement in _SCHEMA:
+                    conn.execute(statement)
+                meta = dict(conn.execute("SELECT key, value FROM meta"))
+                if not meta:
+                    conn.executemany(
+                        "INSERT INTO meta(key, value) VALUES (?, ?)",
+                        [("dimensions", str(self.dimensions)), ("schema", SCHEMA_VERSION)],
+                    )
+                conn.execute("COMMIT")
+            except sqlite3.DatabaseError as exc:
+                conn.close()
+                raise IndexError_(f"{self.path} is not a usable local index: {exc}") from exc
+            if meta and meta.get("schema") != SCHEMA_VERSION:
+                conn.close()
+                raise IndexError_(f"{self.path} has index schema {meta.get('schema')}, expected {SCHEMA_VERSION}")
+            if meta and meta.get("dimensions") != str(self.dimensions):
+                conn.close()
+                raise IndexError_(
+                    f"{self.path} holds {meta.get('dimensions')}-dimensional vectors, but the embedder makes "
+                    f"{self.dimensions}; use another index file or re-ingest"
+                )
+            self._conn = conn
+
+    def close(self) -> None:
+        """Close the connection (the next call reopens it)."""
+        with self._lock:
+            if self._conn is not None:
+                self._conn.close()
+                self._conn = None
+                self._cache_key = None
+
+    def __enter__(self) -> "LocalIndex":
+        self.ensure()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _write(self, statements: Iterator[tuple[str, list[tuple]]]) -> None:
+        db = self._db()
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for sql, rows in statements:
+                db.executemany(sql, rows)
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        self._writes += 1
+
+    # -- writes ------------------------------------------------------------------------------------------------
+
+    def upsert(self, records: Sequence[ChunkRecord]) -> None:
+        """Insert or replace *records* by id, in one transaction (all or nothing). Idempotent.
+
+        Raises:
+            IndexError_: some records have no embedding or one of the wrong length (the message names them).
+        """
+        bad = [r.id for r in records if r.embedding is None or len(r.embedding) != self.dimensions]
+        if bad:
+            raise IndexError_(
+                f"{len(bad)} records lack a {self.dimensions}-dimensional embedding: {', '.join(bad[:10])}"
+            )
+        rows = [
+            (
+                r.id, r.doc_id, r.version, r.source, r.sourcepage, r.ordinal, r.page_start, r.page_end,
+                r.char_start, r.char_end, r.content, r.content_hash, r.token_count,
+                json.dumps(list(r.headings), ensure_ascii=False),
+                np.asarray(r.embedding, dtype="<f4").tobytes(),
+            )
+            for r in records
+        ]  # fmt: skip
+        columns = ", ".join(_FIELDS) + ", embedding"
+        updates = ", ".join(f"{c} = excluded.{c}" for c in (*_FIELDS[1:], "embedding"))
+        ids = [(r.id,) for r in records]
+        fts_rows = [(_fts_text(r.content), _fts_text(" / ".join(r.headings)), _fts_text(r.source), r.id) for r in records]
+
+        def statements() -> Iterator[tuple[str, list[tuple]]]:
+            # The rowid survives ON CONFLICT DO UPDATE, so the FTS row is replaced under the same rowid.
+            yield "DELETE FROM records_fts WHERE rowid = (SELECT rowid FROM records WHERE id = ?)", ids
+            yield (
+                f"INSERT INTO records({columns}) VALUES ({', '.join('?' * (len(_FIELDS) + 1))}) "
+                f"ON CONFLICT(id) DO UPDATE SET {updates}",
+                rows,
+            )
+            yield (
+                "INSERT INTO records_fts(rowid, content, headings, source) SELECT rowid, ?, ?, ? FROM records "
+                "WHERE id = ?",
+                fts_rows,
+            )
+
+        with self._lock:
+            self._write(statements())
+
+    def delete(self, ids: Iterable[str]) -> None:
+        """Delete records by id; missing ids are ignored."""
+        keys = [(i,) for i in dict.fromkeys(ids)]
+        if not keys:
+            return
+
+        def statements() -> Iterator[tuple[str, list[tuple]]]:
+            yield "DELETE FROM records_fts WHERE rowid = (SELECT rowid FROM records WHERE id = ?)", keys
+            yield "DELETE FROM records WHERE id = ?", keys
+
+        with self._lock:
+            self._write(statements())
+
+    # -- reads -------------------------------------------------------------------------------------------------
+
+    def keys_of(self, doc_id: str) -> dict[str, str]:
+        """``{id: version}`` of every record of *doc_id* (empty if none)."""
+        with self._lock:
+            return dict(self._db().execute("SELECT id, version FROM records WHERE doc_id = ?", (doc_id,)))
+
+    def records_of(self, doc_id: str) -> list[ChunkRecord]:
+        """Every record of *doc_id*, without embeddings, ordered by ordinal."""
+        with self._lock:
+            cur = self._db().execute(
+                f"SELECT {', '.join(_FIELDS)} FROM records WHERE doc_id = ? ORDER BY ordinal", (doc_id,)
+            )
+            return [_record(row) for row in cur]
+
+    def doc_ids(self) -> set[str]:
+        """Every ``doc_id`` present."""
+        with self._lock:
+            return {row[0] for row in self._db().execute("SELECT DISTINCT doc_id FROM records")}
+
+    def vectors_by_content_hash(self, hashes: Iterable[str]) -> dict[str, tuple[float, ...]]:
+        """``{content_hash: embedding}`` for the stored records whose ``content_hash`` is in *hashes*."""
+        wanted = list(dict.fromkeys(hashes))
+        found: dict[str, tuple[float, ...]] = {}
+        with self._lock:
+            db = self._db()
+            for start in range(0, len(wanted), _IN_GROUP):
+                group = wanted[start : start + _IN_GROUP]
+                cur = db.execute(
+                    f"SELECT content_hash, embedding FROM records WHERE content_hash IN ({', '.join('?' * len(group))})",
+                    group,
+                )
+                for content_hash, blob in cur:
+                    found.setdefault(content_hash, tuple(np.frombuffer(blob, dtype="<f4").tolist()))
+        return found
+
+    def count(self) -> int:
+        """Number of records."""
+        with self._lock:
+            return int(self._db().execute("SELECT count(*) FROM records").fetchone()[0])
+
+    # -- search ------------------------------------------------------------------------------------------------
+
+    def search(self, query: str, vector: Sequence[float] | None, k: int = 5) -> list[SearchHit]:
+        """Hybrid search: BM25 over *query* and cosine similarity to *vector*, fused by RRF (k = 60).
+
+        Args:
+            query: free text (any characters; never a syntax error); ``""`` for vector-only search.
+            vector: ``dimensions`` floats, or ``None`` for keyword-only search.
+            k: at most this many hits.
+
+        Returns:
+            hits best first; ``score`` is the fused score ``Σ 1 / (60 + rank)`` over the rankings the record
+            appears in (rank 1-based), so at most ``2 / 61``. Records come without embeddings.
+
+        Raises:
+            ValueError: *vector* has the wrong length.
+        """
+        if k < 1:
+            return []
+        depth = max(_MIN_DEPTH, 5 * k)
+        with self._lock:
+            rankings = [self._keyword_ranking(query, depth)]
+            if vector is not None:
+                rankings.append(self._vector_ranking(vector, depth))
+            fused: dict[str, float] = {}
+            for ranking in rankings:
+                for rank, record_id in enumerate(ranking, start=1):
+                    fused[record_id] = fused.get(record_id, 0.0) + 1.0 / (RRF_K + rank)
+            best = sorted(fused.items(), key=lambda item: (-item[1], item[0]))[:k]
+            if not best:
+                return []
+            placeholders = ", ".join("?" * len(best))
+            cur = self._db().execute(f"SELECT {', '.join(_FIELDS)} FROM records WHERE id IN ({placeholders})",
+                                     [i for i, _ in best])  # fmt: skip
+            by_id = {row[0]: _record(row) for row in cur}
+        return [SearchHit(by_id[i], score) for i, score in best if i in by_id]
+
+    def _keyword_ranking(self, query: str, depth: int) -> list[str]:
+        expression = fts_query(query)
+        if not expression:
+            return []
+        weights = ", ".join(str(w) for w in _BM25_WEIGHTS)
+        cur = self._db().execute(
+            f"SELECT r.id FROM records_fts JOIN records r ON r.rowid = records_fts.rowid "
+            f"WHERE records_fts MATCH ? ORDER BY bm25(records_fts, {weights}), r.id LIMIT ?",
+            (expression, depth),
+        )
+        return [row[0] for row in cur]
+
+    def _vector_ranking(self, vector: Sequence[float], depth: int) -> list[str]:
+        query = np.asarray(vector, dtype=np.float32)
+        if query.shape != (self.dimensions,):
+            raise ValueError(f"query vector has {query.size} dimensions, the index {self.dimensions}")
+        norm = float(np.linalg.norm(query))
+        ids, matrix = self._vectors()
+        if norm == 0.0 or not ids:
+            return []
+        scores = matrix @ (query / norm)
+        top = min(depth, len(ids))
+        candidates = np.argpartition(-scores, top - 1)[:top]
+        # Sort by score, then by id so that equal scores rank the same in every run.
+        ordered = sorted(candidates.tolist(), key=lambda j: (-float(scores[j]), ids[j]))
+        return [ids[j] for j in ordered]
+
+    def _vectors(self) -> tuple[list[str], np.ndarray]:
+        db = self._db()
+        key = (int(db.execute("PRAGMA data_version").fetchone()[0]), self._writes)
+        if key != self._cache_key:
+            rows = db.execute("SELECT id, embedding FROM records").fetchall()
+            ids = [row[0] for row in rows]
+            matrix = np.frombuffer(b"".join(row[1] for row in rows), dtype="<f4").reshape(len(rows), self.dimensions)
+            norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+            self._cache_matrix = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+            self._cache_ids = ids
+            self._cache_key = key
+        return self._cache_ids, self._cache_matrix
+
+
+def _record(row: Sequence[object]) -> ChunkRecord:
+    values = dict(zip(_FIELDS, row))
+    values["headings"] = tuple(json.loads(str(values["headings"])))
+    return ChunkRecord(**values)  # type: ignore[arg-type]
+
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    """CREATE TABLE IF NOT EXISTS records (
+        id TEXT NOT NULL UNIQUE,
+        doc_id TEXT NOT NULL,
+        version TEXT NOT NULL,
+        source TEXT NOT NULL,
+        sourcepage TEXT NOT NULL,
+        ordinal INTEGER NOT NULL,
+        page_start INTEGER NOT NULL,
+        page_end INTEGER NOT NULL,
+        char_start INTEGER NOT NULL,
+        char_end INTEGER NOT NULL,
+        content TEXT NOT NULL,
+        content_hash TEXT NOT NULL,
+        token_count INTEGER NOT NULL,
+        headings TEXT NOT NULL,
+        embedding BLOB NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS records_doc_id ON records(doc_id)",
+    "CREATE INDEX IF NOT EXISTS records_content_hash ON records(content_hash)",
+    """CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(
+        content, headings, source, tokenize = 'porter unicode61 remove_diacritics 2'
+    )""",
+)

@@ -1,0 +1,274 @@
+"""LocalIndex: schema, idempotent upsert, delete, lookups, BM25 + vector search fused by RRF, CJK, persistence."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import math
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from chunking.embeddings import OfflineLexicalEmbedder
+from chunking.index.base import IndexError_, SearchIndex
+from chunking.index.local import RRF_K, LocalIndex, fts_query
+from chunking.model import ChunkRecord
+
+
+def record(
+    doc: str, ordinal: int, content: str, vector: tuple[float, ...], *, version: str = "v1", headings=()
+) -> ChunkRecord:
+    return ChunkRecord(
+        id=f"{doc}-{ordinal:06d}",
+        doc_id=doc,
+        version=version,
+        source=f"folder/{doc}.txt",
+        sourcepage=f"folder/{doc}.txt",
+        ordinal=ordinal,
+        page_start=0,
+        page_end=0,
+        char_start=ordinal * 100,
+        char_end=ordinal * 100 + len(content),
+        content=content,
+        content_hash=hashlib.sha256(content.encode()).hexdigest(),
+        token_count=len(content.split()),
+        headings=tuple(headings),
+        embedding=vector,
+    )
+
+
+E1, E2, E3, E4 = ((1.0, 0.0, 0.0, 0.0), (0.0, 1.0, 0.0, 0.0), (0.0, 0.0, 1.0, 0.0), (0.0, 0.0, 0.0, 1.0))
+
+PARAGRAPHS = {
+    "install": "To install pyenv on Linux, clone the repository into your home directory and add it to PATH.",
+    "weather": "The weather in Lisbon is mild in winter, with rain from November to February.",
+    "zh": "本章介绍如何在系统中配置网络接口，以及防火墙的基本设置方法。",
+    "ja": "このコマンドはパッケージの依存関係を自動的に解決してインストールします。",
+    "pdf": "Auto Multiple Choice produces multiple choice questionnaires with LaTeX and grades them.",
+}
+
+
+@pytest.fixture
+def embedder() -> OfflineLexicalEmbedder:
+    return OfflineLexicalEmbedder(64)
+
+
+@pytest.fixture
+def corpus_index(tmp_path: Path, embedder: OfflineLexicalEmbedder) -> LocalIndex:
+    index = LocalIndex(tmp_path / "state" / "index.sqlite3", 64)
+    index.ensure()
+    texts = list(PARAGRAPHS.values())
+    vectors = embedder.embed(texts)
+    index.upsert([record(name, 0, text, tuple(v)) for (name, text), v in zip(PARAGRAPHS.items(), vectors)])
+    return index
+
+
+def small_index(tmp_path: Path) -> LocalIndex:
+    index = LocalIndex(tmp_path / "small.sqlite3", 4)
+    index.upsert(
+        [
+            record("a", 0, "apple banana", E1),
+            record("b", 0, "apple", E2),
+            record("c", 0, "cherry", E3),
+        ]
+    )
+    return index
+
+
+def fts_rows(path: Path) -> int:
+    with sqlite3.connect(path) as conn:
+        return conn.execute("SELECT count(*) FROM records_fts").fetchone()[0]
+
+
+def test_implements_every_protocol_method_and_creates_parent_folders(corpus_index: LocalIndex):
+    protocol_methods = {n for n in vars(SearchIndex) if not n.startswith("_")}
+    assert protocol_methods >= {"upsert", "search", "records_of"}
+    assert all(callable(getattr(corpus_index, n, None)) for n in protocol_methods)
+    assert corpus_index.path.is_file()
+    assert corpus_index.count() == len(PARAGRAPHS)
+
+
+def test_hybrid_search_finds_a_phrase(corpus_index: LocalIndex, embedder: OfflineLexicalEmbedder):
+    query = "clone the repository into your home directory"
+    hits = corpus_index.search(query, embedder.embed([query])[0], k=3)
+    assert hits[0].record.doc_id == "install"
+    # Ranked first by BM25 and by cosine: the maximum fused score.
+    assert hits[0].score == pytest.approx(2 / (RRF_K + 1))
+    assert hits[0].record.embedding is None
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+@pytest.mark.parametrize(
+    ("query", "doc"),
+    [
+        ("配置网络接口", "zh"),  # Chinese phrase in the middle of an unspaced run
+        ("防火墙", "zh"),
+        ("依存関係を自動的に解決", "ja"),  # Japanese phrase mixing kanji and kana
+        ("インストール", "ja"),
+    ],
+)
+def test_cjk_phrases_are_found_by_keyword_search(corpus_index: LocalIndex, query: str, doc: str):
+    hits = corpus_index.search(query, None, k=5)
+    assert hits and hits[0].record.doc_id == doc
+    assert {h.record.doc_id for h in hits} <= {"zh", "ja"}  # no Latin-script document matches a CJK query
+
+
+@pytest.mark.parametrize(
+    "query",
+    ['"foo" AND (', "NEAR(a b", "*", "content:linux", "'", "-x OR", '""', "^install", "a:b:c )) ((", "\x00", ""],
+)
+def test_query_syntax_in_user_text_is_never_an_error(corpus_index: LocalIndex, query: str):
+    corpus_index.search(query, None, k=3)
+
+
+def test_operator_words_are_plain_terms(corpus_index: LocalIndex):
+    hits = corpus_index.search('"Lisbon" AND (', None, k=5)
+    # "AND" is the word "and" OR-ed with "Lisbon", not an operator: the two texts with "and" match too.
+    assert hits[0].record.doc_id == "weather"
+    assert {h.record.doc_id for h in hits} == {"weather", "install", "pdf"}
+
+
+def test_fts_query_quotes_terms_and_splits_cjk_runs_into_bigrams():
+    assert fts_query('"foo" AND (東京タワー') == '"foo" OR "AND" OR "東 京" OR "京 タ" OR "タ ワ" OR "ワ ー"'
+    assert fts_query("x_y 北 333メートル") == '"x" OR "y" OR "北" OR "333" OR "メ ー" OR "ー ト" OR "ト ル"'
+    assert fts_query('(( "" ***') == ""
+
+
+def test_vector_only_ranking_is_cosine(tmp_path: Path):
+    index = small_index(tmp_path)
+    # (1, 0.5, 0, 0): cosine 0.894 with a, 0.447 with b, 0 with c.
+    hits = index.search("", (1.0, 0.5, 0.0, 0.0), k=3)
+    assert [h.record.doc_id for h in hits] == ["a", "b", "c"]
+    assert [h.score for h in hits] == pytest.approx([1 / 61, 1 / 62, 1 / 63])
+
+
+def test_hybrid_is_reciprocal_rank_fusion(tmp_path: Path):
+    index = small_index(tmp_path)
+    # BM25 for "apple": b (shorter) then a; c does not match. Cosine with e3: c, then a and b tied at 0 (by id).
+    hits = index.search("apple", E3, k=3)
+    assert [h.record.doc_id for h in hits] == ["b", "a", "c"]
+    assert [h.score for h in hits] == pytest.approx([1 / 61 + 1 / 63, 1 / 62 + 1 / 62, 1 / 61])
+    assert [h.record.doc_id for h in index.search("apple", E3, k=1)] == ["b"]
+    assert index.search("apple", E3, k=0) == []
+
+
+def test_upsert_is_idempotent(tmp_path: Path):
+    index = small_index(tmp_path)
+    before = [(h.record, h.score) for h in index.search("apple", E1, k=3)]
+    for _ in range(2):
+        index.upsert([record("a", 0, "apple banana", E1), record("b", 0, "apple", E2)])
+    assert index.count() == 3
+    assert fts_rows(index.path) == 3
+    assert [(h.record, h.score) for h in index.search("apple", E1, k=3)] == before
+
+
+def test_upsert_replaces_content_and_its_keyword_entry(tmp_path: Path):
+    index = small_index(tmp_path)
+    index.upsert([record("a", 0, "durian", E4, version="v2")])
+    assert index.count() == 3 and fts_rows(index.path) == 3
+    assert [h.record.doc_id for h in index.search("banana", None, k=3)] == []
+    assert [h.record.doc_id for h in index.search("durian", None, k=3)] == ["a"]
+    assert index.keys_of("a") == {"a-000000": "v2"}
+    assert index.search("", E4, k=1)[0].record.doc_id == "a"
+
+
+def test_upsert_refuses_records_without_a_vector_of_the_right_length(tmp_path: Path):
+    index = small_index(tmp_path)
+    bad = [record("d", 0, "x", (1.0, 2.0)), record("e", 0, "y", E1)]
+    with pytest.raises(IndexError_, match="d-000000"):
+        index.upsert(bad)
+    with pytest.raises(IndexError_, match="f-000000"):
+        index.upsert([record("f", 0, "z", E1).with_embedding(())])
+    assert index.count() == 3  # all or nothing: "e" was not written either
+
+
+def test_delete_removes_records_and_keyword_entries(tmp_path: Path):
+    index = small_index(tmp_path)
+    index.delete(["a-000000", "missing-000001", "a-000000"])
+    assert index.count() == 2 and fts_rows(index.path) == 2
+    assert [h.record.doc_id for h in index.search("apple", None, k=5)] == ["b"]
+    assert [h.record.doc_id for h in index.search("", E1, k=5)] == ["b", "c"]  # a is gone from the vector scan
+    index.delete([])
+    assert index.count() == 2
+
+
+def test_keys_records_and_doc_ids(tmp_path: Path):
+    index = LocalIndex(tmp_path / "i.sqlite3", 4)
+    index.upsert([record("d1", i, f"text {i}", E1, headings=("Install", "Linux")) for i in range(3)])
+    index.upsert([record("d2", 0, "other", E2, version="v9")])
+    assert index.keys_of("d1") == {"d1-000000": "v1", "d1-000001": "v1", "d1-000002": "v1"}
+    assert index.keys_of("d2") == {"d2-000000": "v9"}
+    assert index.keys_of("nope") == {}
+    assert index.doc_ids() == {"d1", "d2"}
+    records = index.records_of("d1")
+    assert [r.ordinal for r in records] == [0, 1, 2]
+    assert records[1] == dataclasses.replace(record("d1", 1, "text 1", E1, headings=("Install", "Linux")), embedding=None)
+    assert index.records_of("nope") == []
+
+
+def test_vectors_by_content_hash(tmp_path: Path):
+    index = LocalIndex(tmp_path / "i.sqlite3", 4)
+    # 0.1 is not exact in float32: stored vectors come back rounded to float32.
+    index.upsert([record("a", 0, "same", (0.5, -0.25, 0.1, 2.0)), record("b", 0, "same", (0.5, -0.25, 0.1, 2.0))])
+    index.upsert([record("c", 0, "other", E3)])
+    same = hashlib.sha256(b"same").hexdigest()
+    other = hashlib.sha256(b"other").hexdigest()
+    found = index.vectors_by_content_hash([same, other, "0" * 64])
+    assert set(found) == {same, other}
+    assert found[other] == E3
+    assert found[same][:2] == (0.5, -0.25) and found[same][3] == 2.0
+    assert found[same][2] == pytest.approx(0.1, abs=1e-7) and found[same][2] != 0.1
+    assert index.vectors_by_content_hash([]) == {}
+    many = [f"{i:064x}" for i in range(1200)] + [other]  # more than one IN group
+    assert set(index.vectors_by_content_hash(many)) == {other}
+
+
+def test_persists_across_reopen(tmp_path: Path, embedder: OfflineLexicalEmbedder):
+    path = tmp_path / "p.sqlite3"
+    with LocalIndex(path, 4) as index:
+        index.upsert([record("a", 0, "persistent apple", E1)])
+    reopened = LocalIndex(path, 4)
+    assert reopened.count() == 1
+    assert reopened.keys_of("a") == {"a-000000": "v1"}
+    assert reopened.search("persistent", E1, k=1)[0].record.content == "persistent apple"
+    reopened.close()
+
+
+def test_dimension_mismatch_and_foreign_files_are_refused(tmp_path: Path):
+    path = tmp_path / "d.sqlite3"
+    LocalIndex(path, 4).ensure()
+    with pytest.raises(IndexError_, match="4-dimensional"):
+        LocalIndex(path, 8).ensure()
+    with pytest.raises(IndexError_, match="4-dimensional"):
+        LocalIndex(path, 8).count()  # any first use checks too
+    junk = tmp_path / "junk.sqlite3"
+    junk.write_bytes(b"this is not a database" * 100)
+    with pytest.raises(IndexError_, match="not a usable local index"):
+        LocalIndex(junk, 4).ensure()
+
+
+def test_two_objects_on_one_file_see_each_other(tmp_path: Path):
+    path = tmp_path / "shared.sqlite3"
+    first, second = LocalIndex(path, 4), LocalIndex(path, 4)
+    first.upsert([record("a", 0, "alpha", E1)])
+    assert [h.record.doc_id for h in second.search("", E2, k=5)] == ["a"]  # builds second's vector cache
+    first.upsert([record("b", 0, "beta", E2)])
+    # second's cache is stale; PRAGMA data_version tells it another connection wrote.
+    assert [h.record.doc_id for h in second.search("", E2, k=5)] == ["b", "a"]
+    second.delete(["a-000000"])
+    assert first.count() == 1 and first.doc_ids() == {"b"}
+    second.upsert([record("b", 0, "beta", E2)])
+    first.upsert([record("b", 0, "beta", E2)])
+    assert first.count() == second.count() == 1 and fts_rows(path) == 1
+
+
+def test_cosine_ignores_vector_length(tmp_path: Path):
+    index = LocalIndex(tmp_path / "n.sqlite3", 4)
+    index.upsert([record("long", 0, "x", (10.0, 10.0, 0.0, 0.0)), record("short", 0, "y", (0.1, 0.0, 0.0, 0.0))])
+    hits = index.search("", (1.0, 0.9, 0.0, 0.0), k=2)
+    assert [h.record.doc_id for h in hits] == ["long", "short"]
+    assert index.search("", (0.0, 0.0, 0.0, 0.0), k=2) == []
+    with pytest.raises(ValueError, match="3 dimensions"):
+        index.search("", (1.0, 0.0, 0.0), k=2)
+    assert math.isclose(sum(h.score for h in hits), 1 / 61 + 1 / 62)
