@@ -1,0 +1,66 @@
+"""Shared by the parser tests: where the corpus is, and the invariants every parser's pages must keep."""
+
+from __future__ import annotations
+
+import functools
+import re
+from pathlib import Path
+
+import pytest
+
+from chunking.model import Page
+from chunking.parsers import parse_document
+
+# The repository's parent holds shared/corpus (here /work/shared/corpus; in CI the clone sits beside shared/).
+CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+
+_FIGURE = re.compile(r"<figure><table>.*?</table></figure>", re.DOTALL)
+_FENCE = re.compile(r"^(`{3,})\n.*?\n\1$", re.DOTALL | re.MULTILINE)
+
+
+def corpus_bytes(name: str) -> bytes:
+    path = CORPUS / name
+    if not path.is_file():
+        pytest.skip(f"corpus file {path} is absent (the corpus lives in shared/corpus beside the repository)")
+    return path.read_bytes()
+
+
+@functools.lru_cache(maxsize=None)
+def parse_corpus(name: str) -> tuple[Page, ...]:
+    """Parse a corpus file once per test session (skips the test when the corpus is absent)."""
+    return tuple(parse_document(corpus_bytes(name), source=name))
+
+
+def assert_page_invariants(pages) -> None:
+    """0-based increasing page numbers, exact offsets (pages concatenated are the document text)."""
+    pages = list(pages)
+    assert pages, "a parser must give at least one page"
+    assert [page.page_num for page in pages] == list(range(len(pages)))
+    for i, page in enumerate(pages):
+        assert page.offset == sum(len(p.text) for p in pages[:i]), f"offset of page {i}"
+        assert isinstance(page.text, str)
+
+
+def document_text(pages) -> str:
+    return "".join(page.text for page in pages)
+
+
+def lines_outside_code(text: str) -> list[str]:
+    """The text's lines, without fenced code blocks (a shell prompt ``# cmd`` in code is not a heading)."""
+    return _FENCE.sub("", text).split("\n")
+
+
+def assert_balanced_figures(text: str) -> int:
+    """Every ``<figure><table>`` opens on its own line, closes, and has balanced rows; returns the count."""
+    assert text.count("<figure>") == text.count("</figure>")
+    assert text.count("<table>") == text.count("</table>")
+    figures = _FIGURE.findall(text)
+    assert len(figures) == text.count("<figure>")
+    for figure in figures:
+        assert figure.count("<tr>") == figure.count("</tr>") >= 1
+        assert figure.count("<td") + figure.count("<th") == figure.count("</td>") + figure.count("</th>")
+        start = text.index(figure)
+        assert start == 0 or text[start - 1] == "\n", "a figure starts on its own line"
+        end = start + len(figure)
+        assert end == len(text) or text[end] == "\n", "a figure ends its line"
+    return len(figures)
