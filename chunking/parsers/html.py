@@ -22,11 +22,9 @@ from __future__ import annotations
 
 import html
 import re
-import warnings
 from collections.abc import Iterator
 
 from bs4 import BeautifulSoup, Comment, Declaration, Doctype, NavigableString, ProcessingInstruction, Tag
-from bs4 import XMLParsedAsHTMLWarning
 from bs4.dammit import EncodingDetector
 
 from chunking.model import Page
@@ -53,11 +51,11 @@ _BLOCKS = frozenset(
     "form header hgroup html legend li main p section summary tbody thead tfoot tr td th caption".split()
 )
 
-# XHTML pages (DocBook output) are HTML to us: the HTML parser is the one that recovers from broken markup.
-warnings.filterwarnings("ignore", category=XMLParsedAsHTMLWarning, module=__name__)
-
 _BR = object()  # marks a <br> among the inline pieces of a paragraph
-_WHITESPACE = re.compile(r"[ \t\n\r\f]+")
+# No-break spaces count as spaces: "第&nbsp;2&nbsp;章" should match a search for "第 2 章".
+_WHITESPACE = re.compile(r"[ \t\n\r\f\xa0]+")
+# Decoding is done; the declaration would only make BeautifulSoup warn that XHTML looks like XML.
+_XML_DECLARATION = re.compile(r"\A\s*<\?xml[^>]*\?>")
 # East Asian wide characters (Han, kana, CJK punctuation, full-width forms).
 _WIDE = re.compile(r"[\u2e80-\u2fdf\u3000-\u30ff\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
 
@@ -77,7 +75,7 @@ def parse(data: bytes, *, source: str) -> Iterator[Page]:
     """
     declared = EncodingDetector.find_declared_encoding(data, is_html=True)
     text = normalize_newlines(decode_text(data, source=source, declared=declared))
-    soup = BeautifulSoup(text, "lxml")
+    soup = BeautifulSoup(_XML_DECLARATION.sub("", text), "lxml")
     writer = _BlockWriter()
     writer.walk(soup)
     writer.flush()
@@ -167,7 +165,8 @@ def _split_at_breaks(pieces: list[object]) -> Iterator[str]:
 
 
 def _collapse_whitespace(text: str) -> str:
-    """Collapse whitespace runs as CSS does: to one space, or to nothing at a line break between wide characters.
+    """Collapse whitespace runs (no-break spaces too) to one space, or to nothing at a line break between wide
+    characters, as CSS does.
 
     Source: CSS Text Module Level 3, §4.1.3 "Segment Break Transformation Rules". Example:
     ``"日本\\n語  and\\n text"`` → ``"日本語 and text"``.
