@@ -1,0 +1,150 @@
+"""Span primitives shared by the text splitters.
+
+A *span* is a half-open pair ``(start, end)`` of character offsets (code points) into the source text. Splitters
+work on spans and slice the text once at the end, so every offset they report comes from this bookkeeping and is
+never recovered by searching the text.
+
+Steps (``splitter-family.md`` §3):
+1. :func:`separator_pieces` cuts a span at the matches of a separator regex, attaching each verbatim match to the
+   following piece, the preceding piece, or to neither (``keep``).
+2. :func:`cut_to_fit` cuts an oversized span at character boundaries into the longest prefixes that fit.
+3. :func:`strip_span` narrows a span to its non-whitespace extent.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, Literal
+
+__all__ = [
+    "Keep",
+    "Span",
+    "compile_separator",
+    "cut_to_fit",
+    "normalize_keep",
+    "separator_pieces",
+    "strip_span",
+]
+
+Span = tuple[int, int]
+#: Where a separator match goes: glued to the following piece, to the preceding one, or to neither.
+Keep = Literal["start", "end", "none"]
+
+
+def normalize_keep(keep_separator: bool | str) -> Keep:
+    """Map LangChain's ``keep_separator`` values (``False``, ``True``, ``"start"``, ``"end"``) to a :data:`Keep`.
+
+    Raises:
+        ValueError: any other value.
+    """
+    if keep_separator is True or keep_separator == "start":
+        return "start"
+    if keep_separator is False or keep_separator is None:
+        return "none"
+    if keep_separator == "end":
+        return "end"
+    raise ValueError(f"keep_separator must be True, False, 'start' or 'end', got {keep_separator!r}")
+
+
+def compile_separator(separator: str, is_regex: bool) -> re.Pattern[str]:
+    """Compile *separator*; a literal separator is ``re.escape``d first. Capture groups are harmless: only the
+    whole match (group 0) is ever used.
+
+    Raises:
+        re.error: *separator* is not a valid regular expression.
+    """
+    return re.compile(separator if is_regex else re.escape(separator))
+
+
+def separator_pieces(
+    text: str,
+    pattern: re.Pattern[str],
+    start: int,
+    end: int,
+    keep: Keep,
+    allowed: Callable[[int], bool] | None = None,
+) -> list[Span]:
+    """Cut ``text[start:end]`` at the matches of *pattern*.
+
+    Args:
+        text: the whole source text.
+        pattern: the separator; zero-width matches (lookarounds, ``""``) cut without consuming text.
+        start, end: the span to cut, in characters of *text*.
+        keep: ``"start"`` glues each match to the front of the following piece, ``"end"`` to the end of the
+            preceding piece, ``"none"`` leaves it outside both pieces.
+        allowed: optional filter on a match's absolute start offset; matches it rejects are ignored.
+
+    Returns:
+        Non-empty spans, in order, inside ``[start, end)``. Example: ``"a, b"`` cut at ``", "`` with
+        ``keep="end"`` gives ``[(0, 3), (3, 4)]`` (``"a, "`` and ``"b"``).
+    """
+    sub = text[start:end]
+    pieces: list[Span] = []
+    begin = 0  # offset in *sub* where the next piece begins
+    for match in pattern.finditer(sub):
+        m_start, m_end = match.span()
+        if allowed is not None and not allowed(start + m_start):
+            continue
+        if keep == "start":
+            piece, begin_next = (begin, m_start), m_start
+        elif keep == "end":
+            piece, begin_next = (begin, m_end), m_end
+        else:
+            piece, begin_next = (begin, m_start), m_end
+        if piece[1] > piece[0]:
+            pieces.append((start + piece[0], start + piece[1]))
+        begin = max(begin, begin_next)
+    if len(sub) > begin:
+        pieces.append((start + begin, end))
+    return pieces
+
+
+def has_match(
+    text: str, pattern: re.Pattern[str], start: int, end: int, allowed: Callable[[int], bool] | None = None
+) -> bool:
+    """Whether *pattern* matches anywhere in ``text[start:end]`` (subject to *allowed*, as above)."""
+    sub = text[start:end]
+    if allowed is None:
+        return pattern.search(sub) is not None
+    return any(allowed(start + m.start()) for m in pattern.finditer(sub))
+
+
+def cut_to_fit(text: str, start: int, end: int, measure: Callable[[str], int], limit: int) -> list[Span]:
+    """Cut ``text[start:end]`` into the longest prefixes whose *measure* is ≤ *limit*.
+
+    Each cut end is the largest end found by binary search on the prefix length. A single character that alone
+    measures more than *limit* (possible with token lengths) becomes a span of its own.
+
+    Returns:
+        Contiguous spans covering ``[start, end)``, in order.
+    """
+    spans: list[Span] = []
+    pos = start
+    while pos < end:
+        if measure is len:
+            cut = min(end, pos + limit)
+        elif measure(text[pos:end]) <= limit:
+            cut = end
+        elif measure(text[pos : pos + 1]) > limit:
+            cut = pos + 1
+        else:
+            low, high = pos + 1, end - 1  # text[pos:low] fits, text[pos:end] does not
+            while low < high:
+                mid = (low + high + 1) // 2
+                if measure(text[pos:mid]) <= limit:
+                    low = mid
+                else:
+                    high = mid - 1
+            cut = low
+        spans.append((pos, cut))
+        pos = cut
+    return spans
+
+
+def strip_span(text: str, start: int, end: int) -> Span | None:
+    """Narrow ``[start, end)`` to exclude leading and trailing whitespace; ``None`` if nothing else is left."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return (start, end) if end > start else None
