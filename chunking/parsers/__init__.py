@@ -71,7 +71,7 @@ def parse_document(data: bytes, *, source: str, max_bytes: int | None = None) ->
     if not data:
         raise ParseError(source, "file is empty")
     if max_bytes is not None and len(data) > max_bytes:
-        raise ParseError(source, f"exceeds max size {_format_mb(max_bytes)} MB")
+        raise ParseError(source, f"exceeds max size {_format_size(max_bytes)}")
 
     try:
         pages = list(parser(data, source=source))
@@ -87,6 +87,11 @@ def parse_document(data: bytes, *, source: str, max_bytes: int | None = None) ->
     return pages
 
 
-def _format_mb(size_bytes: int) -> str:
+def _format_size(size_bytes: int) -> str:
+    """``200 MB``, ``1.5 MB``; limits below 0.01 MB (only seen in tests) in bytes: ``10 bytes``."""
     mb = size_bytes / _BYTES_PER_MB
-    return str(int(mb)) if mb.is_integer() else f"{mb:.3g}"
+    if mb.is_integer():
+        return f"{int(mb)} MB"
+    if mb >= 0.01:
+        return f"{mb:.2f}".rstrip("0").rstrip(".") + " MB"
+    return f"{size_bytes} bytes"
