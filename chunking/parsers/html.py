@@ -40,7 +40,7 @@ _SKIPPED_ROLES = frozenset({"navigation", "banner", "contentinfo"})
 _SKIPPED_CLASSES = frozenset({"navheader", "navfooter", "toc"})
 # A header/footer scoped to one of these is part of that content, not the page's banner or footer.
 # Source: W3C HTML-AAM, mappings of `header` and `footer`.
-_SECTIONING = frozenset({"article", "aside", "main", "nav", "section"})
+_SECTIONING = ["article", "aside", "main", "nav", "section"]
 _ADMONITIONS = frozenset({"note", "tip", "warning", "caution", "important"})
 _NON_TEXT = (Comment, Declaration, Doctype, ProcessingInstruction)
 
@@ -50,6 +50,9 @@ _BLOCKS = frozenset(
     "address article blockquote body center dd details dialog div dl dt fieldset figcaption figure footer "
     "form header hgroup html legend li main p section summary tbody thead tfoot tr td th caption".split()
 )
+
+# Elements whose edges separate words when a cell or heading is flattened to one line; inline ones do not.
+_BREAKS_TEXT = _BLOCKS | _LISTS | frozenset(_HEADINGS) | {"br", "hr", "pre", "table", "img"}
 
 _BR = object()  # marks a <br> among the inline pieces of a paragraph
 # No-break spaces count as spaces: "第&nbsp;2&nbsp;章" should match a search for "第 2 章".
@@ -92,7 +95,7 @@ class _BlockWriter:
 
     def walk(self, node: Tag) -> None:
         for child in node.children:
-            self._visit(child)
+            self.visit(child)
 
     def flush(self) -> None:
         lines = []
@@ -104,7 +107,7 @@ class _BlockWriter:
         if lines:
             self.blocks.append(("text", "\n".join(lines)))
 
-    def _visit(self, node: object) -> None:
+    def visit(self, node: object) -> None:
         if isinstance(node, NavigableString):
             if not isinstance(node, _NON_TEXT):
                 self._inline.append(str(node))
@@ -191,7 +194,7 @@ def _flat_text(node: Tag) -> str:
             if not isinstance(element, _NON_TEXT):
                 pieces.append(str(element))
         elif isinstance(element, Tag) and not _is_skipped(element):
-            boundary = element.name not in ("a", "span", "code", "b", "i", "em", "strong", "sub", "sup", "small")
+            boundary = element.name in _BREAKS_TEXT
             if boundary:
                 pieces.append(" ")
             for child in element.children:
@@ -229,7 +232,7 @@ def _list_blocks(list_tag: Tag, depth: int) -> list[tuple[str, str]]:
         if isinstance(item, Tag) and item.name == "li":
             writer.walk(item)
         else:
-            writer._visit(item)  # stray text or a list nested without its <li>
+            writer.visit(item)  # stray text or a list nested without its <li>
         writer.flush()
         marker = f"{indent}- "
         for kind, text in writer.blocks:

@@ -192,3 +192,15 @@ def test_empty_table_is_dropped():
 )
 def test_declared_encoding_and_bom_are_honoured(data, expected):
     assert _text(data) == expected
+
+
+def test_code_inside_a_list_item_splits_the_list_around_its_fence():
+    text = _text("<ol><li>Run:<pre>make\n  install</pre></li><li>Done</li></ol>")
+
+    assert text == "- Run:\n\n```\nmake\n  install\n```\n\n- Done"
+
+
+def test_inline_elements_in_a_cell_do_not_split_words_but_blocks_do():
+    text = _text("<table><tr><td>foo<kbd>bar</kbd><abbr>baz</abbr><p>para</p>x<br>y</td></tr></table>")
+
+    assert text == "<figure><table>\n<tr><td>foobarbaz para x y</td></tr>\n</table></figure>"

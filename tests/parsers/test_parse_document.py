@@ -138,4 +138,5 @@ def test_parse_error_survives_pickling():
     error = pickle.loads(pickle.dumps(UnsupportedFileType("a.xyz", "unsupported file type .xyz")))
 
     assert type(error) is UnsupportedFileType
-    assert (error.source, error.reason, str(error)) == ("a.xyz", "unsupported file type .xyz", "a.xyz: unsupported file type .xyz")
+    assert (error.source, error.reason) == ("a.xyz", "unsupported file type .xyz")
+    assert str(error) == "a.xyz: unsupported file type .xyz"

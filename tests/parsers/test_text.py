@@ -32,7 +32,12 @@ def test_corpus_markdown_is_the_file_verbatim():
 
 @pytest.mark.parametrize(
     "line",
-    ["# Simple Python Version Management: pyenv", "## Installation", "#### Linux/Unix", "##### 1. Automatic installer (Recommended)"],
+    [
+        "# Simple Python Version Management: pyenv",
+        "## Installation",
+        "#### Linux/Unix",
+        "##### 1. Automatic installer (Recommended)",
+    ],
 )
 def test_corpus_markdown_headings_stay_markdown(line):
     assert line in parse_corpus(README)[0].text.split("\n")
@@ -46,19 +51,21 @@ def test_corpus_markdown_headings_stay_markdown(line):
     [
         ("plain UTF-8: naïve — 日本語".encode("utf-8"), "plain UTF-8: naïve — 日本語"),
         (b"\xef\xbb\xbfUTF-8 with BOM", "UTF-8 with BOM"),
-        ("Café crème brûlée, naïve façade, déjà vu à Zürich.".encode("latin-1"), "Café crème brûlée, naïve façade, déjà vu à Zürich."),
-        ("El niño comió piñata en España; ¿qué pasó?".encode("latin-1"), "El niño comió piñata en España; ¿qué pasó?"),
+        *[
+            (sentence.encode("latin-1"), sentence)
+            for sentence in ("Café crème brûlée, naïve façade, déjà vu à Zürich.", "¿Qué pasó con el niño en España?")
+        ],
         ("Grüße".encode("latin-1"), "Grüße"),
         ("Smart “quotes” — and a €".encode("cp1252"), "Smart “quotes” — and a €"),
         (b"\xff\xfe" + "UTF-16 LE with BOM: 中文".encode("utf-16-le"), "UTF-16 LE with BOM: 中文"),
         (b"\xfe\xff" + "UTF-16 BE with BOM: ελληνικά".encode("utf-16-be"), "UTF-16 BE with BOM: ελληνικά"),
         (b"\xff\xfe\x00\x00" + "UTF-32 with BOM".encode("utf-32-le"), "UTF-32 with BOM"),
-        ("Hello world, this is UTF-16 text without a BOM.".encode("utf-16-le"), "Hello world, this is UTF-16 text without a BOM."),
+        ("UTF-16 text without a BOM.".encode("utf-16-le"), "UTF-16 text without a BOM."),
         (
             "日本語のテキストです。これはシフトJISで書かれたテストの文章です。".encode("shift_jis"),
             "日本語のテキストです。これはシフトJISで書かれたテストの文章です。",
         ),
-        ("Привет, как дела? Это тестовый текст на русском языке.".encode("cp1251"), "Привет, как дела? Это тестовый текст на русском языке."),
+        *[(sentence.encode("cp1251"), sentence) for sentence in ["Привет, как дела? Это текст на русском языке."]],
     ],
 )
 def test_text_is_decoded(data, expected):
@@ -67,7 +74,11 @@ def test_text_is_decoded(data, expected):
 
 @pytest.mark.parametrize(
     ("data", "expected"),
-    [(b"a\r\nb\rc\nd", "a\nb\nc\nd"), ("x\r\n".encode("utf-16"), "x\n"), (b"  keep\tspacing  \n\n", "  keep\tspacing  \n\n")],
+    [
+        (b"a\r\nb\rc\nd", "a\nb\nc\nd"),
+        ("x\r\n".encode("utf-16"), "x\n"),
+        (b"  keep\tspacing  \n\n", "  keep\tspacing  \n\n"),
+    ],
 )
 def test_newlines_are_normalised_and_the_rest_is_verbatim(data, expected):
     assert _text(data) == expected
