@@ -1,0 +1,119 @@
+"""The Functions adapter: binding metadata as the host sees it, and bad input handled without retry loops."""
+
+from __future__ import annotations
+
+import json
+import logging
+import typing
+
+import azure.functions as func
+import pytest
+from azure.functions.blob import InputStream
+
+
+class FakeOut(func.Out):
+    def __init__(self) -> None:
+        self.value = None
+
+    def set(self, val) -> None:
+        self.value = val
+
+    def get(self):
+        return self.value
+
+
+@pytest.fixture(scope="module")
+def app_env(tmp_path_factory):
+    """function_app with local services (offline embedder, local index in a temp folder, memory payloads)."""
+    from chunking import handlers
+    from chunking.payloads import MemoryPayloadStore
+
+    mp = pytest.MonkeyPatch()
+    mp.setenv("CHUNKING_STATE_DIR", str(tmp_path_factory.mktemp("state")))
+    mp.setattr("chunking.handlers.make_payload_store", lambda *a: MemoryPayloadStore())
+    handlers.services.cache_clear()
+    import function_app
+
+    yield function_app
+    handlers.services.cache_clear()
+    mp.undo()
+
+
+@pytest.fixture(scope="module")
+def registered(app_env):
+    # get_functions() is not idempotent (python-worker #1867): call it once per app object.
+    return {f.get_function_name(): f for f in app_env.app.get_functions()}
+
+
+def test_binding_metadata(registered):
+    assert set(registered) == {"ingest_document", "index_chunk_batch"}
+    ingest = json.loads(registered["ingest_document"].get_function_json())["bindings"]
+    trigger = next(b for b in ingest if b["type"] == "blobTrigger")
+    assert trigger["path"] == "%DOCUMENTS_CONTAINER%/{name}"
+    assert trigger["connection"] == "AzureWebJobsStorage"
+    assert trigger["source"] in ("EventGrid", "LogsAndContainerScan")
+    out = next(b for b in ingest if b["type"] == "queue")
+    assert (out["direction"], out["queueName"], out["connection"]) == ("OUT", "%CHUNK_BATCH_QUEUE%",
+                                                                       "AzureWebJobsStorage")
+    index = json.loads(registered["index_chunk_batch"].get_function_json())["bindings"]
+    assert index == [{"type": "queueTrigger", "direction": "IN", "name": "msg",
+                      "queueName": "%CHUNK_BATCH_QUEUE%", "connection": "AzureWebJobsStorage"}]
+
+
+def test_every_binding_setting_is_in_the_sample_settings(registered):
+    from pathlib import Path
+
+    sample = json.loads((Path(__file__).resolve().parents[1] / "local.settings.sample.json").read_text())["Values"]
+    for fn in registered.values():
+        for binding in json.loads(fn.get_function_json())["bindings"]:
+            assert binding["connection"] in sample
+            for key in ("path", "queueName"):
+                if key in binding and binding[key].startswith("%"):
+                    assert binding[key].split("%")[1] in sample
+
+
+def test_out_annotation_is_typing_list(app_env):
+    # func.Out[list[str]] breaks function indexing in the worker (python-worker #1176).
+    hints = typing.get_type_hints(app_env.ingest_document.build().get_user_function())
+    assert typing.get_args(hints["batches"]) == (typing.List[str],)  # noqa: UP006
+
+
+@pytest.mark.parametrize(
+    "name, data, reason",
+    [
+        ("documents/notes.xyz", b"hello", "unsupported file type .xyz"),
+        ("documents/empty.txt", b"", "file is empty"),
+        ("documents/broken.pdf", b"%PDF-1.7\nthis is not really a pdf", "not a valid PDF"),
+    ],
+)
+def test_bad_input_logs_one_line_and_enqueues_nothing(registered, caplog, name, data, reason):
+    blob = InputStream(data=data, name=name, length=len(data), uri=f"http://127.0.0.1/devstoreaccount1/{name}")
+    out = FakeOut()
+    with caplog.at_level(logging.ERROR, logger="chunking"):
+        registered["ingest_document"].get_user_function()(blob, out)
+    assert out.get() is None
+    lines = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(lines) == 1
+    assert name.split("/", 1)[1] in lines[0] and reason in lines[0]
+
+
+def test_good_blob_then_batch_roundtrip(registered):
+    text = b"Alpha beta gamma. " * 400
+    blob = InputStream(data=text, name="documents/sub/alpha.txt", length=len(text), uri="http://127.0.0.1/x")
+    out = FakeOut()
+    registered["ingest_document"].get_user_function()(blob, out)
+    messages = out.get()
+    assert messages and all(len(m.encode()) <= 49_152 for m in messages)
+    for m in messages:
+        registered["index_chunk_batch"].get_user_function()(func.QueueMessage(body=m.encode()))
+    from chunking import handlers
+
+    _, _, index, _ = handlers.services()
+    sources = {h.record.source for h in index.search("alpha beta gamma", None, k=3)}
+    assert sources == {"sub/alpha.txt"}
+
+
+def test_malformed_queue_message_is_dropped_not_retried(registered, caplog):
+    with caplog.at_level(logging.ERROR, logger="chunking"):
+        registered["index_chunk_batch"].get_user_function()(func.QueueMessage(body=b"{oops"))
+    assert any("malformed chunk-batch message" in r.getMessage() for r in caplog.records)
