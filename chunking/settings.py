@@ -55,6 +55,13 @@ class Settings:
     payload_container: str = "chunk-payloads"
     # Local state (local index, ledger, caches).
     state_dir: Path = Path(".chunking")
+    # Ledger: "table" (Azure Table Storage / Azurite, on the storage connection) or "local" (SQLite in state_dir).
+    ledger_backend: str = "local"
+    ledger_table: str = "chunkingledger"
+    # Deletes and repair: Event Grid BlobDeleted events arrive on this queue; reconcile re-enqueues a document
+    # still `queued` after stuck_after_seconds.
+    events_queue: str = "blob-events"
+    stuck_after_seconds: int = 3600
     # Splitting.
     max_tokens: int = 500
     max_chars: int = 1000
@@ -122,6 +129,11 @@ class Settings:
             raise SettingsError(f"INDEX_BACKEND must be local or azure, got {index_backend!r}")
         if index_backend == "azure" and not search_endpoint:
             raise SettingsError("INDEX_BACKEND=azure needs AZURE_SEARCH_ENDPOINT")
+        # An explicit storage connection means a shared ledger in its table service (Functions, Azurite);
+        # the CLI on a laptop with no storage configured keeps its ledger beside its local index.
+        ledger_backend = _str(env, "LEDGER_BACKEND", "table" if _str(env, "AzureWebJobsStorage") else "local")
+        if ledger_backend not in ("local", "table"):
+            raise SettingsError(f"LEDGER_BACKEND must be local or table, got {ledger_backend!r}")
         default_dims = 256 if embedding_backend == "offline" else 1536
         return cls(
             storage_connection=_str(env, "AzureWebJobsStorage", "UseDevelopmentStorage=true"),
@@ -129,6 +141,10 @@ class Settings:
             batch_queue=_str(env, "CHUNK_BATCH_QUEUE", "chunk-batches"),
             payload_container=_str(env, "PAYLOAD_CONTAINER", "chunk-payloads"),
             state_dir=Path(_str(env, "CHUNKING_STATE_DIR", ".chunking")),
+            ledger_backend=ledger_backend,
+            ledger_table=_str(env, "LEDGER_TABLE", "chunkingledger"),
+            events_queue=_str(env, "BLOB_EVENTS_QUEUE", "blob-events"),
+            stuck_after_seconds=_int(env, "STUCK_AFTER_SECONDS", 3600, 1),
             max_tokens=_int(env, "SPLIT_MAX_TOKENS", 500, 1),
             max_chars=_int(env, "SPLIT_MAX_CHARS", 1000, 1),
             max_document_bytes=_int(env, "MAX_DOCUMENT_BYTES", 200 * 1024 * 1024, 1),

@@ -69,7 +69,7 @@ def azurite(tmp_path_factory: pytest.TempPathFactory):
             "--blobHost", "127.0.0.1", "--blobPort", str(ports.blob_port),
             "--queueHost", "127.0.0.1", "--queuePort", str(ports.queue_port),
             "--tableHost", "127.0.0.1", "--tablePort", str(ports.table_port),
-            "--location", str(workdir), "--inMemoryPersistence", "--skipApiVersionCheck", "--loose",
+            "--location", str(workdir), "--skipApiVersionCheck", "--loose",
             "--silent", "--disableTelemetry",
         ],
         stdout=subprocess.DEVNULL,

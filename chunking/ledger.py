@@ -1,0 +1,249 @@
+"""The ledger: per-document state of the pipeline (which version is current, whether it is indexed, why it
+failed), so that at-least-once triggers, duplicated and reordered messages never corrupt the index.
+
+Backends: Azure Table Storage via ``azure-data-tables`` (Azure, and Azurite locally) and a SQLite file under the
+local state folder (the embedded default). Both offer a read and a conditional write (optimistic concurrency on
+an ETag / revision), and every state change below is a read-modify-write loop over them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import sqlite3
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator, Literal, Protocol
+
+__all__ = ["Ledger", "LedgerEntry", "LocalLedgerStore", "Status", "TableLedgerStore", "make_ledger"]
+
+Status = Literal["queued", "indexed", "failed", "deleted"]
+_MAX_ERROR_CHARS = 2000
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class LedgerEntry:
+    """One document's state.
+
+    Attributes:
+        doc_id, source: the document id and its path in the container.
+        version: the current version (the newest one stage 1 accepted or rejected).
+        status: ``queued`` (batches of ``version`` on their way), ``indexed`` (``version`` fully in the index),
+            ``failed`` (``version`` could not be parsed or indexed; ``error`` says why), ``deleted``.
+        indexed_version: the version fully in the index (may differ from ``version`` while a new one is queued
+            or after it failed: the previous good version stays searchable).
+        chunk_count, batch_count: of ``version``.
+        error: reason of the last failure ('' if none); attempts: failed attempts on ``version``.
+        created_at, updated_at: ISO 8601 UTC timestamps.
+    """
+
+    doc_id: str
+    source: str
+    version: str = ""
+    status: Status = "queued"
+    indexed_version: str = ""
+    chunk_count: int = 0
+    batch_count: int = 0
+    error: str = ""
+    attempts: int = 0
+    created_at: str = ""
+    updated_at: str = ""
+
+    def to_dict(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+class LedgerStore(Protocol):
+    """Entries with optimistic concurrency: ``write`` succeeds only if the entry's tag is still *tag*
+    (``None`` = the entry must not exist yet)."""
+
+    def read(self, doc_id: str) -> tuple[LedgerEntry | None, object]: ...
+
+    def write(self, entry: LedgerEntry, tag: object) -> bool: ...
+
+    def entries(self) -> Iterator[LedgerEntry]: ...
+
+
+class Ledger:
+    """Document state transitions over a ``LedgerStore``. Every method is safe under concurrent callers."""
+
+    def __init__(self, store: LedgerStore) -> None:
+        self.store = store
+
+    def get(self, doc_id: str) -> LedgerEntry | None:
+        return self.store.read(doc_id)[0]
+
+    def entries(self) -> list[LedgerEntry]:
+        return list(self.store.entries())
+
+    def _change(self, doc_id: str, source: str, fn: Callable[[LedgerEntry], LedgerEntry | None]) -> LedgerEntry | None:
+        """Apply *fn* to the current entry (a fresh one if none) until the conditional write wins; *fn* returns
+        ``None`` to leave the entry unchanged."""
+        for _ in range(50):
+            entry, tag = self.store.read(doc_id)
+            base = entry or LedgerEntry(doc_id=doc_id, source=source, created_at=_now())
+            new = fn(base)
+            if new is None:
+                return entry
+            new = dataclasses.replace(new, updated_at=_now())
+            if self.store.write(new, tag):
+                return new
+        raise RuntimeError(f"ledger entry {doc_id} ({source}) kept changing under concurrent writers")
+
+    def begin_version(self, doc_id: str, source: str, version: str, chunk_count: int, batch_count: int) -> LedgerEntry:
+        """Stage 1 accepted *version*: it becomes current and ``queued`` (its batches are on their way)."""
+
+        def fn(e: LedgerEntry) -> LedgerEntry:
+            attempts = e.attempts if e.version == version else 0
+            return dataclasses.replace(e, source=source, version=version, status="queued", chunk_count=chunk_count,
+                                       batch_count=batch_count, error="", attempts=attempts)
+
+        return self._change(doc_id, source, fn)  # type: ignore[return-value]
+
+    def mark_failed(self, doc_id: str, source: str, version: str, error: str, *, only_if_current: bool = False
+                    ) -> LedgerEntry | None:
+        """*version* failed for good: status ``failed`` with the reason. The indexed version, if any, is untouched
+        and stays searchable. Stage 1 rejecting a new upload makes *version* current; a poisoned batch
+        (``only_if_current=True``) changes nothing once another version has become current."""
+
+        def fn(e: LedgerEntry) -> LedgerEntry | None:
+            if only_if_current and e.version != version:
+                return None
+            return dataclasses.replace(e, source=source, version=version, status="failed",
+                                       error=error[:_MAX_ERROR_CHARS], attempts=e.attempts + 1)
+
+        return self._change(doc_id, source, fn)
+
+    def record_error(self, doc_id: str, source: str, version: str, error: str) -> None:
+        """A transient failure on *version* (it will be retried): remember the reason and count the attempt."""
+
+        def fn(e: LedgerEntry) -> LedgerEntry | None:
+            if e.version != version:
+                return None
+            return dataclasses.replace(e, error=error[:_MAX_ERROR_CHARS], attempts=e.attempts + 1)
+
+        self._change(doc_id, source, fn)
+
+    def mark_indexed(self, doc_id: str, source: str, version: str) -> bool:
+        """*version* is fully in the index. Returns False (and changes nothing) if it is no longer current."""
+        done = False
+
+        def fn(e: LedgerEntry) -> LedgerEntry | None:
+            nonlocal done
+            if e.version != version or e.status == "deleted":
+                return None
+            done = True
+            return dataclasses.replace(e, status="indexed", indexed_version=version, error="")
+
+        self._change(doc_id, source, fn)
+        return done
+
+    def mark_deleted(self, doc_id: str, source: str) -> LedgerEntry:
+        """The source is gone and its chunks were removed."""
+        return self._change(doc_id, source, lambda e: dataclasses.replace(  # type: ignore[return-value]
+            e, status="deleted", indexed_version="", error=""))
+
+
+# ------------------------------------------------------------------------------------------------ stores
+
+_COLUMNS = [f.name for f in dataclasses.fields(LedgerEntry)]
+
+
+class LocalLedgerStore:
+    """The ledger in a SQLite file (stdlib ``sqlite3``, WAL); the tag is a revision number."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        cols = ", ".join(f"{c} {'INTEGER' if c in ('chunk_count', 'batch_count', 'attempts') else 'TEXT'}"
+                         for c in _COLUMNS if c != "doc_id")
+        self._db.execute(f"CREATE TABLE IF NOT EXISTS ledger (doc_id TEXT PRIMARY KEY, {cols}, rev INTEGER NOT NULL)")
+
+    def read(self, doc_id: str) -> tuple[LedgerEntry | None, object]:
+        with self._lock:
+            row = self._db.execute(f"SELECT {', '.join(_COLUMNS)}, rev FROM ledger WHERE doc_id = ?",
+                                   (doc_id,)).fetchone()
+        if row is None:
+            return None, None
+        return LedgerEntry(*row[:-1]), row[-1]
+
+    def write(self, entry: LedgerEntry, tag: object) -> bool:
+        values = [getattr(entry, c) for c in _COLUMNS]
+        with self._lock:
+            if tag is None:
+                cur = self._db.execute(
+                    f"INSERT OR IGNORE INTO ledger ({', '.join(_COLUMNS)}, rev) VALUES ({', '.join('?' * len(_COLUMNS))}, 1)",
+                    values)
+            else:
+                sets = ", ".join(f"{c} = ?" for c in _COLUMNS[1:])
+                cur = self._db.execute(f"UPDATE ledger SET {sets}, rev = rev + 1 WHERE doc_id = ? AND rev = ?",
+                                       values[1:] + [entry.doc_id, tag])
+        return cur.rowcount == 1
+
+    def entries(self) -> Iterator[LedgerEntry]:
+        with self._lock:
+            rows = self._db.execute(f"SELECT {', '.join(_COLUMNS)} FROM ledger ORDER BY source").fetchall()
+        return iter(LedgerEntry(*row) for row in rows)
+
+
+class TableLedgerStore:
+    """The ledger in an Azure Storage table (Azurite emulates it); one entity per document (PartitionKey
+    ``"doc"``, RowKey = doc_id), the tag is the entity's ETag."""
+
+    def __init__(self, connection_string: str, table: str) -> None:
+        from azure.data.tables import TableServiceClient
+
+        self._client = TableServiceClient.from_connection_string(connection_string).create_table_if_not_exists(table)
+
+    def read(self, doc_id: str) -> tuple[LedgerEntry | None, object]:
+        from azure.core.exceptions import ResourceNotFoundError
+
+        try:
+            entity = self._client.get_entity("doc", doc_id)
+        except ResourceNotFoundError:
+            return None, None
+        return self._entry(entity), entity.metadata["etag"]
+
+    def write(self, entry: LedgerEntry, tag: object) -> bool:
+        from azure.core import MatchConditions
+        from azure.core.exceptions import HttpResponseError, ResourceExistsError
+        from azure.data.tables import UpdateMode
+
+        entity = {"PartitionKey": "doc", "RowKey": entry.doc_id, **entry.to_dict()}
+        try:
+            if tag is None:
+                self._client.create_entity(entity)
+            else:
+                self._client.update_entity(entity, mode=UpdateMode.REPLACE, etag=tag,
+                                           match_condition=MatchConditions.IfNotModified)
+        except ResourceExistsError:
+            return False
+        except HttpResponseError as exc:
+            if exc.status_code == 412:
+                return False
+            raise
+        return True
+
+    def entries(self) -> Iterator[LedgerEntry]:
+        return (self._entry(e) for e in self._client.list_entities())
+
+    @staticmethod
+    def _entry(entity: dict) -> LedgerEntry:
+        return LedgerEntry(**{c: entity.get(c, LedgerEntry.__dataclass_fields__[c].default) for c in _COLUMNS
+                              if c in entity or c == "doc_id"} | {"doc_id": entity["RowKey"]})
+
+
+def make_ledger(settings) -> Ledger:
+    """The ledger for *settings*: a storage table when ``settings.ledger_backend == "table"``, else the SQLite
+    file ``settings.state_dir / "ledger.sqlite3"``."""
+    if settings.ledger_backend == "table":
+        return Ledger(TableLedgerStore(settings.storage_connection, settings.ledger_table))
+    return Ledger(LocalLedgerStore(settings.state_dir / "ledger.sqlite3"))

@@ -1,0 +1,47 @@
+import pytest
+
+from chunking.ledger import Ledger, LocalLedgerStore, TableLedgerStore
+
+
+@pytest.fixture(params=["local", "table"])
+def ledger(request, tmp_path):
+    if request.param == "local":
+        return Ledger(LocalLedgerStore(tmp_path / "ledger.sqlite3"))
+    azurite = request.getfixturevalue("azurite")
+    return Ledger(TableLedgerStore(azurite.connection_string, f"ledger{abs(hash(str(tmp_path))) % 10**8}"))
+
+
+def test_lifecycle(ledger):
+    assert ledger.get("d1") is None
+    e = ledger.begin_version("d1", "a.pdf", "v1", chunk_count=10, batch_count=2)
+    assert (e.version, e.status, e.chunk_count, e.batch_count, e.indexed_version) == ("v1", "queued", 10, 2, "")
+    ledger.record_error("d1", "a.pdf", "v1", "embedding endpoint said 503")
+    assert (ledger.get("d1").attempts, ledger.get("d1").error) == (1, "embedding endpoint said 503")
+    assert ledger.mark_indexed("d1", "a.pdf", "v1") is True
+    e = ledger.get("d1")
+    assert (e.status, e.indexed_version, e.error) == ("indexed", "v1", "")
+
+    # A new upload that cannot be parsed: failed with the reason, the indexed version stays.
+    ledger.mark_failed("d1", "a.pdf", "v2", "not a valid PDF: no header")
+    e = ledger.get("d1")
+    assert (e.version, e.status, e.indexed_version, e.error) == ("v2", "failed", "v1", "not a valid PDF: no header")
+
+    # A good v3 arrives; a late poisoned batch of v2 changes nothing; a late completion of v2 neither.
+    ledger.begin_version("d1", "a.pdf", "v3", chunk_count=4, batch_count=1)
+    assert ledger.mark_failed("d1", "a.pdf", "v2", "poison", only_if_current=True).version == "v3"
+    assert ledger.mark_indexed("d1", "a.pdf", "v2") is False
+    assert ledger.get("d1").status == "queued"
+    assert ledger.mark_indexed("d1", "a.pdf", "v3") is True
+
+    ledger.mark_deleted("d1", "a.pdf")
+    e = ledger.get("d1")
+    assert (e.status, e.indexed_version) == ("deleted", "")
+    assert [x.doc_id for x in ledger.entries()] == ["d1"]
+
+
+def test_conditional_write_detects_a_concurrent_change(ledger):
+    ledger.begin_version("d2", "b.txt", "v1", 1, 1)
+    entry, tag = ledger.store.read("d2")
+    ledger.record_error("d2", "b.txt", "v1", "boom")  # someone else writes in between
+    assert ledger.store.write(entry, tag) is False
+    assert ledger.store.write(entry, ledger.store.read("d2")[1]) is True
