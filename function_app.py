@@ -3,6 +3,9 @@
 - ``ingest_document``: blob trigger on ``%DOCUMENTS_CONTAINER%/{name}`` → chunk-batch messages on
   ``%CHUNK_BATCH_QUEUE%`` (stage 1: parse + split).
 - ``index_chunk_batch``: queue trigger on ``%CHUNK_BATCH_QUEUE%`` → embeddings → search index (stage 2).
+- ``remove_deleted_blob``: Event Grid ``BlobDeleted`` events delivered to ``%BLOB_EVENTS_QUEUE%`` → chunks removed.
+- ``reconcile_index``: timer (``%RECONCILE_SCHEDULE%``) → container vs ledger vs index, every drift repaired.
+- ``record_blob_poison`` / ``record_batch_poison``: what failed on every attempt is recorded in the ledger.
 
 The blob trigger's source is ``EventGrid`` (the only one on Flex Consumption, and low latency) unless the app
 setting ``BLOB_TRIGGER_SOURCE`` says ``LogsAndContainerScan`` (polling), which local runs with Azurite need
@@ -19,22 +22,49 @@ from chunking import handlers
 app = func.FunctionApp()
 
 _BLOB_SOURCE = os.environ.get("BLOB_TRIGGER_SOURCE", "EventGrid")
+_STORAGE = "AzureWebJobsStorage"
 
 
 @app.function_name("ingest_document")
-@app.blob_trigger(
-    arg_name="blob", path="%DOCUMENTS_CONTAINER%/{name}", connection="AzureWebJobsStorage", source=_BLOB_SOURCE
-)
-@app.queue_output(arg_name="batches", queue_name="%CHUNK_BATCH_QUEUE%", connection="AzureWebJobsStorage")
+@app.blob_trigger(arg_name="blob", path="%DOCUMENTS_CONTAINER%/{name}", connection=_STORAGE, source=_BLOB_SOURCE)
+@app.queue_output(arg_name="batches", queue_name="%CHUNK_BATCH_QUEUE%", connection=_STORAGE)
 def ingest_document(blob: func.InputStream, batches: func.Out[typing.List[str]]) -> None:  # noqa: UP006
     """Stage 1: parse and split the uploaded blob; one queue message per chunk batch (≤ 48 KiB raw JSON)."""
     result = handlers.handle_blob(blob.read(), blob.name)
-    if result.messages:  # a rejected file was logged (with its reason) and yields no messages
+    if result.messages:  # a rejected or unchanged file was logged and yields no messages
         batches.set(result.messages)
 
 
 @app.function_name("index_chunk_batch")
-@app.queue_trigger(arg_name="msg", queue_name="%CHUNK_BATCH_QUEUE%", connection="AzureWebJobsStorage")
+@app.queue_trigger(arg_name="msg", queue_name="%CHUNK_BATCH_QUEUE%", connection=_STORAGE)
 def index_chunk_batch(msg: func.QueueMessage) -> None:
     """Stage 2: embed one chunk batch and upsert it into the search index."""
     handlers.handle_batch(msg.get_body())
+
+
+@app.function_name("remove_deleted_blob")
+@app.queue_trigger(arg_name="msg", queue_name="%BLOB_EVENTS_QUEUE%", connection=_STORAGE)
+def remove_deleted_blob(msg: func.QueueMessage) -> None:
+    """Event Grid ``Microsoft.Storage.BlobDeleted`` → the document's chunks are removed from the index."""
+    handlers.handle_blob_event(msg.get_body())
+
+
+@app.function_name("reconcile_index")
+@app.timer_trigger(arg_name="timer", schedule="%RECONCILE_SCHEDULE%", run_on_startup=False)
+def reconcile_index(timer: func.TimerRequest) -> None:
+    """Safety net: compare container, ledger and index; enqueue what is missing or stuck, delete orphans."""
+    handlers.handle_reconcile()
+
+
+@app.function_name("record_blob_poison")
+@app.queue_trigger(arg_name="msg", queue_name="webjobs-blobtrigger-poison", connection=_STORAGE)
+def record_blob_poison(msg: func.QueueMessage) -> None:
+    """A blob that failed stage 1 on every attempt: ledger → failed, with the reason."""
+    handlers.handle_blob_poison(msg.get_body())
+
+
+@app.function_name("record_batch_poison")
+@app.queue_trigger(arg_name="msg", queue_name="%CHUNK_BATCH_QUEUE%-poison", connection=_STORAGE)
+def record_batch_poison(msg: func.QueueMessage) -> None:
+    """A chunk batch that failed stage 2 on every attempt: ledger → failed, with the reason."""
+    handlers.handle_batch_poison(msg.get_body())

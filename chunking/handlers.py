@@ -5,49 +5,165 @@ shared/reference/azure-functions.md)."""
 from __future__ import annotations
 
 import functools
+import json
 import logging
+from dataclasses import dataclass
 
 from chunking.embeddings import Embedder, make_embedder
+from chunking.ids import doc_id as make_doc_id
 from chunking.index import SearchIndex, make_index
-from chunking.messages import MessageError
+from chunking.ledger import Ledger, make_ledger
+from chunking.messages import MessageError, decode_message
 from chunking.payloads import PayloadStore, make_payload_store
 from chunking.pipeline import StageOneResult, StageTwoResult, run_stage_one, run_stage_two
+from chunking.reconcile import ReconcileReport, delete_document, parse_blob_events, reconcile
 from chunking.settings import Settings
 
-__all__ = ["handle_blob", "handle_batch", "services"]
+__all__ = [
+    "Services", "handle_batch", "handle_batch_poison", "handle_blob", "handle_blob_event", "handle_blob_poison",
+    "handle_reconcile", "services",
+]
 
 log = logging.getLogger("chunking.handlers")
 
 
+@dataclass(frozen=True)
+class Services:
+    settings: Settings
+    embedder: Embedder
+    index: SearchIndex
+    payloads: PayloadStore
+    ledger: Ledger
+
+
 @functools.cache
-def services() -> tuple[Settings, Embedder, SearchIndex, PayloadStore]:
-    """Settings, embedder, index (ensured) and claim-check store of this process, built on first use."""
+def services() -> Services:
+    """Settings, embedder, index (ensured), claim-check store and ledger of this process, built on first use."""
     settings = Settings.from_env()
     index = make_index(settings)
     index.ensure()
     payloads = make_payload_store(settings.storage_connection, settings.payload_container)
-    return settings, make_embedder(settings), index, payloads
+    return Services(settings, make_embedder(settings), index, payloads, make_ledger(settings))
 
 
-def handle_blob(data: bytes, blob_name: str) -> StageOneResult:
+def handle_blob(data: bytes, blob_name: str, *, force: bool = False) -> StageOneResult:
     """Stage 1 for a blob-trigger invocation. *blob_name* is ``container/path`` as the host gives it.
 
     Returns the result whose ``messages`` go to the chunk-batch queue; a rejected file has ``error`` set and no
-    messages (logged, not raised, so the trigger does not retry a file that can never succeed).
+    messages (logged and recorded in the ledger, not raised, so the trigger does not retry a file that can never
+    succeed). An unchanged file (same version already indexed) has no messages either.
     """
-    settings, _, _, payloads = services()
+    s = services()
     container, _, path = blob_name.partition("/")
     if not path:  # a name without container (should not happen with a {container}/{name} path)
-        container, path = settings.documents_container, blob_name
-    return run_stage_one(data, source=path, container=container, settings=settings, payloads=payloads)
+        container, path = s.settings.documents_container, blob_name
+    return run_stage_one(data, source=path, container=container, settings=s.settings, payloads=s.payloads,
+                         ledger=s.ledger, force=force)
 
 
 def handle_batch(body: bytes | str) -> StageTwoResult | None:
     """Stage 2 for a queue-trigger invocation. A malformed message is logged and dropped (``None``): no retry
     can fix it. Other errors propagate, so the queue retries and finally moves the message to ``-poison``."""
-    settings, embedder, index, payloads = services()
+    s = services()
     try:
-        return run_stage_two(body, settings=settings, embedder=embedder, index=index, payloads=payloads)
+        return run_stage_two(body, settings=s.settings, embedder=s.embedder, index=s.index, payloads=s.payloads,
+                             ledger=s.ledger)
     except MessageError as exc:
         log.error("dropped a malformed chunk-batch message: %s", exc)
         return None
+
+
+def handle_blob_poison(body: bytes | str) -> None:
+    """A blob that failed stage 1 on every attempt (the host's ``webjobs-blobtrigger-poison`` message:
+    ``{FunctionId, BlobType, ContainerName, BlobName, ETag}``): the ledger says ``failed``, with the last error."""
+    s = services()
+    try:
+        info = json.loads(body)
+        container, path = info["ContainerName"], info["BlobName"]
+    except (ValueError, KeyError, TypeError) as exc:
+        log.error("unreadable blob poison message (%s): %r", exc, body[:200])
+        return
+    did = make_doc_id(container, path)
+    entry = s.ledger.get(did)
+    last = f" (last error: {entry.error})" if entry and entry.error else ""
+    s.ledger.mark_failed(did, path, entry.version if entry else "", f"stage 1 failed on every attempt{last}",
+                         container=container)
+    log.error("poisoned blob %s/%s: stage 1 failed on every attempt%s", container, path, last)
+
+
+def handle_batch_poison(body: bytes | str) -> None:
+    """A chunk batch that failed stage 2 on every attempt: its version is marked ``failed`` with the last error
+    (unless another version has become current since). The previous indexed version stays searchable."""
+    s = services()
+    try:
+        message = decode_message(body)
+    except MessageError as exc:
+        log.error("unreadable chunk-batch poison message: %s", exc)
+        return
+    entry = s.ledger.get(message.doc_id)
+    last = f": {entry.error}" if entry and entry.error else ""
+    reason = f"batch {message.batch_no + 1} of {message.batch_count} failed on every attempt{last}"
+    s.ledger.mark_failed(message.doc_id, message.source, message.version, reason, only_if_current=True)
+    log.error("poisoned batch of %s: %s", message.source, reason)
+
+
+def handle_blob_event(body: bytes | str) -> int:
+    """Event Grid storage events from the events queue: a ``BlobDeleted`` for a blob of the documents container
+    that is really gone removes the document's chunks. Returns the number of documents deleted."""
+    s = services()
+    try:
+        events = parse_blob_events(body)
+    except ValueError as exc:
+        log.error("dropped a malformed blob event: %s", exc)
+        return 0
+    deleted = 0
+    for event in events:
+        if not event.event_type.endswith("BlobDeleted") or event.container != s.settings.documents_container:
+            continue
+        # Events are unordered: the blob may have been uploaded again after this delete.
+        if _container(s.settings).get_blob_client(event.path).exists():
+            log.info("ignored a delete event for %s: the blob exists again", event.path)
+            continue
+        delete_document(make_doc_id(event.container, event.path), event.path, index=s.index, ledger=s.ledger)
+        deleted += 1
+    return deleted
+
+
+def handle_reconcile() -> ReconcileReport:
+    """The reconcile timer (also ``python -m chunking reconcile``): documents container vs ledger vs index."""
+    s = services()
+    container = _container(s.settings)
+    queue = _batch_queue(s.settings)
+
+    def enqueue(path: str) -> None:
+        data = container.get_blob_client(path).download_blob().readall()
+        result = handle_blob(data, f"{s.settings.documents_container}/{path}", force=True)
+        for message in result.messages:
+            queue.send_message(message)
+
+    report = reconcile(
+        container=s.settings.documents_container,
+        blob_paths=(b.name for b in container.list_blobs()),
+        index=s.index,
+        ledger=s.ledger,
+        enqueue=enqueue,
+        stuck_after_seconds=s.settings.stuck_after_seconds,
+    )
+    log.info("reconcile: %s", report.to_dict())
+    return report
+
+
+def _container(settings: Settings):
+    from azure.storage.blob import BlobServiceClient
+
+    return BlobServiceClient.from_connection_string(settings.storage_connection).get_container_client(
+        settings.documents_container)
+
+
+def _batch_queue(settings: Settings):
+    # The Functions queue trigger expects base64 (host default); the SDK does not encode by default (pitfall 3).
+    from azure.storage.queue import QueueClient, TextBase64DecodePolicy, TextBase64EncodePolicy
+
+    return QueueClient.from_connection_string(
+        settings.storage_connection, settings.batch_queue,
+        message_encode_policy=TextBase64EncodePolicy(), message_decode_policy=TextBase64DecodePolicy())

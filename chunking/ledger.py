@@ -31,7 +31,7 @@ class LedgerEntry:
     """One document's state.
 
     Attributes:
-        doc_id, source: the document id and its path in the container.
+        doc_id, source, container: the document id, its path, and the container (namespace) holding it.
         version: the current version (the newest one stage 1 accepted or rejected).
         status: ``queued`` (batches of ``version`` on their way), ``indexed`` (``version`` fully in the index),
             ``failed`` (``version`` could not be parsed or indexed; ``error`` says why), ``deleted``.
@@ -44,6 +44,7 @@ class LedgerEntry:
 
     doc_id: str
     source: str
+    container: str = ""
     version: str = ""
     status: Status = "queued"
     indexed_version: str = ""
@@ -95,18 +96,20 @@ class Ledger:
                 return new
         raise RuntimeError(f"ledger entry {doc_id} ({source}) kept changing under concurrent writers")
 
-    def begin_version(self, doc_id: str, source: str, version: str, chunk_count: int, batch_count: int) -> LedgerEntry:
+    def begin_version(self, doc_id: str, source: str, version: str, chunk_count: int, batch_count: int,
+                      container: str = "") -> LedgerEntry:
         """Stage 1 accepted *version*: it becomes current and ``queued`` (its batches are on their way)."""
 
         def fn(e: LedgerEntry) -> LedgerEntry:
             attempts = e.attempts if e.version == version else 0
-            return dataclasses.replace(e, source=source, version=version, status="queued", chunk_count=chunk_count,
-                                       batch_count=batch_count, error="", attempts=attempts)
+            return dataclasses.replace(e, source=source, container=container or e.container, version=version,
+                                       status="queued", chunk_count=chunk_count, batch_count=batch_count, error="",
+                                       attempts=attempts)
 
         return self._change(doc_id, source, fn)  # type: ignore[return-value]
 
-    def mark_failed(self, doc_id: str, source: str, version: str, error: str, *, only_if_current: bool = False
-                    ) -> LedgerEntry | None:
+    def mark_failed(self, doc_id: str, source: str, version: str, error: str, *, only_if_current: bool = False,
+                    container: str = "") -> LedgerEntry | None:
         """*version* failed for good: status ``failed`` with the reason. The indexed version, if any, is untouched
         and stays searchable. Stage 1 rejecting a new upload makes *version* current; a poisoned batch
         (``only_if_current=True``) changes nothing once another version has become current."""
@@ -114,8 +117,8 @@ class Ledger:
         def fn(e: LedgerEntry) -> LedgerEntry | None:
             if only_if_current and e.version != version:
                 return None
-            return dataclasses.replace(e, source=source, version=version, status="failed",
-                                       error=error[:_MAX_ERROR_CHARS], attempts=e.attempts + 1)
+            return dataclasses.replace(e, source=source, container=container or e.container, version=version,
+                                       status="failed", error=error[:_MAX_ERROR_CHARS], attempts=e.attempts + 1)
 
         return self._change(doc_id, source, fn)
 

@@ -43,6 +43,7 @@ class BatchMessage:
     chunk_count: int
     records: list[dict[str, Any]] | None
     payload: str | None
+    keep_old_versions: bool = False
 
 
 def _dumps(obj: Any) -> str:
@@ -61,11 +62,13 @@ def encode_batches(
     max_message_bytes: int,
     payloads: PayloadStore,
     max_records: int = MAX_RECORDS_PER_BATCH,
+    keep_old_versions: bool = False,
 ) -> list[str]:
     """Pack the records of one document version into queue messages, in ordinal order.
 
     Each returned string is ≤ *max_message_bytes* bytes of UTF-8. A record too large for a message on its own is
     sent as a one-record batch whose JSON is written to *payloads* (claim check). No records, no messages.
+    *keep_old_versions* asks stage 2 not to delete the document's other versions when this one is complete.
 
     Raises:
         ValueError: *records* mix documents or versions.
@@ -76,7 +79,7 @@ def encode_batches(
     if any(r.doc_id != doc or r.version != version for r in records):
         raise ValueError("encode_batches takes the records of one document version")
     header = {"type": "chunk-batch", "schema": _SCHEMA, "doc_id": doc, "version": version,
-              "source": records[0].source}
+              "source": records[0].source, "keep_old_versions": keep_old_versions}
     # A generous fixed allowance for the per-message header (numbers grow at most a few digits).
     header_bytes = len(_dumps(header).encode()) + 128
     budget = max_message_bytes - header_bytes
@@ -143,6 +146,7 @@ def decode_message(body: str | bytes) -> BatchMessage:
             chunk_count=int(data["chunk_count"]),
             records=data.get("records"),
             payload=data.get("payload"),
+            keep_old_versions=bool(data.get("keep_old_versions", False)),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise MessageError(f"chunk-batch message lacks a valid field: {exc}") from None

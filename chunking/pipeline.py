@@ -19,6 +19,7 @@ from chunking.formats import PAGINATED_EXTENSIONS, extension_of, splitter_for
 from chunking.ids import doc_id as make_doc_id
 from chunking.ids import document_version
 from chunking.index.base import SearchIndex
+from chunking.ledger import Ledger
 from chunking.messages import decode_message, encode_batches, load_records
 from chunking.parsers import ParseError, parse_document
 from chunking.payloads import PayloadMissingError, PayloadStore
@@ -32,10 +33,15 @@ log = logging.getLogger("chunking.pipeline")
 
 @dataclass
 class StageOneResult:
-    """What stage 1 did with one source. ``error`` is set (and ``messages`` empty) when the file was rejected."""
+    """What stage 1 did with one source.
+
+    ``outcome``: ``added`` (new document), ``updated`` (new version of a known one), ``skipped`` (this version is
+    already indexed: nothing parsed, nothing sent), ``failed`` (rejected: ``error`` says why, no messages).
+    """
 
     source: str
     doc_id: str
+    outcome: str = "added"
     version: str = ""
     size_bytes: int = 0
     pages: int = 0
@@ -61,6 +67,7 @@ class StageTwoResult:
     reused: int = 0
     embedding_tokens: int = 0
     embedding_requests: int = 0
+    dropped: str = ""  # why the batch was dropped unprocessed ('' if processed)
     completed: bool = False
     removed: int = 0
     seconds: float = 0.0
@@ -73,28 +80,45 @@ def run_stage_one(
     container: str,
     settings: Settings,
     payloads: PayloadStore,
+    ledger: Ledger,
+    force: bool = False,
+    keep_old_versions: bool = False,
 ) -> StageOneResult:
-    """Parse and split one source into chunk-batch messages (each ≤ ``settings.max_message_bytes`` bytes).
+    """Parse and split one source into chunk-batch messages (each ≤ ``settings.max_message_bytes`` bytes) and
+    record the new version in the ledger.
 
     Args:
         data: the source's bytes.
         source: its path inside *container* (e.g. ``"manuals/a.pdf"``); the extension picks parser and splitter.
         container: the container (or another namespace) the path belongs to; part of the document id.
+        force: process even if the ledger says this version is indexed (reconcile uses it when the index lost it).
+        keep_old_versions: tell stage 2 not to delete older versions' chunks (``--cleanup none``).
 
-    Bad input (unsupported type, empty, corrupt, undecodable, too large) does not raise: the result carries the
-    reason in ``error`` and one log line names the file, so a trigger never loops on it.
+    A version already indexed is skipped without parsing. Bad input (unsupported type, empty, corrupt,
+    undecodable, too large) does not raise: the result and the ledger carry the reason, one log line names the
+    file, and the previously indexed version stays searchable.
     """
     started = time.perf_counter()
     result = StageOneResult(source=source, doc_id=make_doc_id(container, source), size_bytes=len(data))
+    splitter = splitter_for(source, settings)
+    result.version = document_version(hashlib.sha256(data).hexdigest(), splitter.fingerprint)
+    entry = ledger.get(result.doc_id)
+    if entry is not None and entry.status != "deleted":
+        result.outcome = "updated"
+        if not force and entry.status == "indexed" and entry.indexed_version == result.version:
+            result.outcome = "skipped"
+            result.chunks = entry.chunk_count
+            result.seconds = time.perf_counter() - started
+            log.info("unchanged %s: version %s already indexed", source, result.version[:8])
+            return result
     try:
         pages = parse_document(data, source=source, max_bytes=settings.max_document_bytes)
     except ParseError as exc:
-        result.error = exc.reason
+        result.outcome, result.error = "failed", exc.reason
+        ledger.mark_failed(result.doc_id, source, result.version, exc.reason, container=container)
         result.seconds = time.perf_counter() - started
         log.error("rejected %s: %s", source, exc.reason)
         return result
-    splitter = splitter_for(source, settings)
-    result.version = document_version(hashlib.sha256(data).hexdigest(), splitter.fingerprint)
     chunks = list(splitter.split(pages))
     records = build_records(
         chunks,
@@ -108,7 +132,9 @@ def run_stage_one(
     result.chunks = len(records)
     result.tokens = sum(r.token_count for r in records)
     result.max_chunk_tokens = max((r.token_count for r in records), default=0)
-    result.messages = encode_batches(records, max_message_bytes=settings.max_message_bytes, payloads=payloads)
+    result.messages = encode_batches(records, max_message_bytes=settings.max_message_bytes, payloads=payloads,
+                                     keep_old_versions=keep_old_versions)
+    ledger.begin_version(result.doc_id, source, result.version, len(records), len(result.messages), container)
     result.seconds = time.perf_counter() - started
     log.info(
         "split %s: %d pages, %d chunks, %d tokens, %d messages in %.2fs",
@@ -124,30 +150,61 @@ def run_stage_two(
     embedder: Embedder,
     index: SearchIndex,
     payloads: PayloadStore,
+    ledger: Ledger,
 ) -> StageTwoResult:
     """Embed and upsert one chunk-batch message; complete the version when all its chunks are in.
 
-    Vectors already stored for a chunk text (same ``content_hash``) are reused, not recomputed. Upserts are
-    merge-or-upload on deterministic keys, so a duplicated or retried message changes nothing.
+    A batch whose version is no longer the ledger's current one (superseded, deleted, or already complete) is
+    dropped. Vectors already stored for a chunk text (same ``content_hash``) are reused, not recomputed. Upserts
+    are merge-or-upload on deterministic keys, so a duplicated or retried message changes nothing. When the
+    version's last chunk is in, the document's chunks of other versions are deleted and the ledger says
+    ``indexed``.
 
     Raises:
         MessageError: the message is not a chunk-batch message (it cannot succeed on retry).
-        PayloadMissingError: its claim-checked payload is gone.
-        Errors of the embedder or index propagate, so the queue retries the message and finally poisons it.
+        PayloadMissingError: its claim-checked payload is gone and the version is not complete.
+        Errors of the embedder or index propagate (after being noted in the ledger), so the queue retries the
+        message and finally poisons it.
     """
     started = time.perf_counter()
     message = decode_message(body)
     result = StageTwoResult(message.doc_id, message.version, message.source, message.batch_no, message.batch_count)
+    entry = ledger.get(message.doc_id)
+    if entry is None or entry.version != message.version or entry.status == "deleted":
+        result.dropped = "superseded"
+    elif entry.status == "indexed":
+        result.dropped = "already indexed"
+    if result.dropped:
+        log.info("dropped batch %d of %s version %s: %s", message.batch_no, message.source, message.version[:8],
+                 result.dropped)
+        return result
     try:
-        records = load_records(message, payloads)
+        _embed_and_upsert(message, result, settings, embedder, index, payloads)
     except PayloadMissingError:
-        # The payload is deleted once its version is complete; a late duplicate of that message is done already.
-        if _complete(index, message.doc_id, message.version, message.chunk_count):
-            result.completed = True
+        # Payloads are deleted once their version is complete; a late duplicate of that message is done already.
+        if _count_version(index, message.doc_id, message.version) >= message.chunk_count:
+            _complete(message, result, index, ledger, payloads)
             return result
         raise
-    result.records = len(records)
+    except Exception as exc:
+        ledger.record_error(message.doc_id, message.source, message.version,
+                            f"batch {message.batch_no + 1} of {message.batch_count}: {type(exc).__name__}: {exc}")
+        raise
+    if _count_version(index, message.doc_id, message.version) >= message.chunk_count:
+        _complete(message, result, index, ledger, payloads)
+    result.seconds = time.perf_counter() - started
+    log.info(
+        "indexed %s batch %d/%d: %d records (%d embedded, %d reused)%s",
+        message.source, message.batch_no + 1, message.batch_count, result.records, result.embedded,
+        result.reused, ", version complete" if result.completed else "",
+    )
+    return result
 
+
+def _embed_and_upsert(message, result: StageTwoResult, settings: Settings, embedder: Embedder, index: SearchIndex,
+                      payloads: PayloadStore) -> None:
+    records = load_records(message, payloads)
+    result.records = len(records)
     known = index.vectors_by_content_hash({r.content_hash for r in records})
     todo = [i for i, r in enumerate(records) if r.content_hash not in known]
     requests_before, tokens_before = embedder.requests, embedder.tokens
@@ -164,22 +221,23 @@ def run_stage_two(
     result.embedded, result.reused = len(todo), len(records) - len(todo)
     index.upsert([r.with_embedding(fresh[i] if i in fresh else known[r.content_hash]) for i, r in enumerate(records)])
 
-    keys = index.keys_of(message.doc_id)
-    if sum(1 for v in keys.values() if v == message.version) >= message.chunk_count:
-        stale = [k for k, v in keys.items() if v != message.version]
+
+def _count_version(index: SearchIndex, doc_id: str, version: str) -> int:
+    return sum(1 for v in index.keys_of(doc_id).values() if v == version)
+
+
+def _complete(message, result: StageTwoResult, index: SearchIndex, ledger: Ledger, payloads: PayloadStore) -> None:
+    """Every chunk of the message's version is in: remove other versions, mark the ledger ``indexed``."""
+    entry = ledger.get(message.doc_id)
+    if entry is None or entry.version != message.version:
+        return  # superseded meanwhile: the newer version completes (and cleans up) on its own
+    if not message.keep_old_versions:
+        # Re-read just before deleting, and spare whatever version is current now, so a version that became
+        # current meanwhile never loses chunks it has already written.
+        stale = [k for k, v in index.keys_of(message.doc_id).items() if v not in (message.version, entry.version)]
         if stale:
             index.delete(stale)
-        # Only this version's payloads: another version may be in flight with payloads of its own.
-        payloads.delete_prefix(f"{message.doc_id}/{message.version}/")
-        result.completed, result.removed = True, len(stale)
-    result.seconds = time.perf_counter() - started
-    log.info(
-        "indexed %s batch %d/%d: %d records (%d embedded, %d reused)%s",
-        message.source, message.batch_no + 1, message.batch_count, result.records, result.embedded,
-        result.reused, ", version complete" if result.completed else "",
-    )
-    return result
-
-
-def _complete(index: SearchIndex, doc_id: str, version: str, chunk_count: int) -> bool:
-    return sum(1 for v in index.keys_of(doc_id).values() if v == version) >= chunk_count
+        result.removed = len(stale)
+    result.completed = ledger.mark_indexed(message.doc_id, message.source, message.version)
+    # Only this version's payloads: another version may be in flight with payloads of its own.
+    payloads.delete_prefix(f"{message.doc_id}/{message.version}/")

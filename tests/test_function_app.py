@@ -46,7 +46,8 @@ def registered(app_env):
 
 
 def test_binding_metadata(registered):
-    assert set(registered) == {"ingest_document", "index_chunk_batch"}
+    assert set(registered) == {"ingest_document", "index_chunk_batch", "remove_deleted_blob", "reconcile_index",
+                               "record_blob_poison", "record_batch_poison"}
     ingest = json.loads(registered["ingest_document"].get_function_json())["bindings"]
     trigger = next(b for b in ingest if b["type"] == "blobTrigger")
     assert trigger["path"] == "%DOCUMENTS_CONTAINER%/{name}"
@@ -58,6 +59,13 @@ def test_binding_metadata(registered):
     index = json.loads(registered["index_chunk_batch"].get_function_json())["bindings"]
     assert index == [{"type": "queueTrigger", "direction": "IN", "name": "msg",
                       "queueName": "%CHUNK_BATCH_QUEUE%", "connection": "AzureWebJobsStorage"}]
+    queues = {name: json.loads(registered[name].get_function_json())["bindings"][0]["queueName"]
+              for name in ("remove_deleted_blob", "record_blob_poison", "record_batch_poison")}
+    assert queues == {"remove_deleted_blob": "%BLOB_EVENTS_QUEUE%",
+                      "record_blob_poison": "webjobs-blobtrigger-poison",
+                      "record_batch_poison": "%CHUNK_BATCH_QUEUE%-poison"}
+    timer = json.loads(registered["reconcile_index"].get_function_json())["bindings"][0]
+    assert (timer["type"], timer["schedule"]) == ("timerTrigger", "%RECONCILE_SCHEDULE%")
 
 
 def test_every_binding_setting_is_in_the_sample_settings(registered):
@@ -66,8 +74,8 @@ def test_every_binding_setting_is_in_the_sample_settings(registered):
     sample = json.loads((Path(__file__).resolve().parents[1] / "local.settings.sample.json").read_text())["Values"]
     for fn in registered.values():
         for binding in json.loads(fn.get_function_json())["bindings"]:
-            assert binding["connection"] in sample
-            for key in ("path", "queueName"):
+            assert binding.get("connection", "AzureWebJobsStorage") in sample
+            for key in ("path", "queueName", "schedule"):
                 if key in binding and binding[key].startswith("%"):
                     assert binding[key].split("%")[1] in sample
 
@@ -108,8 +116,7 @@ def test_good_blob_then_batch_roundtrip(registered):
         registered["index_chunk_batch"].get_user_function()(func.QueueMessage(body=m.encode()))
     from chunking import handlers
 
-    _, _, index, _ = handlers.services()
-    sources = {h.record.source for h in index.search("alpha beta gamma", None, k=3)}
+    sources = {h.record.source for h in handlers.services().index.search("alpha beta gamma", None, k=3)}
     assert sources == {"sub/alpha.txt"}
 
 

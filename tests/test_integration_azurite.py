@@ -114,7 +114,7 @@ def test_corpus_end_to_end(azurite, deployed, corpus):
     from chunking import handlers
     from chunking.ids import doc_id
 
-    _, embedder, index, _ = handlers.services()
+    index, embedder = handlers.services().index, handlers.services().embedder
     for path in files:
         name = f"corpus/{path.name}"
         records = sorted(index.records_of(doc_id("documents", name)), key=lambda r: r.ordinal)
