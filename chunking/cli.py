@@ -1,4 +1,4 @@
-"""Command line: ``python -m chunking {ingest,search,split} …``.
+"""Command line: ``python -m chunking {ingest,search,split,status,reconcile} …``.
 
 ``ingest`` runs both pipeline stages in-process on the configured backends (by default the offline lexical
 embedder and the local index under ``.chunking/``), exactly the code the Azure Functions run.
@@ -10,8 +10,6 @@ import argparse
 import json
 import logging
 import sys
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
@@ -55,7 +53,26 @@ def _parser() -> argparse.ArgumentParser:
     )
     ingest.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="a file or a folder")
     ingest.add_argument("--json", action="store_true", help="print the summary as one JSON object")
+    ingest.add_argument(
+        "--cleanup", choices=("none", "incremental", "full", "scoped_full"), default="incremental",
+        help="what else to delete: none = nothing, not even old versions of changed files; incremental (default) "
+        "= old versions of changed files; full = also every previously ingested file not in this run; "
+        "scoped_full = also files under the given folders that are no longer there")
+    ingest.add_argument("--allow-empty-full", action="store_true",
+                        help="let --cleanup full delete everything when the run has no files")
     ingest.set_defaults(func=_ingest)
+
+    status = sub.add_parser("status", help="documents by status, and the failed ones with reasons",
+                            description="Print the ledger: counts by status and every failed document with its reason.")
+    status.add_argument("--json", action="store_true", help="print as one JSON object")
+    status.set_defaults(func=_status)
+
+    rec = sub.add_parser(
+        "reconcile", help="repair drift between the documents container, the ledger and the index",
+        description="The reconcile timer's code: enqueue blobs that are missing from the index or stuck, delete "
+        "chunks of blobs that no longer exist. Needs the storage connection (AzureWebJobsStorage).")
+    rec.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    rec.set_defaults(func=_reconcile)
 
     search = sub.add_parser("search", help="hybrid (keyword + vector) search of the index",
                             description="Search the index; prints hits with source page and score.")
@@ -80,111 +97,94 @@ def _parser() -> argparse.ArgumentParser:
 # ----------------------------------------------------------------------------------------------- ingest
 
 
-@dataclass
-class _Row:
-    source: str
-    pages: int = 0
-    chunks: int = 0
-    max_tokens: int = 0
-    tokens: int = 0
-    embedding_tokens: int = 0
-    stage1_s: float = 0.0
-    stage2_s: float = 0.0
-    error: str | None = None
-
-
-@dataclass
-class _Summary:
-    rows: list[_Row] = field(default_factory=list)
-    seconds: float = 0.0
-    embedding_requests: int = 0
-
-    def to_dict(self) -> dict:
-        ok = [r for r in self.rows if not r.error]
-        return {
-            "documents": len(ok),
-            "pages": sum(r.pages for r in ok),
-            "chunks": sum(r.chunks for r in ok),
-            "tokens": sum(r.tokens for r in ok),
-            "embedding_tokens": sum(r.embedding_tokens for r in ok),
-            "embedding_requests": self.embedding_requests,
-            "seconds": round(self.seconds, 3),
-            "failures": [{"source": r.source, "error": r.error} for r in self.rows if r.error],
-            "per_document": [
-                {"source": r.source, "pages": r.pages, "chunks": r.chunks, "max_chunk_tokens": r.max_tokens,
-                 "tokens": r.tokens, "embedding_tokens": r.embedding_tokens,
-                 "stage1_seconds": round(r.stage1_s, 3), "stage2_seconds": round(r.stage2_s, 3),
-                 "error": r.error}
-                for r in self.rows
-            ],
-        }
-
-
-def _collect(paths: Sequence[Path]) -> list[tuple[Path, str]]:
-    """(file, source name) pairs; a folder's files are named ``folder/relative/path``."""
-    found: list[tuple[Path, str]] = []
-    for path in paths:
-        if path.is_dir():
-            for file in sorted(p for p in path.rglob("*") if p.is_file()):
-                rel = file.relative_to(path)
-                if not any(part.startswith(".") for part in rel.parts):
-                    found.append((file, f"{path.resolve().name}/{rel.as_posix()}"))
-        elif path.is_file():
-            found.append((path, path.name))
-        else:
-            raise SystemExit(f"python -m chunking ingest: {path}: no such file or folder")
-    return found
-
-
 def _ingest(args: argparse.Namespace, settings) -> int:
     from tqdm import tqdm
 
+    from chunking.batch import collect_files, ingest_files
     from chunking.embeddings import make_embedder
     from chunking.index import make_index
-    from chunking.payloads import MemoryPayloadStore
-    from chunking.pipeline import run_stage_one, run_stage_two
+    from chunking.ledger import make_ledger
 
-    files = _collect(args.paths)
-    started = time.perf_counter()
-    embedder = make_embedder(settings)
+    try:
+        files, scopes = collect_files(args.paths)
+    except FileNotFoundError as exc:
+        print(f"python -m chunking ingest: {exc}", file=sys.stderr)
+        return 2
     index = make_index(settings)
     index.ensure()
-    payloads = MemoryPayloadStore()
-    summary = _Summary()
-    for file, source in tqdm(files, desc="ingest", unit="file", disable=None, file=sys.stderr):
-        row = _Row(source)
-        summary.rows.append(row)
-        one = run_stage_one(file.read_bytes(), source=source, container="local", settings=settings, payloads=payloads)
-        row.stage1_s, row.error = one.seconds, one.error
-        row.pages, row.chunks, row.tokens, row.max_tokens = one.pages, one.chunks, one.tokens, one.max_chunk_tokens
-        for message in one.messages:
-            two = run_stage_two(message, settings=settings, embedder=embedder, index=index, payloads=payloads)
-            row.stage2_s += two.seconds
-            row.embedding_tokens += two.embedding_tokens
-            summary.embedding_requests += two.embedding_requests
-    summary.seconds = time.perf_counter() - started
-    if args.json:
-        print(json.dumps(summary.to_dict(), ensure_ascii=False, indent=2))
-    else:
-        _print_summary(summary, settings)
-    return 1 if any(r.error for r in summary.rows) and not any(not r.error for r in summary.rows) else 0
-
-
-def _print_summary(summary: _Summary, settings) -> None:
-    headers = ("source", "pages", "chunks", "max tok", "tokens", "emb tok", "stage1 s", "stage2 s", "status")
-    rows = [
-        (r.source, r.pages, r.chunks, r.max_tokens, r.tokens, r.embedding_tokens,
-         f"{r.stage1_s:.2f}", f"{r.stage2_s:.2f}", "ok" if not r.error else f"FAILED: {r.error}")
-        for r in summary.rows
-    ]
+    try:
+        summary = ingest_files(
+            files, settings=settings, embedder=make_embedder(settings), index=index, ledger=make_ledger(settings),
+            cleanup=args.cleanup, scopes=scopes, allow_empty_full=args.allow_empty_full,
+            progress=lambda it: tqdm(it, desc="ingest", unit="file", disable=None, file=sys.stderr),
+        )
+    except ValueError as exc:
+        print(f"python -m chunking ingest: {exc}", file=sys.stderr)
+        return 2
     totals = summary.to_dict()
-    rows.append(("TOTAL", totals["pages"], totals["chunks"], "", totals["tokens"], totals["embedding_tokens"],
-                 f"{sum(r.stage1_s for r in summary.rows):.2f}", f"{sum(r.stage2_s for r in summary.rows):.2f}",
-                 f"{totals['documents']} ok, {len(totals['failures'])} failed"))
-    _table(headers, rows)
-    where = settings.local_index_path if settings.index_backend == "local" else settings.search_endpoint
-    print(f"\n{totals['documents']} documents indexed into {where} with {settings.embedding_backend} embeddings "
-          f"({totals['embedding_requests']} embedding requests) in {summary.seconds:.1f} s")
+    if args.json:
+        print(json.dumps(totals, ensure_ascii=False, indent=2))
+    else:
+        rows = [(r.source, r.pages, r.chunks, r.max_tokens, r.tokens, r.embedding_tokens, f"{r.stage1_seconds:.2f}",
+                 f"{r.stage2_seconds:.2f}", r.outcome if r.outcome != "failed" else f"FAILED: {r.error}")
+                for r in summary.rows]
+        rows.append(("TOTAL", totals["pages"], totals["chunks"], "", totals["tokens"], totals["embedding_tokens"],
+                     f"{sum(r.stage1_seconds for r in summary.rows):.2f}",
+                     f"{sum(r.stage2_seconds for r in summary.rows):.2f}", ""))
+        _table(("source", "pages", "chunks", "max tok", "tokens", "emb tok", "stage1 s", "stage2 s", "result"), rows)
+        where = settings.local_index_path if settings.index_backend == "local" else settings.search_endpoint
+        print(f"\n{totals['added']} added, {totals['updated']} updated, {totals['skipped']} unchanged (skipped), "
+              f"{totals['deleted']} deleted, {totals['failed']} failed; {totals['embedding_tokens']} embedding "
+              f"tokens in {totals['embedding_requests']} requests ({settings.embedding_backend}) -> {where}; "
+              f"{summary.seconds:.1f} s")
+    return 1 if totals["failed"] and not totals["documents"] else 0
+
+
+# ----------------------------------------------------------------------------------------------- status
+
+
+def _status(args: argparse.Namespace, settings) -> int:
+    from chunking.ledger import make_ledger
+
+    entries = make_ledger(settings).entries()
+    counts = {s: sum(1 for e in entries if e.status == s) for s in ("indexed", "queued", "failed", "deleted")}
+    failed = [e for e in entries if e.status == "failed"]
+    if args.json:
+        print(json.dumps({"counts": counts, "failed": [
+            {"source": e.source, "doc_id": e.doc_id, "version": e.version, "error": e.error, "attempts": e.attempts,
+             "updated_at": e.updated_at} for e in failed]}, ensure_ascii=False, indent=2))
+        return 0
+    print(", ".join(f"{n} {s}" for s, n in counts.items()))
+    if failed:
+        print()
+        _table(("failed source", "reason", "since"), [(e.source, e.error, e.updated_at) for e in failed])
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------- reconcile
+
+
+def _reconcile(args: argparse.Namespace, settings) -> int:
+    from azure.core.exceptions import AzureError
+
+    from chunking import handlers
+
+    try:
+        report = handlers.handle_reconcile()
+    except AzureError as exc:
+        print(f"python -m chunking reconcile: storage not reachable ({settings.storage_connection.split(';')[0]}): "
+              f"{str(exc).splitlines()[0]}", file=sys.stderr)
+        return 2
+    data = report.to_dict()
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        print(f"checked {data['checked']} blobs: {len(data['missing'])} missing (enqueued), {len(data['stuck'])} "
+              f"stuck (enqueued), {len(data['orphaned'])} orphaned (deleted)")
+        for kind in ("missing", "stuck", "orphaned"):
+            for source in data[kind]:
+                print(f"  {kind}: {source}")
+    return 0
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> None:

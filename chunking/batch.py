@@ -1,0 +1,169 @@
+"""Batch runs: ingest local files through both stages in-process, with the cleanup modes of
+shared/spec/splitter-family.md §11 ("Incremental indexing semantics"), mapped onto one-file-one-document:
+
+- ``none``: nothing is deleted, not even the older versions of changed documents;
+- ``incremental`` (default): a changed document's older versions are deleted once its new version is in;
+  documents not in this run are untouched;
+- ``full``: in addition, every document of the namespace not seen in this run is deleted; a run that saw no
+  document raises instead of deleting everything (unless ``allow_empty_full``);
+- ``scoped_full``: in addition, the documents under the run's folders that were not seen are deleted (files
+  removed from a folder); documents elsewhere are untouched.
+
+Unlike LangChain's ``index()``, an unchanged document is never deleted and re-added (it is ``skipped`` before
+parsing), whatever the batch size, because the ledger knows per document which version is indexed.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from chunking.embeddings import Embedder
+from chunking.index.base import SearchIndex
+from chunking.ledger import Ledger
+from chunking.payloads import MemoryPayloadStore
+from chunking.pipeline import run_stage_one, run_stage_two
+from chunking.reconcile import delete_document
+from chunking.settings import Settings
+
+__all__ = ["CLEANUP_MODES", "DocumentRow", "IngestSummary", "collect_files", "ingest_files"]
+
+CLEANUP_MODES = ("none", "incremental", "full", "scoped_full")
+#: The namespace (container) of documents ingested from local files.
+LOCAL_CONTAINER = "local"
+
+
+@dataclass
+class DocumentRow:
+    """One source of a batch run. ``outcome``: added, updated, skipped, failed (or deleted by cleanup)."""
+
+    source: str
+    outcome: str = ""
+    pages: int = 0
+    chunks: int = 0
+    max_tokens: int = 0
+    tokens: int = 0
+    embedding_tokens: int = 0
+    embedding_requests: int = 0
+    stage1_seconds: float = 0.0
+    stage2_seconds: float = 0.0
+    error: str | None = None
+
+
+@dataclass
+class IngestSummary:
+    """Totals of a batch run; ``to_dict`` is the ``--json`` output of ``python -m chunking ingest``."""
+
+    rows: list[DocumentRow] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def count(self, outcome: str) -> int:
+        return sum(1 for r in self.rows if r.outcome == outcome)
+
+    def to_dict(self) -> dict:
+        ok = [r for r in self.rows if r.outcome != "failed"]
+        return {
+            "documents": len(ok),
+            "added": self.count("added"),
+            "updated": self.count("updated"),
+            "skipped": self.count("skipped"),
+            "deleted": len(self.deleted),
+            "failed": self.count("failed"),
+            "pages": sum(r.pages for r in ok),
+            "chunks": sum(r.chunks for r in ok),
+            "tokens": sum(r.tokens for r in ok),
+            "embedding_tokens": sum(r.embedding_tokens for r in self.rows),
+            "embedding_requests": sum(r.embedding_requests for r in self.rows),
+            "seconds": round(self.seconds, 3),
+            "failures": [{"source": r.source, "error": r.error} for r in self.rows if r.outcome == "failed"],
+            "deleted_sources": list(self.deleted),
+            "per_document": [
+                {"source": r.source, "outcome": r.outcome, "pages": r.pages, "chunks": r.chunks,
+                 "max_chunk_tokens": r.max_tokens, "tokens": r.tokens, "embedding_tokens": r.embedding_tokens,
+                 "stage1_seconds": round(r.stage1_seconds, 3), "stage2_seconds": round(r.stage2_seconds, 3),
+                 "error": r.error}
+                for r in self.rows
+            ],
+        }
+
+
+def collect_files(paths: Sequence[Path]) -> tuple[list[tuple[Path, str]], list[str]]:
+    """``(file, source)`` pairs for *paths* and the folder scopes (``"folder/"`` prefixes) they cover.
+
+    A folder's files (recursively, hidden ones skipped) are named ``folder/relative/path`` after the folder's
+    own name, a file given directly by its name, so the same files get the same document ids from any
+    working directory.
+
+    Raises:
+        FileNotFoundError: a path does not exist.
+    """
+    found: list[tuple[Path, str]] = []
+    scopes: list[str] = []
+    for path in paths:
+        if path.is_dir():
+            scope = path.resolve().name
+            scopes.append(f"{scope}/")
+            for file in sorted(p for p in path.rglob("*") if p.is_file()):
+                rel = file.relative_to(path)
+                if not any(part.startswith(".") for part in rel.parts):
+                    found.append((file, f"{scope}/{rel.as_posix()}"))
+        elif path.is_file():
+            found.append((path, path.name))
+        else:
+            raise FileNotFoundError(f"{path}: no such file or folder")
+    return found, scopes
+
+
+def ingest_files(
+    files: Iterable[tuple[Path, str]],
+    *,
+    settings: Settings,
+    embedder: Embedder,
+    index: SearchIndex,
+    ledger: Ledger,
+    cleanup: str = "incremental",
+    scopes: Sequence[str] = (),
+    allow_empty_full: bool = False,
+    progress: Callable[[Iterable], Iterable] = lambda it: it,
+) -> IngestSummary:
+    """Run stage 1 and stage 2 in-process for each ``(file, source)``, then the cleanup mode.
+
+    Raises:
+        ValueError: unknown *cleanup*, or ``full`` over a run that saw no document (and not *allow_empty_full*).
+    """
+    if cleanup not in CLEANUP_MODES:
+        raise ValueError(f"cleanup must be one of {', '.join(CLEANUP_MODES)}, got {cleanup!r}")
+    files = list(files)
+    if cleanup == "full" and not files and not allow_empty_full:
+        raise ValueError("cleanup 'full' over a run with no documents would delete every document; "
+                         "pass allow_empty_full (--allow-empty-full) if that is what you want")
+    started = time.perf_counter()
+    payloads = MemoryPayloadStore()
+    summary = IngestSummary()
+    seen: set[str] = set()
+    for file, source in progress(files):
+        row = DocumentRow(source)
+        summary.rows.append(row)
+        one = run_stage_one(file.read_bytes(), source=source, container=LOCAL_CONTAINER, settings=settings,
+                            payloads=payloads, ledger=ledger, keep_old_versions=cleanup == "none")
+        seen.add(one.doc_id)
+        row.outcome, row.error, row.stage1_seconds = one.outcome, one.error, one.seconds
+        row.pages, row.chunks, row.tokens, row.max_tokens = one.pages, one.chunks, one.tokens, one.max_chunk_tokens
+        for message in one.messages:
+            two = run_stage_two(message, settings=settings, embedder=embedder, index=index, payloads=payloads,
+                                ledger=ledger)
+            row.stage2_seconds += two.seconds
+            row.embedding_tokens += two.embedding_tokens
+            row.embedding_requests += two.embedding_requests
+    if cleanup in ("full", "scoped_full"):
+        for entry in ledger.entries():
+            if entry.container != LOCAL_CONTAINER or entry.status == "deleted" or entry.doc_id in seen:
+                continue
+            if cleanup == "full" or any(entry.source.startswith(scope) for scope in scopes):
+                delete_document(entry.doc_id, entry.source, index=index, ledger=ledger)
+                summary.deleted.append(entry.source)
+    summary.seconds = time.perf_counter() - started
+    return summary
