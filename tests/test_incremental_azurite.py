@@ -1,0 +1,277 @@
+"""Issue: incremental and exactly current. Every scenario runs the registered functions against Azurite (blob
+container, base64 queue, ledger table) and ends with: the index equals exactly the current versions of the
+blobs in the container."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import time
+
+import azure.functions as func
+import pytest
+from azure.functions.blob import InputStream
+from azure.storage.blob import BlobServiceClient
+from azure.storage.queue import QueueClient, TextBase64DecodePolicy, TextBase64EncodePolicy
+
+from chunking.ids import doc_id
+from chunking.payloads import MemoryPayloadStore
+from chunking.pipeline import run_stage_one
+
+pytestmark = pytest.mark.integration
+
+
+def _paragraphs(n: int, tag: str) -> bytes:
+    """*n* distinct sentences-rich paragraphs (≈ 1 chunk each at 60 tokens)."""
+    return "\n\n".join(
+        f"Paragraph {i} of {tag} explains step number {i} in plain words. It adds detail {i * 7} for the reader."
+        for i in range(n)
+    ).encode()
+
+
+class FakeOut(func.Out):
+    def __init__(self) -> None:
+        self.value = None
+
+    def set(self, val) -> None:
+        self.value = val
+
+    def get(self):
+        return self.value
+
+
+class Harness:
+    def __init__(self, azurite, name: str, state_dir, monkeypatch) -> None:
+        from chunking import handlers
+
+        env = {
+            "AzureWebJobsStorage": azurite.connection_string,
+            "DOCUMENTS_CONTAINER": f"docs{name}",
+            "CHUNK_BATCH_QUEUE": f"batches{name}",
+            "PAYLOAD_CONTAINER": f"payloads{name}",
+            "LEDGER_TABLE": f"ledger{name}",
+            "CHUNKING_STATE_DIR": str(state_dir),
+            "SPLIT_MAX_TOKENS": "60",
+            "SPLIT_MAX_CHARS": "300",
+        }
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        handlers.services.cache_clear()
+        self.handlers = handlers
+        import function_app
+
+        self.app = function_app
+        service = BlobServiceClient.from_connection_string(azurite.connection_string)
+        self.container = service.create_container(env["DOCUMENTS_CONTAINER"])
+        self.queue = QueueClient.from_connection_string(
+            azurite.connection_string, env["CHUNK_BATCH_QUEUE"],
+            message_encode_policy=TextBase64EncodePolicy(), message_decode_policy=TextBase64DecodePolicy())
+        self.queue.create_queue()
+        self.cname = env["DOCUMENTS_CONTAINER"]
+        self.sent: list[str] = []
+
+    @property
+    def s(self):
+        return self.handlers.services()
+
+    def upload(self, path: str, data: bytes) -> list[str]:
+        """Upload, then run the blob function as the host would; its messages go to the real queue."""
+        self.container.upload_blob(path, data, overwrite=True)
+        blob = self.container.get_blob_client(path)
+        out = FakeOut()
+        self.app.ingest_document(InputStream(data=blob.download_blob().readall(), name=f"{self.cname}/{path}",
+                                             length=len(data), uri=blob.url), out)
+        messages = out.get() or []
+        for m in messages:
+            self.queue.send_message(m)
+        self.sent.extend(messages)
+        return messages
+
+    def drain(self, fail_first: set[int] | None = None) -> int:
+        """Receive and handle every queued message; messages whose handler raises stay on the queue and come
+        back (visibility timeout 1 s), as with the host's retries."""
+        handled = 0
+        for _ in range(200):
+            batch = list(self.queue.receive_messages(messages_per_page=16, visibility_timeout=1))
+            if not batch:
+                if self.queue.get_queue_properties().approximate_message_count == 0:
+                    break
+                time.sleep(0.5)
+                continue
+            for m in batch:
+                try:
+                    self.app.index_chunk_batch(_qm(m.content, dt.datetime.now(dt.timezone.utc), m.dequeue_count))
+                except RuntimeError:
+                    continue
+                self.queue.delete_message(m)
+                handled += 1
+        return handled
+
+    def embedding_calls(self) -> int:
+        return self.s.embedder.requests
+
+    def assert_index_is_exactly_current(self) -> None:
+        """The index holds, for every blob in the container, exactly the chunks of its current bytes (ids,
+        contents, version), and nothing else."""
+        expected: dict[str, str] = {}
+        for item in self.container.list_blobs():
+            data = self.container.get_blob_client(item.name).download_blob().readall()
+            probe = run_stage_one(data, source=item.name, container=self.cname, settings=self.s.settings,
+                                  payloads=MemoryPayloadStore(), ledger=_NoLedger())
+            if probe.error:
+                continue
+            from chunking.messages import decode_message, load_records
+
+            for m in probe.messages:
+                for r in load_records(decode_message(m), MemoryPayloadStore()):
+                    expected[r.id] = r.content
+        actual: dict[str, str] = {}
+        for did in self.s.index.doc_ids():
+            for r in self.s.index.records_of(did):
+                actual[r.id] = r.content
+        assert actual == expected
+
+
+class _NoLedger:
+    """A ledger that knows nothing: stage 1 then always splits (to compute the expected records)."""
+
+    def get(self, doc_id):
+        return None
+
+    def begin_version(self, *a, **k):
+        return None
+
+    def mark_failed(self, *a, **k):
+        return None
+
+
+def _qm(body: str, now, dequeue_count: int = 1):
+    from azure.functions.queue import QueueMessage
+
+    return QueueMessage(id="m", body=body.encode(), dequeue_count=dequeue_count, insertion_time=now,
+                        expiration_time=now, time_next_visible=now, pop_receipt="r")
+
+
+@pytest.fixture
+def h(azurite, tmp_path, monkeypatch, request):
+    harness = Harness(azurite, request.node.name.replace("_", "")[4:20].lower(), tmp_path, monkeypatch)
+    yield harness
+    harness.handlers.services.cache_clear()
+
+
+def test_upload_then_shorter_overwrite(h):
+    assert len(h.upload("guide.txt", _paragraphs(30, "first"))) >= 2
+    h.drain()
+    first = h.s.ledger.get(doc_id(h.cname, "guide.txt"))
+    assert first.status == "indexed" and first.chunk_count >= 10
+    h.assert_index_is_exactly_current()
+
+    h.upload("guide.txt", _paragraphs(5, "second"))
+    h.drain()
+    second = h.s.ledger.get(doc_id(h.cname, "guide.txt"))
+    assert (second.status, second.indexed_version) == ("indexed", second.version)
+    assert second.version != first.version and second.chunk_count < first.chunk_count
+    h.assert_index_is_exactly_current()
+
+
+def test_identical_bytes_cost_nothing(h):
+    data = _paragraphs(12, "same")
+    h.upload("same.txt", data)
+    h.drain()
+    calls = h.embedding_calls()
+    assert calls > 0
+    assert h.upload("same.txt", data) == []  # skipped before parsing
+    assert h.drain() == 0
+    assert h.embedding_calls() == calls
+    h.assert_index_is_exactly_current()
+
+
+def test_delete_event_removes_chunks(h):
+    h.upload("gone.txt", _paragraphs(6, "gone"))
+    h.upload("kept.txt", _paragraphs(6, "kept"))
+    h.drain()
+    blob = h.container.get_blob_client("gone.txt")
+    url = blob.url
+    blob.delete_blob()
+    event = {"eventType": "Microsoft.Storage.BlobDeleted", "subject": "x", "data": {"url": url}}
+    h.app.remove_deleted_blob(_qm(json.dumps([event]), dt.datetime.now(dt.timezone.utc)))
+    assert h.s.ledger.get(doc_id(h.cname, "gone.txt")).status == "deleted"
+    h.assert_index_is_exactly_current()
+
+
+def test_batches_delivered_twice(h):
+    messages = h.upload("twice.txt", _paragraphs(20, "twice"))
+    for m in messages:  # every batch delivered a second time
+        h.queue.send_message(m)
+    assert h.drain() == 2 * len(messages)
+    assert h.s.ledger.get(doc_id(h.cname, "twice.txt")).status == "indexed"
+    h.assert_index_is_exactly_current()
+
+
+def test_old_batch_after_new_version_completed(h):
+    old = h.upload("v.txt", _paragraphs(10, "old"))
+    h.queue.clear_messages()  # hold the old version's batches back
+    h.upload("v.txt", _paragraphs(8, "new"))
+    h.drain()
+    for m in old:  # late delivery of the old version's batches
+        h.queue.send_message(m)
+    h.drain()
+    entry = h.s.ledger.get(doc_id(h.cname, "v.txt"))
+    assert entry.status == "indexed"
+    h.assert_index_is_exactly_current()
+
+
+def test_batch_failing_half_way_is_retried(h, monkeypatch):
+    index = h.s.index
+    real = index.upsert
+    calls = {"n": 0}
+
+    def flaky(records):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise RuntimeError("search service unavailable (simulated)")
+        return real(records)
+
+    monkeypatch.setattr(index, "upsert", flaky)
+    messages = h.upload("flaky.txt", _paragraphs(20, "flaky"))
+    assert len(messages) >= 3
+    h.drain()
+    entry = h.s.ledger.get(doc_id(h.cname, "flaky.txt"))
+    assert entry.status == "indexed" and entry.attempts >= 1
+    h.assert_index_is_exactly_current()
+
+
+def test_parse_failure_keeps_the_good_version(h):
+    h.upload("report.pdf", _pdf_bytes())
+    h.drain()
+    good = h.s.ledger.get(doc_id(h.cname, "report.pdf"))
+    assert good.status == "indexed"
+    h.upload("report.pdf", b"%PDF-1.7\nbroken")
+    entry = h.s.ledger.get(doc_id(h.cname, "report.pdf"))
+    assert entry.status == "failed" and "not a valid PDF" in entry.error
+    assert entry.indexed_version == good.version
+    keys = h.s.index.keys_of(doc_id(h.cname, "report.pdf"))
+    assert keys and set(keys.values()) == {good.version}
+    hits = h.s.index.search("lighthouse keeper", None, k=3)
+    assert "report.pdf" in {x.record.source for x in hits}
+
+
+def _pdf_bytes() -> bytes:
+    """A one-page PDF made with pypdf (a test dependency)."""
+    import io
+
+    from pypdf import PdfWriter
+    from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
+
+    writer = PdfWriter()
+    page = writer.add_blank_page(612, 792)
+    font = DictionaryObject({NameObject("/Type"): NameObject("/Font"), NameObject("/Subtype"): NameObject("/Type1"),
+                             NameObject("/BaseFont"): NameObject("/Helvetica")})
+    page[NameObject("/Resources")] = DictionaryObject({NameObject("/Font"): DictionaryObject(
+        {NameObject("/F1"): writer._add_object(font)})})
+    stream = DecodedStreamObject()
+    stream.set_data(b"BT /F1 12 Tf 72 720 Td (The lighthouse keeper wrote a report about the storm.) Tj ET")
+    page[NameObject("/Contents")] = writer._add_object(stream)
+    buf = io.BytesIO()
+    writer.write(buf)
+    return buf.getvalue()
