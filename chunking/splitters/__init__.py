@@ -1,0 +1,36 @@
+# Splitter family (splitter-family.md §1-10): LangChain-compatible names.
+from chunking.splitters.base import TextSplitter
+from chunking.splitters.character import (
+    CharacterTextSplitter,
+    LatexTextSplitter,
+    MarkdownTextSplitter,
+    PythonCodeTextSplitter,
+    RecursiveCharacterTextSplitter,
+)
+from chunking.splitters.html_header import HTMLHeaderTextSplitter
+from chunking.splitters.json_splitter import RecursiveJsonSplitter
+from chunking.splitters.languages import Language
+from chunking.splitters.markdown import (
+    ExperimentalMarkdownSyntaxTextSplitter,
+    MarkdownChunk,
+    MarkdownHeaderTextSplitter,
+    MarkdownSectionSplitter,
+)
+from chunking.splitters.token import TokenTextSplitter
+
+__all__ = [
+    "CharacterTextSplitter",
+    "ExperimentalMarkdownSyntaxTextSplitter",
+    "HTMLHeaderTextSplitter",
+    "Language",
+    "LatexTextSplitter",
+    "MarkdownChunk",
+    "MarkdownHeaderTextSplitter",
+    "MarkdownSectionSplitter",
+    "MarkdownTextSplitter",
+    "PythonCodeTextSplitter",
+    "RecursiveCharacterTextSplitter",
+    "RecursiveJsonSplitter",
+    "TextSplitter",
+    "TokenTextSplitter",
+]

@@ -234,7 +234,7 @@ def trim_blank_lines(text: str, start: int, end: int) -> tuple[int, int] | None:
     """Narrow ``[start, end)`` by removing leading and trailing blank (whitespace-only) lines.
 
     The new start is the start of the line holding the first non-whitespace character (never before *start*); the
-    new end is the end of the line holding the last one (its newline excluded, a ``\\r`` or trailing spaces kept).
+    new end is the end of the line holding the last one (its ``\\n`` or ``\\r\\n`` excluded, trailing spaces kept).
 
     Returns:
         The narrowed span, or ``None`` if the span is blank.
@@ -250,4 +250,6 @@ def trim_blank_lines(text: str, start: int, end: int) -> tuple[int, int] | None:
     new_start = max(start, text.rfind("\n", start, first) + 1)
     newline = text.find("\n", last, end)
     new_end = end if newline < 0 else newline
+    if new_end > last and text[new_end - 1] == "\r":  # the line terminator is not content
+        new_end -= 1
     return new_start, new_end

@@ -1,0 +1,217 @@
+"""Split Markdown at its headings into verbatim sections with the heading path as metadata.
+
+Algorithm (``splitter-family.md`` §6, after LangChain's ``MarkdownHeaderTextSplitter`` interface):
+1. Cut the text into lines and find the fenced code blocks (``fences.scan_lines``, CommonMark rules).
+2. Outside fences, a line is a splitting header when it is an ATX heading of a configured level, or matches a
+   configured custom delimiter (``**Title**``).
+3. A header pops every stacked header of level ≥ its own and pushes itself; a section's metadata is
+   ``{key: text}`` for the stack, outermost first.
+4. A section is the original lines between two splitting headers (the header line first when
+   ``strip_headers=False``), with leading and trailing blank lines removed; blank sections are dropped.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass
+from typing import Any, Iterable
+
+from chunking.model import Document
+from chunking.splitters.markdown.fences import MarkdownLines, parse_atx_heading, scan_lines, trim_blank_lines
+
+__all__ = ["HeaderSection", "MarkdownHeaderTextSplitter", "header_sections"]
+
+_HASHES = re.compile(r"#{1,6}")
+
+
+@dataclass(frozen=True, slots=True)
+class HeaderSection:
+    """A section: the half-open span ``[start, end)`` of its text and its header path (metadata key → text)."""
+
+    start: int
+    end: int
+    headers: dict[str, str]
+
+
+def _header_levels(
+    headers_to_split_on: Iterable[tuple[str, str]], custom_header_patterns: dict[str, int] | None
+) -> tuple[dict[int, str], dict[str, tuple[int, str]]]:
+    """(ATX level → metadata key, custom delimiter → (level, key)).
+
+    Raises:
+        ValueError: a prefix is neither 1–6 ``#`` nor a key of *custom_header_patterns*.
+    """
+    custom_levels = dict(custom_header_patterns or {})
+    atx: dict[int, str] = {}
+    custom: dict[str, tuple[int, str]] = {}
+    for prefix, key in headers_to_split_on:
+        if prefix in custom_levels:
+            custom[prefix] = (int(custom_levels[prefix]), key)
+        elif _HASHES.fullmatch(prefix):
+            atx[len(prefix)] = key
+        else:
+            raise ValueError(
+                f"header prefix {prefix!r} must be 1 to 6 '#' characters or a key of custom_header_patterns"
+            )
+    return atx, custom
+
+
+def _custom_header(line: str, custom: dict[str, tuple[int, str]]) -> tuple[int, str, str] | None:
+    stripped = line.strip()
+    for delimiter, (level, key) in custom.items():
+        inner = stripped[len(delimiter) : len(stripped) - len(delimiter)]
+        if (
+            len(stripped) > 2 * len(delimiter)
+            and stripped.startswith(delimiter)
+            and stripped.endswith(delimiter)
+            and inner.strip()
+            and inner[0] != delimiter[0]
+            and inner[-1] != delimiter[-1]
+        ):
+            return level, key, inner.strip()
+    return None
+
+
+def header_sections(
+    text: str,
+    lines: MarkdownLines,
+    atx: dict[int, str],
+    custom: dict[str, tuple[int, str]],
+    strip_headers: bool,
+) -> list[HeaderSection]:
+    """Cut *text* into header sections (module docstring, steps 2–4).
+
+    Args:
+        text: the Markdown text; *lines* is ``scan_lines(text)``.
+        atx, custom: the splitting headers, from ``_header_levels``.
+        strip_headers: leave the header line out of its section.
+
+    Returns:
+        Non-blank sections in document order, spans trimmed of blank lines.
+    """
+    sections: list[HeaderSection] = []
+    stack: list[tuple[int, str, str]] = []  # (level, key, text)
+    section_start = 0
+
+    def close(end: int) -> None:
+        span = trim_blank_lines(text, section_start, end)
+        if span is not None:
+            sections.append(HeaderSection(span[0], span[1], {key: value for _, key, value in stack}))
+
+    for index, (start, end) in enumerate(lines.spans):
+        if lines.block_of_line[index] >= 0:
+            continue
+        line = text[start:end].removesuffix("\r")
+        hit: tuple[int, str, str] | None = None
+        heading = parse_atx_heading(line)
+        if heading is not None and heading[0] in atx:
+            hit = (heading[0], atx[heading[0]], heading[1])
+        elif custom:
+            hit = _custom_header(line, custom)
+        if hit is None:
+            continue
+        close(start)
+        stack = [entry for entry in stack if entry[0] < hit[0]] + [hit]
+        section_start = min(end + 1, len(text)) if strip_headers else start
+    close(len(text))
+    return sections
+
+
+def _section_units(text: str, lines: MarkdownLines, section: HeaderSection) -> list[tuple[int, int]]:
+    """One span per non-blank line outside fences and one per fenced block, inside *section*."""
+    units: list[tuple[int, int]] = []
+    current_block = -1
+    for index, (start, end) in enumerate(lines.spans):
+        if end < section.start or start >= section.end:
+            continue
+        block = lines.block_of_line[index]
+        if block >= 0:
+            if block == current_block:
+                units[-1] = (units[-1][0], min(end, section.end))
+            else:
+                units.append((start, min(end, section.end)))
+                current_block = block
+            continue
+        current_block = -1
+        line_end = end - 1 if text[start:end].endswith("\r") else end
+        if text[start:line_end].strip():
+            units.append((start, line_end))
+    trimmed = [trim_blank_lines(text, s, e) for s, e in units]
+    return [span for span in trimmed if span is not None]
+
+
+class MarkdownHeaderTextSplitter:
+    """Split Markdown into sections at the configured headings; each section keeps its heading path as metadata.
+
+    Algorithm: module docstring (``splitter-family.md`` §6). Fences follow CommonMark: a ``#`` line inside a fenced
+    code block is never a header, a fence closes only on a run of the same character at least as long, and an
+    unclosed fence runs to the end of the document.
+
+    Args:
+        headers_to_split_on: ``(prefix, metadata key)`` pairs, e.g. ``[("#", "Header 1"), ("##", "Header 2")]``;
+            a prefix is 1–6 ``#`` or a delimiter of *custom_header_patterns*.
+        return_each_line: return one Document per non-blank line outside fences and one per fenced block.
+        strip_headers: leave header lines out of the content (default ``True``).
+        custom_header_patterns: delimiter → level, e.g. ``{"**": 1}`` makes a line that is exactly ``**Intro**``
+            a level-1 header with text ``Intro``.
+        add_start_index: add ``metadata["start_index"]``, the section's (or line's) offset in the text.
+
+    Raises:
+        ValueError: a prefix that is neither ``#``s nor a custom delimiter.
+
+    Example (keys ``Header 1``/``Header 2``): ``"# Guide\\nIntro.\\n## Install ##\\n\\tpip install x"`` →
+    ``Document("Intro.", {"Header 1": "Guide"})``,
+    ``Document("\\tpip install x", {"Header 1": "Guide", "Header 2": "Install"})``.
+
+    Differs from LangChain on purpose:
+        - Sections are verbatim: indentation, tabs, non-breaking spaces and blank lines stay; LangChain strips
+          every line, drops non-printable characters and joins paragraphs with ``"  \\n"``, which mangles code.
+        - Fences follow CommonMark (``~~~`` does not close ``~~~~``; an unclosed fence keeps the rest); LangChain
+          closes a fence on any line starting with three backticks or tildes.
+        - A closing ``##`` sequence is removed from the header text (``## Install ##`` → ``Install``) and ``#tag``
+          is not a heading; LangChain keeps the closers.
+        - Sections under equal header paths are not merged with each other.
+    """
+
+    def __init__(
+        self,
+        headers_to_split_on: list[tuple[str, str]],
+        return_each_line: bool = False,
+        strip_headers: bool = True,
+        custom_header_patterns: dict[str, int] | None = None,
+        add_start_index: bool = False,
+    ) -> None:
+        self._atx, self._custom = _header_levels(headers_to_split_on, custom_header_patterns)
+        self.headers_to_split_on = list(headers_to_split_on)
+        self.return_each_line = return_each_line
+        self.strip_headers = strip_headers
+        self.add_start_index = add_start_index
+
+    def split_text(self, text: str) -> list[Document]:
+        """Split Markdown *text*; metadata is the header path (plus ``start_index`` if asked)."""
+        return self._split(text, {})
+
+    def split_documents(self, documents: Iterable[Document]) -> list[Document]:
+        """Split each Document; metadata is a deep copy of its own, then the header path."""
+        out: list[Document] = []
+        for document in documents:
+            out.extend(self._split(document.page_content, document.metadata))
+        return out
+
+    def transform_documents(self, documents: Iterable[Document], **kwargs: Any) -> list[Document]:
+        """Same as :meth:`split_documents`."""
+        return self.split_documents(documents)
+
+    def _split(self, text: str, base: dict[str, Any]) -> list[Document]:
+        lines = scan_lines(text)
+        out: list[Document] = []
+        for section in header_sections(text, lines, self._atx, self._custom, self.strip_headers):
+            spans = _section_units(text, lines, section) if self.return_each_line else [(section.start, section.end)]
+            for start, end in spans:
+                metadata = copy.deepcopy(base)
+                metadata.update(section.headers)
+                if self.add_start_index:
+                    metadata["start_index"] = start
+                out.append(Document(text[start:end], metadata))
+        return out
