@@ -17,6 +17,7 @@ from chunking.splitters.markdown import (
     MarkdownSectionSplitter,
 )
 from chunking.splitters.token import TokenTextSplitter
+from chunking.splitters.sentence import SentenceSplitterConfig, SentenceTextSplitter
 
 __all__ = [
     "CharacterTextSplitter",
@@ -31,6 +32,8 @@ __all__ = [
     "PythonCodeTextSplitter",
     "RecursiveCharacterTextSplitter",
     "RecursiveJsonSplitter",
+    "SentenceSplitterConfig",
+    "SentenceTextSplitter",
     "TextSplitter",
     "TokenTextSplitter",
 ]

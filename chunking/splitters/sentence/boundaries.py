@@ -1,0 +1,273 @@
+"""Where text may be cut: figure blocks, sentence ends, word breaks, heading-like lines and the join rule.
+
+Definitions of ``shared/spec/sentence-splitter.md`` §5.1–§5.4, compiled once per configuration into regular
+expressions so that no per-character Python loop runs over a whole page. The sentence-end predicate is the
+reference's (azure-search-openai-demo's ``SentenceTextSplitter``) "every terminator ends a sentence", corrected
+for decimals, abbreviations, initials, enumerators and URLs as §5.2 requires (improvement R7).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from bisect import bisect_right
+
+from .config import OPENING_CHARS, SPACELESS_RANGES, SentenceSplitterConfig
+
+__all__ = [
+    "GAP_EMPTY",
+    "GAP_NEWLINE",
+    "GAP_SPACE",
+    "Boundaries",
+    "figure_blocks",
+    "gap_class",
+    "is_combining",
+    "is_continuation_letter",
+    "is_heading_like",
+    "is_spaceless",
+    "join_separator",
+]
+
+_ASCII_ENDINGS = frozenset(".!?")
+# Characters that end a line for the enumerator rule ("1. Introduction" at the start of a line).
+_LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+_OPENING = "".join(sorted(OPENING_CHARS))
+_NEXT_NON_SPACE = re.compile(r"\s*(\S)")
+_WORD_TAIL_WINDOW = 24
+
+# §5.1: an opening tag is "<figure" followed by whitespace, ">" or "/"; a closing tag "</figure" + spaces + ">".
+_FIGURE_TAG = re.compile(r"<(?:(/)figure\s*>|figure(?=[\s>/]))", re.IGNORECASE)
+FIGURE_OPEN = re.compile(r"<figure", re.IGNORECASE)
+
+# §5.3 heading-like line.
+_HEADING_NUMBER = re.compile(r"(?:[0-9]+|[IVXLCDM]+)[.)]\s")
+_HEADING_BULLETS = ("- ", "* ", "\u2022 ")
+
+GAP_EMPTY, GAP_SPACE, GAP_NEWLINE = 0, 1, 2
+
+_SPACELESS_STARTS = [lo for lo, _ in SPACELESS_RANGES]
+
+
+def _char_class(chars: frozenset[str]) -> str:
+    return "".join(re.escape(ch) for ch in sorted(chars))
+
+
+def figure_blocks(text: str, lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
+    """Return the outermost balanced ``<figure …>…</figure>`` blocks of ``text[lo:hi]`` (§5.1).
+
+    Each close matches the latest unmatched opening; an opening never closed and an unpaired close are
+    ordinary text. Returns half-open character ranges in ascending order.
+    """
+    hi = len(text) if hi is None else hi
+    if text.find("<", lo, hi) < 0:
+        return []
+    stack: list[int] = []
+    pairs: list[tuple[int, int]] = []
+    for m in _FIGURE_TAG.finditer(text, lo, hi):
+        if m.group(1) is None:
+            stack.append(m.start())
+        elif stack:
+            pairs.append((stack.pop(), m.end()))
+    if not pairs:
+        return []
+    pairs.sort()
+    blocks: list[tuple[int, int]] = []
+    for start, end in pairs:
+        # A pair nested inside the previous outermost block is part of it.
+        if not blocks or start >= blocks[-1][1]:
+            blocks.append((start, end))
+    return blocks
+
+
+def is_spaceless(ch: str) -> bool:
+    """True if ``ch`` belongs to a script written without spaces between words (§4)."""
+    cp = ord(ch)
+    i = bisect_right(_SPACELESS_STARTS, cp) - 1
+    return i >= 0 and cp <= SPACELESS_RANGES[i][1]
+
+
+def is_continuation_letter(ch: str) -> bool:
+    """True for letters that may continue a sentence: categories Ll, Lm and Lo (§4, improvement R8)."""
+    return unicodedata.category(ch) in ("Ll", "Lm", "Lo")
+
+
+def is_combining(ch: str) -> bool:
+    """True for combining marks (categories Mn, Mc, Me), which a hard cut never separates from their base."""
+    return unicodedata.category(ch) in ("Mn", "Mc", "Me")
+
+
+def is_heading_like(line: str) -> bool:
+    """Return True if the stripped ``line`` looks like a heading or a list item (§5.3)."""
+    line = line.strip()
+    if not line:
+        return False
+    if line.startswith("#") or line.startswith(_HEADING_BULLETS):
+        return True
+    if len(line) <= 80 and (line.isupper() or line.istitle()) and len(line.split()) <= 12:
+        return True
+    return _HEADING_NUMBER.match(line) is not None
+
+
+def gap_class(gap: str) -> int:
+    """Classify the whitespace between two joined pieces: newline, other whitespace, or nothing."""
+    if not gap:
+        return GAP_EMPTY
+    return GAP_NEWLINE if "\n" in gap else GAP_SPACE
+
+
+def join_separator(gap: int, a_last: str, b_first: str) -> str:
+    """Return the separator put between own texts ``a`` and ``b`` (join rule §5.4, improvement R2).
+
+    Args:
+        gap: :func:`gap_class` of the document text between ``a``'s last and ``b``'s first character.
+        a_last: last character of ``a``; b_first: first character of ``b``.
+    """
+    if gap == GAP_NEWLINE:
+        return "\n"
+    if gap == GAP_SPACE:
+        return " "
+    if a_last == ">":
+        return ""
+    if a_last.isalnum() and b_first.isalnum() and not is_spaceless(a_last) and not is_spaceless(b_first):
+        return " "
+    return ""
+
+
+class Boundaries:
+    """The sentence-end predicate (§5.2) and word breaks of one configuration, as compiled patterns.
+
+    Every query takes ``text`` with bounds ``lo``/``hi`` (character indices): the slice is evaluated as if it
+    were the whole text, so "the character after the cluster exists" and "start of the text" refer to it.
+    """
+
+    def __init__(self, config: SentenceSplitterConfig) -> None:
+        ends = config.sentence_endings
+        ascii_ends = ends & _ASCII_ENDINGS
+        other_ends = ends - _ASCII_ENDINGS
+        e, c = _char_class(ends), _char_class(config.closing_chars)
+        alternatives = []
+        if other_ends:
+            # A run holding any non-ASCII terminator always ends a sentence (CJK needs no following space).
+            alternatives.append(f"[{e}]*[{_char_class(other_ends)}][{e}]*[{c}]*" if c else
+                                f"[{e}]*[{_char_class(other_ends)}][{e}]*")
+        if ascii_ends:
+            a = _char_class(ascii_ends)
+            single_dot = r"(\.)(?![" + a + "])|" if "." in ascii_ends else ""
+            closing = f"[{c}]*" if c else ""
+            # An ASCII run ends a sentence only before whitespace or the end of the text (rule 1);
+            # a single "." is captured because the word before it still has to be checked (rule 2).
+            alternatives.append(f"(?:{single_dot}[{a}]+){closing}(?=\\s|\\Z)")
+        # The leading look-ahead lets the regex engine skip quickly to candidate characters.
+        self._cluster = re.compile(f"(?=[{e}])(?:{'|'.join(alternatives)})")
+        self._word_breaks = frozenset(config.word_breaks)
+        self._word_break = re.compile(f"[{_char_class(config.word_breaks)}]") if config.word_breaks else None
+        self._abbreviations = config.abbreviations
+        self._before_number = config.abbreviations_before_number
+        longest = max((len(w) for w in config.abbreviations | config.abbreviations_before_number), default=3)
+        self._window = max(_WORD_TAIL_WINDOW, longest + 8)
+        self._word_tail = re.compile(r"\S+\Z")
+        self.endings = ends
+        self.closing = config.closing_chars
+
+    # ---- sentence ends -------------------------------------------------------------------------------------
+
+    def sentence_cuts(self, text: str, lo: int = 0, hi: int | None = None, scan_from: int | None = None) -> list[int]:
+        """Positions just after each sentence end in ``text[lo:hi]``, ascending (§5.2).
+
+        A value ``p`` means ``text[p - 1]`` is the last character of a terminal cluster. ``scan_from`` (a
+        position at the start of a word, ≥ ``lo``) skips the text before it.
+        """
+        hi = len(text) if hi is None else hi
+        cuts: list[int] = []
+        append = cuts.append
+        dot_is_terminal = self._dot_is_terminal
+        for m in self._cluster.finditer(text, lo if scan_from is None else scan_from, hi):
+            if m.group(1) is None or dot_is_terminal(text, m.start(), m.end(), lo, hi):
+                append(m.end())
+        return cuts
+
+    def _dot_is_terminal(self, text: str, dot: int, end: int, lo: int, hi: int) -> bool:
+        """Rule 2 of §5.2 for a single ``.`` at ``dot`` whose cluster ends at ``end`` (exclusive)."""
+        if dot == lo:
+            return True
+        start = max(lo, dot - self._window)
+        m = self._word_tail.search(text, start, dot)
+        if m is None:
+            return True
+        j = m.start()
+        if j == start and j > lo and not text[j - 1].isspace():
+            # The word is longer than every abbreviation unless it starts with many opening characters.
+            while j > lo and not text[j - 1].isspace():
+                j -= 1
+        word = text[j:dot].lstrip(_OPENING)
+        if not word:
+            return True
+        lower = word.lower()
+        if lower in self._abbreviations:
+            return False
+        if lower in self._before_number:
+            nxt = _NEXT_NON_SPACE.match(text, end, hi)
+            if nxt is not None and nxt.group(1) in "0123456789":
+                return False
+        if len(word) == 1 and "A" <= word <= "Z":
+            return False
+        if len(word) <= 3 and word.isascii() and word.isdigit() and (j == lo or text[j - 1] in _LINE_BREAKS):
+            return False
+        return True
+
+    def ends_with_sentence_end(self, text: str, lo: int = 0) -> bool:
+        """True if the last character of ``text[lo:]`` is a sentence end (evaluated on that slice)."""
+        hi = len(text)
+        if hi <= lo or (text[-1] not in self.endings and text[-1] not in self.closing):
+            return False
+        cuts = self.sentence_cuts(text, lo, hi, _cluster_scan_start(text, lo, self.endings, self.closing))
+        return bool(cuts) and cuts[-1] == hi
+
+    def first_sentence_cut(self, text: str, cmin: int, cmax: int) -> int:
+        """The first cut ``c`` (see :meth:`sentence_cuts`, evaluated on all of ``text``) with
+        ``cmin ≤ c < cmax``, or -1. Only the text near ``cmin`` is scanned."""
+        # A cluster never holds whitespace, so scanning from just after a whitespace character is exact.
+        start = max(0, cmin - 1)
+        floor = max(0, start - 64)
+        while start > floor and not text[start - 1].isspace():
+            start -= 1
+        if start == floor and floor > 0 and not text[start - 1].isspace():
+            start = 0
+        hi = len(text)
+        for m in self._cluster.finditer(text, start, hi):
+            if m.start() >= cmax:
+                break
+            c = m.end()
+            if c < cmin or c >= cmax:
+                continue
+            if m.group(1) is None or self._dot_is_terminal(text, m.start(), c, 0, hi):
+                return c
+        return -1
+
+    # ---- word breaks ---------------------------------------------------------------------------------------
+
+    def is_word_break(self, ch: str) -> bool:
+        return ch in self._word_breaks
+
+    def word_break_positions(self, text: str, lo: int, hi: int) -> list[int]:
+        """Indices ``i`` in ``[lo, hi)`` where ``text[i]`` is a word-break character."""
+        if self._word_break is None:
+            return []
+        return [m.start() for m in self._word_break.finditer(text, lo, hi)]
+
+    def first_word_break(self, text: str, lo: int, hi: int) -> int:
+        """Index of the first word-break character in ``text[lo:hi]``, or -1."""
+        if self._word_break is None:
+            return -1
+        m = self._word_break.search(text, lo, hi)
+        return -1 if m is None else m.start()
+
+
+def _cluster_scan_start(text: str, lo: int, endings: frozenset[str], closing: frozenset[str]) -> int:
+    """Start of the word that holds the final cluster, so a scan from there sees the cluster and its word."""
+    i = len(text)
+    while i > lo and (text[i - 1] in endings or text[i - 1] in closing):
+        i -= 1
+    while i > lo and not text[i - 1].isspace():
+        i -= 1
+    return i

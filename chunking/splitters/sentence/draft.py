@@ -1,0 +1,117 @@
+"""The chunk under construction: own text, where each of its characters comes from, and its estimate.
+
+A draft's own text is a sequence of parts: slices of a page's text block (``(BlockTokens, start, end,
+doc_offset, page_num)``, character indices in the page) and literal strings (join separators, figure parts).
+The parts give the document offset and page of every own character (improvements R10, R12) and let the final
+measurement reuse the block's tokens.
+"""
+
+from __future__ import annotations
+
+from typing import Union
+
+from chunking.model import Chunk
+
+from .measure import BlockTokens
+
+__all__ = ["Draft", "Part", "slice_part"]
+
+SlicePart = tuple[BlockTokens, int, int, int, int]
+Part = Union[str, SlicePart]
+
+
+def slice_part(block: BlockTokens, start: int, end: int, page_offset: int, page_num: int) -> SlicePart:
+    """A part made of ``block.text[start:end]``, whose first character is at document offset
+    ``page_offset + start`` on page ``page_num``."""
+    return (block, start, end, page_offset + start, page_num)
+
+
+class Draft:
+    """A chunk being built (mutable); :meth:`to_chunk` freezes it.
+
+    Attributes:
+        text: own text (stripped); overlap: look-ahead appended after it (separator included).
+        parts: where ``text`` comes from (see module docstring).
+        start, end, page_start, page_end: own span in document offsets and its pages.
+        est: token estimate of ``text`` (§5.5); exact: exact tokens of ``text`` if known, else None.
+        hard_left, hard_right: joined to the previous / next chunk by a hard cut (no look-ahead).
+        gap_after: gap class (§5.4) of the page whitespace after the own end, for cross-page joins.
+    """
+
+    __slots__ = ("text", "parts", "start", "end", "page_start", "page_end", "est", "exact", "kind",
+                 "part_index", "part_count", "hard_left", "hard_right", "overlap", "gap_after")
+
+    def __init__(self, text: str, parts: list[Part], start: int, end: int, page_start: int, page_end: int,
+                 est: int, kind: str = "text", exact: int | None = None) -> None:
+        self.text, self.parts = text, parts
+        self.start, self.end, self.page_start, self.page_end = start, end, page_start, page_end
+        self.est, self.exact, self.kind = est, exact, kind
+        self.part_index: int | None = None
+        self.part_count: int | None = None
+        self.hard_left = self.hard_right = False
+        self.overlap = ""
+        self.gap_after = 0
+
+    def locate(self, index: int) -> tuple[int, int]:
+        """Document offset and page of own character ``index`` (which must come from a page slice)."""
+        pos = 0
+        for part in self.parts:
+            if isinstance(part, str):
+                pos += len(part)
+                continue
+            _, s, e, doc, page = part
+            if index < pos + (e - s):
+                return doc + index - pos, page
+            pos += e - s
+        raise IndexError(index)
+
+    def sub_parts(self, i: int, j: int) -> list[Part]:
+        """Parts of ``text[i:j]``."""
+        out: list[Part] = []
+        pos = 0
+        for part in self.parts:
+            n = len(part) if isinstance(part, str) else part[2] - part[1]
+            lo, hi = max(i, pos), min(j, pos + n)
+            if lo < hi:
+                if isinstance(part, str):
+                    out.append(part[lo - pos:hi - pos])
+                else:
+                    block, s, _, doc, page = part
+                    out.append((block, s + lo - pos, s + hi - pos, doc + lo - pos, page))
+            pos += n
+            if pos >= j:
+                break
+        return out
+
+    def is_single_slice(self) -> bool:
+        return len(self.parts) == 1 and not isinstance(self.parts[0], str)
+
+    def to_chunk(self, token_count: int) -> Chunk:
+        return Chunk(
+            text=self.text + self.overlap,
+            char_start=self.start,
+            char_end=self.end,
+            page_start=self.page_start,
+            page_end=self.page_end,
+            token_count=token_count,
+            overlap_chars=len(self.overlap),
+            kind=self.kind,  # type: ignore[arg-type]
+            part_index=self.part_index,
+            part_count=self.part_count,
+        )
+
+
+def draft_from_range(text: str, parts: list[Part], start: int, end: int, est: int, kind: str = "text",
+                     exact: int | None = None) -> Draft | None:
+    """A draft of ``text[start:end]`` stripped (its parts cover the whole ``text``), or None if blank."""
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if start >= end:
+        return None
+    holder = Draft(text, parts, 0, 0, 0, 0, 0)
+    own_parts = holder.sub_parts(start, end)
+    d0, p0 = holder.locate(start)
+    d1, p1 = holder.locate(end - 1)
+    return Draft(text[start:end], own_parts, d0, d1 + 1, p0, p1, est, kind, exact)

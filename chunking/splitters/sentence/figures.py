@@ -1,0 +1,244 @@
+"""Step 5 of ``shared/spec/sentence-splitter.md``: split a ``<figure>`` block above ``max_figure_tokens``.
+
+The reference (azure-search-openai-demo) never splits figures, so one large table can exceed the embedding
+model's input limit (improvement R4). A figure holding exactly one (non-nested) ``<table>`` is split between
+row groups (rows bound by ``rowspan`` stay together) with the header block repeated; any other figure is cut
+with step 4's phase A at tag-aware positions. Every part is a balanced ``<figure …>…</figure>``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable, NamedTuple
+
+from .boundaries import Boundaries, is_combining
+
+__all__ = ["FigurePart", "split_figure"]
+
+_FLAGS = re.IGNORECASE | re.DOTALL
+_START_TAG = re.compile(r"<figure[^>]*>", _FLAGS)
+_END_TAG = re.compile(r"</figure\s*>\s*\Z", _FLAGS)
+_TABLE_OPEN = re.compile(r"<table(?=[\s>/])[^>]*>", _FLAGS)
+_TABLE_CLOSE = re.compile(r"</table\s*>", _FLAGS)
+_THEAD = re.compile(r"<thead(?=[\s>/]).*?</thead\s*>", _FLAGS)
+_CAPTION = re.compile(r"<caption(?=[\s>/]).*?</caption\s*>", _FLAGS)
+_ROW = re.compile(r"<tr(?=[\s>/]).*?</tr\s*>", _FLAGS)
+_CELL = re.compile(r"<(t[hd])(?=[\s>/])", _FLAGS)
+_ROWSPAN = re.compile(r"""\browspan\s*=\s*["']?\s*(\d+)""", _FLAGS)
+_FIGCAPTION = re.compile(r"<figcaption(?=[\s>/]).*?</figcaption\s*>", _FLAGS)
+_TAG = re.compile(r"<[^<>]*>")
+_FIGURE_TAG = re.compile(r"<(/?)figure(?=[\s>/])", _FLAGS)
+# Preferred cut positions of a non-table figure: right after these tags.
+_PREFERRED = re.compile(r"</tr\s*>|</p\s*>|</li\s*>|<br\s*/?>|</table\s*>|</figcaption\s*>", _FLAGS)
+
+
+class FigurePart(NamedTuple):
+    """One part of a split figure: its text, its own span ``[start, end)`` in the page and its exact tokens."""
+
+    text: str
+    start: int
+    end: int
+    tokens: int
+
+
+def split_figure(
+    text: str, start: int, end: int, *, budget: int, boundaries: Boundaries, count: Callable[[str], int]
+) -> list[FigurePart]:
+    """Split the figure block ``text[start:end]`` into parts of at most ``budget`` tokens each (step 5).
+
+    Args:
+        text: page text; start, end: the figure block's character range.
+        budget: ``max_figure_tokens``; count: exact token counter.
+
+    Returns:
+        Parts in order; their own spans partition ``[start, end)``.
+    """
+    fig = text[start:end]
+    head = _START_TAG.match(fig)
+    tail = _END_TAG.search(fig)
+    if head is None or tail is None or tail.start() < head.end():
+        return [FigurePart(fig, start, end, count(fig))]
+    opens = list(_TABLE_OPEN.finditer(fig))
+    closes = list(_TABLE_CLOSE.finditer(fig))
+    if len(opens) == 1 and len(closes) == 1 and opens[0].end() <= closes[0].start():
+        parts = _split_table(fig, opens[0], closes[0], budget, boundaries, count)
+        if parts is not None:
+            return [FigurePart(t, start + s, start + e, n) for t, s, e, n in parts]
+    parts = _cut_content(fig, head.end(), tail.start(), head.group(), "</figure>", budget, boundaries, count)
+    return [FigurePart(t, start + s, start + e, n) for t, s, e, n in _partition(parts, 0, len(fig))]
+
+
+def _partition(parts: list[tuple[str, int, int, int]], lo: int, hi: int) -> list[tuple[str, int, int, int]]:
+    """Make own spans contiguous: the first starts at ``lo``, each ends where the next starts, the last at ``hi``."""
+    out = []
+    for i, (t, s, _e, n) in enumerate(parts):
+        s = lo if i == 0 else s
+        e = hi if i == len(parts) - 1 else parts[i + 1][1]
+        out.append((t, s, e, n))
+    return out
+
+
+def _split_table(fig, table_open, table_close, budget, boundaries, count):
+    h, o, tl = fig[: table_open.start()], table_open.group(), fig[table_close.end():]
+    body_lo, body_hi = table_open.end(), table_close.start()
+    thead = _THEAD.search(fig, body_lo, body_hi)
+    rows = [m for m in _ROW.finditer(fig, body_lo, body_hi)
+            if thead is None or not (thead.start() <= m.start() < thead.end())]
+    header_items: list[tuple[int, str]] = []
+    if thead is not None:
+        header_items.append((thead.start(), thead.group()))
+    else:
+        while rows and _all_th(rows[0].group()):
+            header_items.append((rows[0].start(), rows[0].group()))
+            rows.pop(0)
+    first_row = min([m.start() for m in rows] + [p for p, _ in header_items] + [body_hi])
+    caption = _CAPTION.search(fig, body_lo, body_hi)
+    if caption is not None and caption.start() < first_row:
+        header_items.append((caption.start(), caption.group()))
+    header = "".join(t for _, t in sorted(header_items))
+    if not rows:
+        return None
+    groups = _row_groups(rows)
+    close = "</table>"
+
+    def wrapper_tokens(prefix: str) -> int:
+        return count(prefix + close + tl)
+
+    full = h + o + header
+    later = full
+    if wrapper_tokens(full) > budget / 2:
+        later = h + o
+        if wrapper_tokens(later) > budget / 2:
+            later = _FIGCAPTION.sub("", h) + o
+    if wrapper_tokens(full) >= budget or wrapper_tokens(later) >= budget:
+        return None
+    group_text = ["".join(r.group() for r in g) for g in groups]
+    group_tokens = [count(t) for t in group_text]
+    parts = []
+    i = 0
+    while i < len(groups):
+        prefix = full if not parts else later
+        base = wrapper_tokens(prefix)
+        # Estimate-driven packing (sum of group counts), then exact checks at the end of the piece only.
+        j, est = i, base
+        while j < len(groups) and est + group_tokens[j] <= budget:
+            est += group_tokens[j]
+            j += 1
+        j = max(j, i + 1)
+        exact = count(prefix + "".join(group_text[i:j]) + close + tl)
+        while exact > budget and j > i + 1:
+            j -= 1
+            exact = count(prefix + "".join(group_text[i:j]) + close + tl)
+        while exact <= budget and j < len(groups):
+            grown = count(prefix + "".join(group_text[i:j + 1]) + close + tl)
+            if grown > budget:
+                break
+            j, exact = j + 1, grown
+        own_start = groups[i][0].start()
+        if exact > budget:
+            # One group alone does not fit: cut its rows like a non-table figure, inside the same wrapper.
+            g_lo, g_hi = groups[i][0].start(), groups[i][-1].end()
+            for t, s, e, n in _cut_content(fig, g_lo, g_hi, prefix, close + tl, budget, boundaries, count):
+                parts.append((t, s, e, n))
+        else:
+            parts.append((prefix + "".join(group_text[i:j]) + close + tl, own_start, groups[j - 1][-1].end(),
+                          exact))
+        i = j
+    return _partition(parts, 0, len(fig))
+
+
+def _all_th(row: str) -> bool:
+    cells = [m.group(1).lower() for m in _CELL.finditer(row)]
+    return bool(cells) and all(c == "th" for c in cells)
+
+
+def _row_groups(rows):
+    groups, i = [], 0
+    while i < len(rows):
+        last = i
+        j = i
+        # A row with rowspan=N binds the next N-1 rows; rows bound in turn may extend the group.
+        while j <= last:
+            spans = [int(v) for v in _ROWSPAN.findall(rows[j].group())]
+            if spans:
+                last = max(last, min(len(rows) - 1, j + max(spans) - 1))
+            j += 1
+        groups.append(rows[i:last + 1])
+        i = last + 1
+    return groups
+
+
+def _balanced(piece: str) -> str:
+    """Close figures opened in ``piece`` and open figures it closes, so its figure tags nest."""
+    depth, missing_opens = 0, 0
+    for m in _FIGURE_TAG.finditer(piece):
+        if m.group(1):
+            if depth:
+                depth -= 1
+            else:
+                missing_opens += 1
+        else:
+            depth += 1
+    return "<figure>" * missing_opens + piece + "</figure>" * depth
+
+
+def _cut_content(fig, lo, hi, prefix, suffix, budget, boundaries, count):
+    """Phase A of step 4 on ``fig[lo:hi]`` with tag-aware cut positions; each piece is wrapped."""
+    tags = [(m.start(), m.end()) for m in _TAG.finditer(fig, lo, hi)]
+
+    def in_tag(pos: int) -> tuple[int, int] | None:
+        for s, e in tags:
+            if s < pos < e:
+                return s, e
+            if s >= pos:
+                break
+        return None
+
+    def wrap(a: int, b: int) -> str:
+        return prefix + _balanced(fig[a:b]) + suffix
+
+    out = []
+    stack = [(lo, hi)]
+    while stack:
+        a, b = stack.pop()
+        while a < b and fig[a].isspace():
+            a += 1
+        while b > a and fig[b - 1].isspace():
+            b -= 1
+        if a >= b:
+            continue
+        text = wrap(a, b)
+        n_tokens = count(text)
+        n = b - a
+        if n_tokens <= budget or n == 1:
+            out.append((text, a, b, n_tokens))
+            continue
+        mid, reach = n // 2, n // 2 - n // 3
+        cut = -1
+        if n >= 4 and reach > 0:
+            candidates = (
+                [m.end() for m in _PREFERRED.finditer(fig, a, b)],
+                [c for c in boundaries.sentence_cuts(fig, a, b) if in_tag(c) is None],
+                [p + 1 for p in boundaries.word_break_positions(fig, a, b) if in_tag(p + 1) is None],
+            )
+            for positions in candidates:
+                best = None
+                for pos in positions:
+                    i = pos - 1 - a
+                    d = abs(i - mid)
+                    if d < reach and a < pos < b and (best is None or (d, i) < best[0]):
+                        best = ((d, i), pos)
+                if best is not None:
+                    cut = best[1]
+                    break
+        if cut < 0:
+            h = mid
+            while h > 1 and is_combining(fig[a + h]):
+                h -= 1
+            cut = a + max(h, 1)
+            tag = in_tag(cut)
+            if tag is not None:
+                cut = tag[0] if tag[0] > a else (tag[1] if tag[1] < b else cut)
+        stack.append((cut, b))
+        stack.append((a, cut))
+    return out

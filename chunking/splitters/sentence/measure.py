@@ -1,0 +1,203 @@
+"""Token counting for the sentence splitter: span counts from one encoding per text block, exact chunk counts.
+
+Spec §5.5 and §10: each span is counted once, decisions compare estimates, and every emitted chunk gets its
+exact count. Encoding spans one by one and then every chunk again costs more than two passes over the text,
+so both are derived from a single ``encode_ordinary`` of each text block:
+
+- the **span count** of a span is the number of the block's tokens that start inside it ("the tokens of the
+  span as it appears in the page"); the estimate of a run of spans is then the block's token count over that run;
+- the **exact count** of a chunk is assembled from pieces whose tokenisation cannot depend on their
+  neighbours. With cl100k-style pre-tokenisation (a regex splits the text, then BPE runs inside each piece), a
+  pre-token never continues from a letter into a following non-letter, so the position after such a letter is
+  a piece boundary in every context. The tokens of the block between two such boundaries inside the chunk are
+  reused; only the head and tail of the chunk (plus separators and look-ahead) are encoded again.
+
+With an injected ``token_counter`` the splitter cannot see tokens, so each span and each chunk is counted by
+calling it.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from bisect import bisect_left
+from itertools import accumulate
+from typing import Callable, Sequence
+
+from chunking.tokens import get_encoding
+
+__all__ = ["BlockTokens", "PlainText", "TokenMeasure"]
+
+# A letter followed by a character that is certainly not a letter (ASCII punctuation, whitespace, common CJK
+# punctuation). Only letters of stable Unicode categories are used (ASCII, kana, CJK unified ideographs) so the
+# tokenizer's own Unicode tables agree.
+_SAFE_BOUNDARY = re.compile(
+    "[A-Za-z\u3041-\u3096\u30a1-\u30fa\u4e00-\u9fef]"
+    "(?=[\\s!-/:-@\\[-`{-~\u3001\u3002\uff0c\uff01\uff1f\uff08\uff09\u300c\u300d\u300e\u300f\uff1a\uff1b])"
+)
+# Below this many characters a slice is simply re-encoded.
+_MIN_REUSE_CHARS = 48
+
+
+@functools.cache
+def _token_byte_lengths(encoding_name: str) -> list[int]:
+    """Byte length of every ordinary token of the encoding, indexed by token id."""
+    enc = get_encoding(encoding_name)
+    lengths = [0] * enc.n_vocab
+    for token in range(enc.n_vocab):
+        try:
+            lengths[token] = len(enc.decode_single_token_bytes(token))
+        except KeyError:  # ids without a token (gaps before the special tokens)
+            continue
+    return lengths
+
+
+class TokenMeasure:
+    """Counts tokens with the configured encoding (ordinary-text semantics) or an injected counter.
+
+    Args:
+        encoding: tiktoken encoding name, loaded offline by :func:`chunking.tokens.get_encoding`.
+        token_counter: optional ``str -> int``; when given, the encoding is not used at all.
+
+    Raises:
+        ValueError: the encoding is not shipped with the package.
+    """
+
+    def __init__(self, encoding: str, token_counter: Callable[[str], int] | None = None) -> None:
+        self.injected = token_counter is not None
+        if token_counter is not None:
+            self.count: Callable[[str], int] = token_counter
+            self._encode = None
+            self._byte_lengths: list[int] = []
+        else:
+            encode = get_encoding(encoding).encode_ordinary
+            self._encode = encode
+            self.count = lambda text: len(encode(text)) if text else 0
+            self._byte_lengths = _token_byte_lengths(encoding)
+
+    def block(self, text: str, lo: int, hi: int, cuts: Sequence[int]) -> "BlockTokens":
+        """Count the tokens of the text block ``text[lo:hi]`` whose spans end at ``cuts`` (ascending)."""
+        return BlockTokens(self, text, lo, hi, cuts)
+
+    def exact(self, parts: Sequence[object], suffix: str = "") -> int:
+        """Exact token count of the concatenation of ``parts`` and ``suffix``.
+
+        Args:
+            parts: strings, or tuples ``(BlockTokens | PlainText, start, end, ...)``: slices of a page's text
+                (character indices).
+            suffix: text appended after the parts (separator and look-ahead).
+        """
+        pending: list[str] = []
+        total = 0
+        for part in parts:
+            if isinstance(part, str):
+                pending.append(part)
+                continue
+            block, start, end = part[0], part[1], part[2]  # type: ignore[index]
+            text = block.text
+            inner = block.reusable_interior(start, end)
+            if inner is None:
+                pending.append(text[start:end])
+                continue
+            q1, q2 = inner
+            pending.append(text[start:q1])
+            total += self.count("".join(pending))
+            total += block.tokens_before(q2) - block.tokens_before(q1)
+            pending = [text[q2:end]]
+        pending.append(suffix)
+        return total + self.count("".join(pending))
+
+
+class PlainText:
+    """Page text whose tokens are not known (figure blocks): slices of it are always re-encoded."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def reusable_interior(self, start: int, end: int) -> None:
+        return None
+
+
+class BlockTokens:
+    """The tokens of one text block of a page, for span counts and exact slice counts.
+
+    Attributes:
+        text: the page text; the block is ``text[lo:hi]`` (character indices).
+    """
+
+    __slots__ = ("text", "lo", "hi", "_starts", "_ascii", "_cp_chars", "_cp_bytes", "_prefix")
+
+    def __init__(self, measure: TokenMeasure, text: str, lo: int, hi: int, cuts: Sequence[int]) -> None:
+        self.text, self.lo, self.hi = text, lo, hi
+        self._starts: list[int] | None = None
+        self._prefix: dict[int, int] | None = None
+        block = text if lo == 0 and hi == len(text) else text[lo:hi]
+        self._ascii = block.isascii()
+        self._cp_chars, self._cp_bytes = [lo], [0]
+        if measure._encode is not None and (self._ascii or _utf8_encodable(block)):
+            ids = measure._encode(block)
+            self._starts = list(accumulate(map(measure._byte_lengths.__getitem__, ids), initial=0))
+        else:
+            # Injected counter (or text the tokenizer would alter): count every span on its own.
+            prefix = {lo: 0}
+            total, prev = 0, lo
+            for cut in cuts:
+                if cut > prev:
+                    total += measure.count(text[prev:cut])
+                    prefix[cut] = total
+                    prev = cut
+            self._prefix = prefix
+
+    def tokens_before(self, pos: int) -> int:
+        """Number of the block's tokens that start before character ``pos`` (``lo ≤ pos ≤ hi``)."""
+        if self._starts is None:
+            return self._prefix[pos]  # type: ignore[index]
+        return bisect_left(self._starts, self._byte_offset(pos))
+
+    def count(self, start: int, end: int) -> int:
+        """Estimated tokens of ``text[start:end]``: the block's tokens that start in it."""
+        return self.tokens_before(end) - self.tokens_before(start)
+
+    def _byte_offset(self, pos: int) -> int:
+        if self._ascii:
+            return pos - self.lo
+        # Queries move mostly forward: the UTF-8 length is measured from the nearest earlier checkpoint, so the
+        # work stays linear in the block length.
+        chars = self._cp_chars
+        i = bisect_left(chars, pos + 1) - 1
+        offset = self._cp_bytes[i] + len(self.text[chars[i]:pos].encode("utf-8"))
+        if i == len(chars) - 1 and pos > chars[i]:
+            chars.append(pos)
+            self._cp_bytes.append(offset)
+        return offset
+
+    def reusable_interior(self, start: int, end: int) -> tuple[int, int] | None:
+        """Two piece boundaries ``start < q1 ≤ q2 < end`` whose tokens between can be reused, or None."""
+        if self._starts is None or end - start < _MIN_REUSE_CHARS:
+            return None
+        text = self.text
+        first = _SAFE_BOUNDARY.search(text, start, end)
+        if first is None:
+            return None
+        q1 = first.end()
+        window = 32
+        while True:
+            lo = max(q1, end - window)
+            last = None
+            for last in _SAFE_BOUNDARY.finditer(text, lo, end):
+                pass
+            if last is not None:
+                return q1, last.end()
+            if lo == q1:
+                return q1, q1
+            window *= 4
+
+
+def _utf8_encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:  # lone surrogates: tiktoken would replace them, shifting byte offsets
+        return False
+    return True

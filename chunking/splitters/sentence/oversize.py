@@ -1,0 +1,184 @@
+"""Step 4 of ``shared/spec/sentence-splitter.md``: cut one span that is over the caps into pieces that fit.
+
+After azure-search-openai-demo's ``SentenceTextSplitter`` (recursive cut at the sentence end or word break
+nearest the middle, else at the midpoint with an overlap), with the fixes of §8: the overlap is added once,
+between final leaves at hard cuts only, from a per-span budget (improvement R6), and every piece also fits the
+hard character cap (R5).
+
+Phase A cuts recursively: a stripped piece that fits (``tokens ≤ max_tokens`` and ``len ≤ hard_chars``) is a
+leaf; otherwise the sentence end nearest the middle (within the middle third) is cut after, else the nearest
+word break, else the midpoint (a hard cut, never before a combining mark). Phase B extends the two leaves of
+every hard cut towards each other by at most ``o`` characters each, while they still fit.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+from .boundaries import Boundaries, is_combining
+
+__all__ = ["Piece", "cut_oversize"]
+
+
+class Piece(NamedTuple):
+    """One piece of an oversize span: ``text[start:end]`` (stripped, character indices), its exact token
+    count, and whether the cut before it was a hard (midpoint) cut."""
+
+    start: int
+    end: int
+    tokens: int
+    hard_left: bool
+
+
+def _strip(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
+def _nearest(candidates: list[int], mid: int, reach: int) -> int:
+    """The candidate index closest to ``mid`` (left wins a tie) with ``|i - mid| < reach``, or -1."""
+    best, best_key = -1, None
+    for i in candidates:
+        d = abs(i - mid)
+        if d < reach:
+            key = (d, i)
+            if best_key is None or key < best_key:
+                best, best_key = i, key
+    return best
+
+
+def cut_oversize(
+    text: str,
+    start: int,
+    end: int,
+    *,
+    max_tokens: int,
+    hard_chars: int,
+    overlap_fraction: float,
+    boundaries: Boundaries,
+    count: Callable[[str], int],
+) -> list[Piece]:
+    """Cut ``text[start:end]`` (one span, no figure) into pieces that fit the caps (spec §6 step 4).
+
+    Args:
+        text: the text holding the span; start, end: the span's character range (may carry whitespace).
+        max_tokens: token cap of a piece; hard_chars: character cap of a piece.
+        overlap_fraction: ``split_overlap_percent / 100``, the overlap budget at hard cuts.
+        boundaries: sentence-end and word-break predicates; count: exact token counter.
+
+    Returns:
+        Pieces in text order, stripped, never empty. A single character over ``max_tokens`` cannot be cut and
+        is returned as it is.
+    """
+    known: dict[tuple[int, int], int] = {}
+
+    def fits(lo: int, hi: int) -> bool:
+        if hi - lo > hard_chars:
+            return False
+        key = (lo, hi)
+        if key not in known:
+            known[key] = count(text[lo:hi])
+        return known[key] <= max_tokens
+
+    hard_cuts = 0
+    leaves: list[tuple[int, int]] = []
+    hard_after: list[bool] = []  # hard_after[i]: the junction between leaves[i] and leaves[i + 1] is hard
+
+    # An explicit stack instead of recursion: unpunctuated text can be cut hundreds of levels deep.
+    # Items are ranges to cut, or markers for the junction between a left and a right part.
+    stack: list[tuple[int, int, int]] = [(start, end, 0)]
+    pending_junction: list[bool] = []
+    while stack:
+        lo, hi, marker = stack.pop()
+        if marker:
+            pending_junction.append(marker == 2)
+            continue
+        lo, hi = _strip(text, lo, hi)
+        if lo >= hi:
+            continue
+        n = hi - lo
+        if n == 1 or fits(lo, hi):
+            if leaves:
+                # The junction is hard if any cut between the previous leaf and this one was hard.
+                hard_after.append(any(pending_junction))
+            pending_junction.clear()
+            leaves.append((lo, hi))
+            continue
+        cut, hard = _find_cut(text, lo, hi, boundaries)
+        hard_cuts += hard
+        # Right part is pushed first so the left is handled first; the marker sits between them.
+        stack.append((cut, hi, 0))
+        stack.append((0, 0, 2 if hard else 1))
+        stack.append((lo, cut, 0))
+
+    if not leaves:
+        return []
+    if hard_cuts and overlap_fraction > 0:
+        starts, ends, hard_left = _overlap_hard_cuts(text, leaves, hard_after, end - start, hard_cuts,
+                                                     overlap_fraction, fits)
+    else:
+        starts, ends = [s for s, _ in leaves], [e for _, e in leaves]
+        hard_left = [False] + hard_after
+    pieces = []
+    for s, e, hard in zip(starts, ends, hard_left):
+        s, e = _strip(text, s, e)
+        if s < e:
+            t = known.get((s, e))
+            pieces.append(Piece(s, e, count(text[s:e]) if t is None else t, hard))
+    return pieces
+
+
+def _find_cut(text: str, lo: int, hi: int, boundaries: Boundaries) -> tuple[int, bool]:
+    """Return the cut position in ``(lo, hi)`` and whether it is a hard cut (phase A, steps 1–4)."""
+    n = hi - lo
+    mid = n // 2
+    if n >= 4:
+        reach = mid - n // 3
+        window_lo, window_hi = lo + mid - reach + 1, min(hi, lo + mid + reach)
+        if reach > 0:
+            # Sentence ends are evaluated on the piece itself, not on the whole text.
+            ends = [c - 1 - lo for c in boundaries.sentence_cuts(text, lo, hi)
+                    if window_lo <= c - 1 < window_hi]
+            i = _nearest(ends, mid, reach)
+            if i < 0:
+                breaks = [b - lo for b in boundaries.word_break_positions(text, window_lo, window_hi)]
+                i = _nearest(breaks, mid, reach)
+            if i >= 0:
+                return lo + i + 1, False
+    h = mid
+    while h > 1 and is_combining(text[lo + h]):
+        h -= 1
+    return lo + max(h, 1), True
+
+
+def _overlap_hard_cuts(text, leaves, hard_after, span_len, hard_cuts, fraction, fits):
+    """Phase B: extend both leaves of each hard cut by at most ``o`` characters while they still fit.
+
+    Returns the pieces' start and end positions and, per piece, whether a hard cut precedes it.
+    """
+    budget = int(fraction * span_len / hard_cuts)
+    starts = [s for s, _ in leaves]
+    ends = [e for _, e in leaves]
+    hard_left = [False] * len(leaves)
+    for i, hard in enumerate(hard_after):
+        if not hard:
+            continue
+        (a_lo, a_hi), (b_lo, b_hi) = leaves[i], leaves[i + 1]
+        o = min(budget, int(2 * fraction * min(a_hi - a_lo, b_hi - b_lo)))
+        hard_left[i + 1] = True
+        # A (already carrying its left extension) grows right into B, longest first.
+        for r in range(o, 0, -1):
+            s, e = _strip(text, starts[i], b_lo + r)
+            if fits(s, e):
+                ends[i] = e
+                break
+        # B grows left into the original A.
+        for ext in range(o, 0, -1):
+            s, e = _strip(text, a_hi - ext, b_hi)
+            if fits(s, e):
+                starts[i + 1] = s
+                break
+    return starts, ends, hard_left

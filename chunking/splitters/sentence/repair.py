@@ -1,0 +1,176 @@
+"""Steps 6 and 8 of ``shared/spec/sentence-splitter.md``: cross-page repair and look-ahead overlap.
+
+After azure-search-openai-demo's ``SentenceTextSplitter`` (merge a sentence broken by a page break, else shift
+the broken fragment forward; append a short look-ahead from the next chunk), with the fixes of §8: one
+continuation test for merge and look-ahead (R13) that accepts caseless scripts (R8); an order-preserving
+carry-forward that cuts only at word breaks and never inside a figure (R1, R2, R3); every concatenation uses
+the join rule (R2); the look-ahead shrinks by whole words and respects both caps (R5).
+"""
+
+from __future__ import annotations
+
+from .boundaries import (
+    FIGURE_OPEN,
+    Boundaries,
+    figure_blocks,
+    gap_class,
+    is_continuation_letter,
+    is_heading_like,
+    is_spaceless,
+    join_separator,
+)
+from .config import SentenceSplitterConfig
+from .draft import Draft
+from .measure import TokenMeasure
+
+__all__ = ["Repairer"]
+
+
+class Repairer:
+    """Cross-page repair (step 6) and look-ahead (step 8) for one configuration."""
+
+    def __init__(self, config: SentenceSplitterConfig, boundaries: Boundaries, measure: TokenMeasure) -> None:
+        self.max_tokens = config.max_tokens
+        self.hard_chars = config.hard_chars
+        self.target = config.overlap_target_chars
+        self.window = config.overlap_window_chars
+        self.advance = config.word_break_min_advance
+        self.boundaries = boundaries
+        self.measure = measure
+
+    # ---- step 6 --------------------------------------------------------------------------------------------
+
+    def continues(self, p: Draft, n: Draft) -> bool:
+        """Continuation test ``cont(P, N)``: ``N`` carries on the sentence that ``P`` leaves unfinished."""
+        if p.kind == "figure_part" or n.kind == "figure_part":
+            return False
+        if not is_continuation_letter(n.text[0]):
+            return False
+        if is_heading_like(n.text.split("\n", 1)[0]):
+            return False
+        if FIGURE_OPEN.search(n.text, 0, 20):
+            return False
+        figures = figure_blocks(p.text) if "<" in p.text else []
+        lo = figures[-1][1] if figures else 0
+        return not self.boundaries.ends_with_sentence_end(p.text, lo)
+
+    def _fits_tokens(self, text: str, est_other: int) -> bool:
+        # A token is at least one UTF-8 byte, so the byte length bounds the count without encoding.
+        if est_other + len(text.encode("utf-8", "surrogatepass")) <= self.max_tokens:
+            return True
+        return est_other + self.measure.count(text) <= self.max_tokens
+
+    def cross_page(self, p: Draft, drafts: list[Draft], gap: int) -> tuple[Draft | None, int]:
+        """Merge ``P`` with the page's first chunk or carry its broken fragment forward (step 6).
+
+        Args:
+            p: the held chunk; drafts: the page's chunk list (changed in place); gap: gap class between them.
+
+        Returns:
+            The held chunk after repair (None if all of it moved) and the gap class between it and the new
+            first chunk of the list.
+        """
+        n = drafts[0]
+        if not self.continues(p, n):
+            return p, gap
+        sep = join_separator(gap, p.text[-1], n.text[0])
+        if len(p.text) + len(sep) + len(n.text) <= self.hard_chars and p.est + n.est <= self.max_tokens:
+            p.text = p.text + sep + n.text
+            p.parts = p.parts + ([sep] if sep else []) + n.parts
+            p.end, p.page_end, p.est, p.exact = n.end, n.page_end, p.est + n.est, None
+            p.hard_right = n.hard_right
+            if n.kind == "figure":
+                p.kind = "figure"
+            del drafts[0]
+            return p, gap
+        return self._carry_forward(p, drafts, gap)
+
+    def _carry_forward(self, p: Draft, drafts: list[Draft], gap: int) -> tuple[Draft | None, int]:
+        n, text = drafts[0], p.text
+        figures = figure_blocks(text) if "<" in text else []
+        fs = figures[-1][1] if figures else 0
+        seg_lo = fs
+        cuts = self.boundaries.sentence_cuts(text, seg_lo, len(text))
+        if cuts:
+            fs = max(fs, cuts[-1])
+        candidates = [fs] + [i + 1 for i in self.boundaries.word_break_positions(text, fs, len(text) - 1)]
+        room = self.hard_chars - len(n.text)
+        for c in candidates:
+            suffix = text[c:].strip()
+            if not suffix:
+                continue
+            sep = join_separator(gap, suffix[-1], n.text[0])
+            if len(suffix) + len(sep) > room:
+                continue
+            if not self._fits_tokens(suffix, n.est):
+                continue
+            cs = len(text) - len(text[c:].lstrip())
+            ce = cs + len(suffix)
+            moved_tokens = self.measure.count(suffix)
+            doc, page = p.locate(cs)
+            n.text = suffix + sep + n.text
+            n.parts = p.sub_parts(cs, ce) + ([sep] if sep else []) + n.parts
+            n.start, n.page_start, n.est, n.exact = doc, page, moved_tokens + n.est, None
+            kept = text[:c].rstrip()
+            if not kept:
+                return None, gap
+            between = gap_class(text[len(kept):cs])
+            p.text, p.parts = kept, p.sub_parts(0, len(kept))
+            last_doc, p.page_end = p.locate(len(kept) - 1)
+            p.end = last_doc + 1
+            p.est = p.exact = self.measure.count(kept)
+            p.hard_right = False
+            return p, between
+        return p, gap
+
+    # ---- step 8 --------------------------------------------------------------------------------------------
+
+    def look_ahead(self, a: Draft, b: Draft, gap: int) -> None:
+        """Append to ``a`` a short prefix of ``b``'s text (step 8); ``b`` is never changed."""
+        if self.target <= 0 or a.kind != "text" or b.kind != "text" or a.hard_right or b.hard_left:
+            return
+        if FIGURE_OPEN.search(a.text) or FIGURE_OPEN.search(b.text):
+            return
+        prefix = self._prefix(b.text)
+        if not prefix or prefix.isspace() or a.text.endswith(prefix):
+            return
+        sep = join_separator(gap, a.text[-1], b.text[0])
+        room = self.hard_chars - len(a.text) - len(sep)
+        while prefix:
+            if len(prefix) <= room and self._fits_tokens(sep + prefix, a.est):
+                a.overlap = sep + prefix
+                return
+            prefix = self.shrink(prefix)
+
+    def _prefix(self, bt: str) -> str:
+        """Step 8.1: the look-ahead candidate taken from the front of ``bt``."""
+        t = self.target
+        if len(bt) <= t:
+            return bt
+        hi = min(len(bt), self.window)
+        stop = -1
+        if hi > t:
+            # j in [T, hi): a sentence end stops at once; a word break only beyond T + advance.
+            end = self.boundaries.first_sentence_cut(bt, t + 1, hi + 1)
+            brk = self.boundaries.first_word_break(bt, t + self.advance + 1, hi)
+            if end > 0 and (brk < 0 or end - 1 < brk):
+                return bt[:end]
+            stop = brk
+        if stop >= 0:
+            return bt[: stop + 1].rstrip()
+        breaks = self.boundaries.word_break_positions(bt, 0, min(len(bt), t + self.advance + 1))
+        if breaks:
+            return bt[: breaks[-1] + 1].rstrip()
+        return bt[:t]
+
+    def shrink(self, prefix: str) -> str:
+        """Step 8.4: shorten a look-ahead that does not fit, by whole words (or one spaceless character)."""
+        last = len(prefix) - 1
+        breaks = self.boundaries.word_break_positions(prefix, 0, last)
+        ends = [c - 1 for c in self.boundaries.sentence_cuts(prefix, 0, len(prefix)) if c - 1 < last]
+        k = max(breaks[-1] if breaks else -1, ends[-1] if ends else -1)
+        if k >= 0:
+            return prefix[: k + 1].rstrip()
+        if is_spaceless(prefix[-1]):
+            return prefix[:-1]
+        return ""

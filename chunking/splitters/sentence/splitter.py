@@ -1,0 +1,311 @@
+"""Page-aware sentence splitter: ``SentenceTextSplitter`` (``shared/spec/sentence-splitter.md``).
+
+After azure-search-openai-demo's ``SentenceTextSplitter``, with the fixes of shared/spec/sentence-splitter.md
+§8. Per page, in input order (state between pages: at most one held chunk ``P``):
+
+0. skip blank pages (``P`` stays held);
+1. cut the page into ``<figure>`` blocks and the text blocks between them;
+2. cut each text block after every sentence end into spans;
+3. accumulate spans up to ``max_chars`` / ``max_tokens``; a figure joins the text before it;
+4. cut a span over the caps (``oversize.py``); 5. split a figure over ``max_figure_tokens`` (``figures.py``);
+6. merge ``P`` with the page's first chunk, or carry ``P``'s broken fragment forward (``repair.py``);
+7. every chunk is stripped and joined by the join rule;
+8. append a look-ahead to each chunk from the next one (``repair.py``);
+9. emit ``P`` and all but the last chunk, hold the last one;
+10. measure each emitted chunk exactly and repair the rare chunk whose estimate was too low.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from typing import Any, Callable, Iterable, Iterator
+
+from chunking.model import Chunk, Page
+
+from .boundaries import GAP_EMPTY, Boundaries, figure_blocks, gap_class
+from .config import SentenceSplitterConfig
+from .draft import Draft
+from .figures import split_figure
+from .measure import BlockTokens, PlainText, TokenMeasure
+from .oversize import cut_oversize
+from .repair import Repairer
+
+__all__ = ["SentenceTextSplitter"]
+
+_NON_SPACE = re.compile(r"\S")
+
+
+class SentenceTextSplitter:
+    """Split the pages of one document into sentence-aligned chunks with offsets, pages and exact token counts.
+
+    Args:
+        max_tokens: hard cap in tokens of ``text`` chunks (default 500).
+        max_chars: soft length in characters that accumulation aims for (default 1000).
+        token_counter: optional ``str -> int`` used instead of the encoding (for tests).
+        **settings: the other settings of :class:`SentenceSplitterConfig` (``overflow_ratio``,
+            ``split_overlap_percent``, ``semantic_overlap_percent``, ``semantic_overlap_window``,
+            ``word_break_min_advance``, ``embedding_max_tokens``, ``max_figure_tokens``, ``encoding`` and the
+            character sets).
+
+    Raises:
+        ValueError: a setting is invalid, or the encoding is not shipped with the package.
+
+    Example:
+        >>> chunks = SentenceTextSplitter().split_text("Sentence one. Sentence two is slightly longer.")
+        >>> [(c.text, c.char_start, c.char_end, c.page_num) for c in chunks]
+        [('Sentence one. Sentence two is slightly longer.', 0, 46, 0)]
+    """
+
+    def __init__(self, max_tokens: int = 500, max_chars: int = 1000, *,
+                 token_counter: Callable[[str], int] | None = None, **settings: Any) -> None:
+        try:
+            self.config = SentenceSplitterConfig(max_tokens=max_tokens, max_chars=max_chars, **settings)
+        except TypeError as exc:  # an unknown keyword: report it as an invalid setting
+            raise ValueError(str(exc)) from None
+        self._measure = TokenMeasure(self.config.encoding, token_counter)
+        self._boundaries = Boundaries(self.config)
+        self._repair = Repairer(self.config, self._boundaries, self._measure)
+
+    def fingerprint(self) -> str:
+        """Stable hash of all settings (see :meth:`SentenceSplitterConfig.fingerprint`)."""
+        return self.config.fingerprint()
+
+    def split_text(self, text: str) -> list[Chunk]:
+        """Split one text as a single page 0 at offset 0; equals ``list(split_pages([Page(0, 0, text)]))``."""
+        return list(self.split_pages([Page(0, 0, text)]))
+
+    def split_pages(self, pages: Iterable[Page]) -> Iterator[Chunk]:
+        """Yield the chunks of ``pages`` (ordered, possibly a generator) as they are completed.
+
+        Holds at most one page's chunk list and one chunk beyond what it has yielded.
+
+        Raises:
+            ValueError: a page has a negative or non-increasing ``page_num``, a negative offset, an offset
+                inside the previous page, or a text that is not a string (the message names the page).
+        """
+        held: Draft | None = None
+        gap_after_held = GAP_EMPTY
+        previous: tuple[int, int] | None = None  # (page_num, end offset) of the previous page
+        for index, page in enumerate(pages):
+            page_num, offset, text = _validated(page, index, previous)
+            previous = (page_num, offset + len(text))
+            first = _NON_SPACE.search(text)
+            if first is None:  # step 0: blank page; its whitespace is part of the gap after P
+                gap_after_held = max(gap_after_held, gap_class(text))
+                continue
+            drafts = self._page_drafts(text, offset, page_num)
+            if held is not None:
+                gap = max(gap_after_held, gap_class(text[: first.start()]))
+                cont = self._repair.continues(held, drafts[0])
+                held, gap = self._repair.cross_page(held, drafts, gap)
+                if held is not None and drafts and cont and self._repair.continues(held, drafts[0]):
+                    self._repair.look_ahead(held, drafts[0], gap)
+            for a, b in zip(drafts, drafts[1:]):
+                self._repair.look_ahead(a, b, gap_class(text[a.end - offset: b.start - offset]))
+            if not drafts:  # step 9: the page was merged into P, which stays held
+                gap_after_held = gap_class(text[held.end - offset:]) if held is not None else GAP_EMPTY
+                continue
+            out = ([held] if held is not None else []) + drafts[:-1]
+            held = drafts[-1]
+            gap_after_held = gap_class(text[held.end - offset:])
+            for draft in out:
+                yield from self._finish(draft)
+        if held is not None:
+            yield from self._finish(held)
+
+    # ---- steps 1-5 -----------------------------------------------------------------------------------------
+
+    def _page_drafts(self, text: str, offset: int, page_num: int) -> list[Draft]:
+        out: list[Draft] = []
+        pos = 0
+        open_builder: tuple[BlockTokens, int, int, int] | None = None
+        plain: PlainText | None = None
+        for fig_start, fig_end in figure_blocks(text):
+            open_builder = self._text_block(text, pos, fig_start, offset, page_num, out, keep_open=True)
+            plain = plain or PlainText(text)
+            self._figure(text, fig_start, fig_end, offset, page_num, out, open_builder, plain)
+            pos = fig_end
+        if pos < len(text):
+            self._text_block(text, pos, len(text), offset, page_num, out, keep_open=False)
+        return out
+
+    def _text_block(self, text: str, lo: int, hi: int, offset: int, page_num: int, out: list[Draft],
+                    keep_open: bool) -> tuple[BlockTokens, int, int, int] | None:
+        """Steps 2–4 for the text block ``text[lo:hi]``; returns the unflushed builder if ``keep_open``."""
+        if lo >= hi:
+            return None
+        cfg = self.config
+        cuts = self._boundaries.sentence_cuts(text, lo, hi)
+        if not cuts or cuts[-1] != hi:
+            cuts.append(hi)
+        block = self._measure.block(text, lo, hi, cuts)
+        pos = [lo] + cuts
+        m = len(cuts)
+        tokens_before = block.tokens_before
+        max_chars, max_tokens, hard_chars = cfg.max_chars, cfg.max_tokens, cfg.hard_chars
+        i = 0
+        while i < m:
+            a = pos[i]
+            ta = tokens_before(a)
+            # Largest j with the spans i..j-1 within both caps (prefix sums are monotone: bisect, not a loop).
+            j = bisect_right(pos, a + max_chars, i + 1) - 1
+            if j > i and tokens_before(pos[j]) - ta > max_tokens:
+                lo_j, hi_j = i, j  # invariant: lo_j fits (or is i), hi_j does not
+                while hi_j - lo_j > 1:
+                    mid = (lo_j + hi_j) // 2
+                    if tokens_before(pos[mid]) - ta <= max_tokens:
+                        lo_j = mid
+                    else:
+                        hi_j = mid
+                j = lo_j
+            if j > i:
+                if keep_open and j == m:
+                    return block, a, hi, tokens_before(hi) - ta
+                self._add_range(out, text, block, a, pos[j], offset, page_num, tokens_before(pos[j]) - ta)
+                i = j
+                continue
+            # The first span alone is over a cap: cut it (step 4) or emit it alone.
+            b = pos[i + 1]
+            t = tokens_before(b) - ta
+            if t > max_tokens or b - a > hard_chars:
+                self._add_oversize(out, text, block, a, b, offset, page_num)
+            else:
+                self._add_range(out, text, block, a, b, offset, page_num, t)
+            i += 1
+        return None
+
+    def _add_range(self, out: list[Draft], text: str, block: Any, a: int, b: int, offset: int, page_num: int,
+                   est: int, kind: str = "text", tail: tuple[Any, int, int] | None = None) -> None:
+        """Append a draft for ``text[a:b]`` stripped (one slice, plus ``tail`` for a figure after it)."""
+        m = _NON_SPACE.search(text, a, b)
+        if m is None:
+            return
+        s = m.start()
+        e = b
+        while text[e - 1].isspace():
+            e -= 1
+        if tail is None:
+            parts = [(block, s, e, offset + s, page_num)]
+        else:
+            t_block, t_lo, t_hi = tail
+            parts = ([(block, s, t_lo, offset + s, page_num)] if s < t_lo else []) + \
+                [(t_block, max(s, t_lo), t_hi, offset + max(s, t_lo), page_num)]
+            e = t_hi
+        out.append(Draft(text[s:e], parts, offset + s, offset + e, page_num, page_num, est, kind))
+
+    def _add_oversize(self, out: list[Draft], text: str, block: Any, a: int, b: int, offset: int,
+                      page_num: int) -> None:
+        cfg = self.config
+        pieces = cut_oversize(text, a, b, max_tokens=cfg.max_tokens, hard_chars=cfg.hard_chars,
+                              overlap_fraction=cfg.split_overlap_percent / 100, boundaries=self._boundaries,
+                              count=self._measure.count)
+        for piece in pieces:
+            d = Draft(text[piece.start:piece.end], [(block, piece.start, piece.end, offset + piece.start, page_num)],
+                      offset + piece.start, offset + piece.end, page_num, page_num, piece.tokens,
+                      exact=piece.tokens)
+            if piece.hard_left and out:
+                d.hard_left = out[-1].hard_right = True
+            out.append(d)
+
+    def _figure(self, text: str, fs: int, fe: int, offset: int, page_num: int, out: list[Draft],
+                builder: tuple[BlockTokens, int, int, int] | None, plain: PlainText) -> None:
+        cfg = self.config
+        f = self._measure.count(text[fs:fe])
+        if builder is not None and _NON_SPACE.search(text, builder[1], builder[2]) is None and f > 0:
+            builder = builder  # a whitespace-only builder still counts as non-empty (spec step 3)
+        if f > cfg.max_figure_tokens:
+            if builder is not None:
+                self._add_range(out, text, builder[0], builder[1], builder[2], offset, page_num, builder[3])
+            parts = split_figure(text, fs, fe, budget=cfg.max_figure_tokens, boundaries=self._boundaries,
+                                 count=self._measure.count)
+            for k, part in enumerate(parts):
+                d = Draft(part.text, [part.text], offset + part.start, offset + part.end, page_num, page_num,
+                          part.tokens, "figure_part", exact=part.tokens)
+                d.part_index, d.part_count = k, len(parts)
+                out.append(d)
+            return
+        if builder is not None and builder[3] + f <= cfg.embedding_max_tokens:
+            block, a, hi, est = builder
+            self._add_range(out, text, block, a, fe, offset, page_num, est + f, "figure", tail=(plain, fs, fe))
+            return
+        if builder is not None:
+            self._add_range(out, text, builder[0], builder[1], builder[2], offset, page_num, builder[3])
+        out.append(Draft(text[fs:fe], [(plain, fs, fe, offset + fs, page_num)], offset + fs, offset + fe,
+                         page_num, page_num, f, "figure", exact=f))
+
+    # ---- step 10 -------------------------------------------------------------------------------------------
+
+    def _finish(self, d: Draft) -> Iterator[Chunk]:
+        """Final measurement of one chunk; repairs a chunk whose estimate was too low."""
+        cfg = self.config
+        if not d.overlap and d.exact is not None:
+            n = d.exact
+        else:
+            n = self._measure.exact(d.parts, d.overlap)
+        if d.kind == "text" and n > cfg.max_tokens:
+            while d.overlap and n > cfg.max_tokens:
+                sep = d.overlap[: len(d.overlap) - len(d.overlap.lstrip())]
+                prefix = self._repair.shrink(d.overlap[len(sep):])
+                d.overlap = sep + prefix if prefix else ""
+                n = self._measure.exact(d.parts, d.overlap)
+            if n > cfg.max_tokens:
+                yield from self._resplit(d)
+                return
+        elif n > cfg.embedding_max_tokens and d.kind == "figure":
+            yield from self._unbundle_figure(d)
+            return
+        yield d.to_chunk(n)
+
+    def _resplit(self, d: Draft) -> Iterator[Chunk]:
+        """Replace a text chunk still over ``max_tokens`` by step 4 applied to its own text (no look-ahead)."""
+        cfg = self.config
+        pieces = cut_oversize(d.text, 0, len(d.text), max_tokens=cfg.max_tokens, hard_chars=cfg.hard_chars,
+                              overlap_fraction=cfg.split_overlap_percent / 100, boundaries=self._boundaries,
+                              count=self._measure.count)
+        for piece in pieces:
+            yield self._sub_draft(d, piece.start, piece.end, piece.tokens, d.kind).to_chunk(piece.tokens)
+
+    def _sub_draft(self, d: Draft, s: int, e: int, tokens: int, kind: str) -> Draft:
+        start, page_start = d.locate(s)
+        last, page_end = d.locate(e - 1)
+        return Draft(d.text[s:e], d.sub_parts(s, e), start, last + 1, page_start, page_end, tokens, kind,
+                     exact=tokens)
+
+    def _unbundle_figure(self, d: Draft) -> Iterator[Chunk]:
+        """Emit a figure chunk above ``embedding_max_tokens`` as its text pieces and figure blocks, apart."""
+        pos = 0
+        text = d.text
+        for fs, fe in figure_blocks(text) + [(len(text), len(text))]:
+            if _NON_SPACE.search(text, pos, fs):
+                s = _NON_SPACE.search(text, pos, fs).start()
+                e = len(text[:fs].rstrip())
+                yield from self._finish(self._sub_draft(d, s, e, self._measure.count(text[s:e]), "text"))
+            if fe > fs:
+                n = self._measure.count(text[fs:fe])
+                yield self._sub_draft(d, fs, fe, n, "figure").to_chunk(n)
+            pos = fe
+
+
+def _validated(page: Any, index: int, previous: tuple[int, int] | None) -> tuple[int, int, str]:
+    """Check one page against §2.1 and return ``(page_num, offset, text)``."""
+    try:
+        page_num, offset, text = page.page_num, page.offset, page.text
+    except AttributeError:
+        raise ValueError(f"page at index {index} is not a Page: {page!r}") from None
+    name = f"page {page_num!r} (index {index})"
+    if isinstance(page_num, bool) or not isinstance(page_num, int) or page_num < 0:
+        raise ValueError(f"{name}: page_num must be an int >= 0")
+    if isinstance(offset, bool) or not isinstance(offset, int) or offset < 0:
+        raise ValueError(f"{name}: offset must be an int >= 0, got {offset!r}")
+    if text is None:
+        text = ""
+    elif not isinstance(text, str):
+        raise ValueError(f"{name}: text must be a str or None, got {type(text).__name__}")
+    if previous is not None:
+        prev_num, prev_end = previous
+        if page_num <= prev_num:
+            raise ValueError(f"{name}: page_num must be greater than the previous page's ({prev_num})")
+        if offset < prev_end:
+            raise ValueError(f"{name}: offset {offset} overlaps the previous page, which ends at {prev_end}")
+    return page_num, offset, text
