@@ -13,7 +13,8 @@ Algorithm (``splitter-family.md`` §8, the hybrid strategy of ``strategies.md`` 
    and its tokens ≤ ``max_total_tokens``; otherwise it starts a new chunk. A code block whose own tokens exceed
    ``max_total_tokens`` is the only thing ever cut: at line boundaries, each piece re-wrapped in the original
    opening fence line and a closing fence of the same character and length.
-5. Chunks are verbatim slices of their section (except re-wrapped pieces), trimmed of blank lines at both ends.
+5. Chunks are verbatim slices of their section (except re-wrapped pieces), without leading blank lines and
+   without trailing whitespace.
 """
 
 from __future__ import annotations
@@ -66,6 +67,17 @@ class MarkdownChunk:
         return Document(self.page_content, copy.deepcopy(self.metadata))
 
 
+def _trim(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """Remove leading blank lines and all trailing whitespace (a cut after ``". "`` leaves a space)."""
+    span = trim_blank_lines(text, start, end)
+    if span is None:
+        return None
+    start, end = span
+    while text[end - 1].isspace():
+        end -= 1
+    return start, end
+
+
 @dataclass(frozen=True, slots=True)
 class _Unit:
     start: int
@@ -96,7 +108,7 @@ class MarkdownSectionSplitter:
     Raises:
         ValueError: ``chunk_size <= 0``, ``max_total_tokens <= 0``, a bad header prefix, or an unknown encoding.
 
-    Example (``chunk_size=20``): ``"# Setup\\nRun this first.\\n```sh\\nmake install-everything\\n```\\nThen test."`` →
+    Example (``chunk_size=30``): ``"# Setup\\nRun this first.\\n```sh\\nmake install-everything\\n```\\nThen test."`` →
     ``"# Setup\\nRun this first.\\n```sh\\nmake install-everything\\n```"`` and ``"Then test."``, both with
     ``{"h1": "Setup"}``: the code block stays whole with the text before it and does not count toward the size.
     """
@@ -180,7 +192,8 @@ class MarkdownSectionSplitter:
 
     def _split_section(self, text: str, start: int, end: int, blocks: list[FencedBlock]) -> list[tuple[int, int, str]]:
         if self._fits(text, start, end, blocks):
-            return [(start, end, text[start:end])]
+            span = _trim(text, start, end)
+            return [] if span is None else [(span[0], span[1], text[span[0] : span[1]])]
         units: list[_Unit] = []
         cursor = start
         for block in blocks:
@@ -235,7 +248,7 @@ class MarkdownSectionSplitter:
                 prose, tokens, last = prose + next_prose, tokens + next_tokens, last + 1
             while last - index > 1 and not self._fits(text, unit.start, units[last - 1].end, blocks):
                 last -= 1  # the estimate was optimistic: move the last unit to the next chunk
-            span = trim_blank_lines(text, unit.start, units[last - 1].end)
+            span = _trim(text, unit.start, units[last - 1].end)
             if span is not None:
                 out.append((span[0], span[1], text[span[0] : span[1]]))
             index = last
