@@ -1,17 +1,11 @@
-"""Embedders: text in, one vector of ``dimensions`` floats per text out.
+"""Embedders (text in, one vector of ``dimensions`` floats per text out) and request batching.
 
-Two families sit behind the ``Embedder`` protocol:
-
-* ``OfflineLexicalEmbedder``: deterministic, in-process, no network. It hashes words and character trigrams
-  into a fixed-size vector, so it measures *lexical overlap*, not meaning. It is the embedded default so the
-  pipeline runs on a laptop with no account.
+* ``OfflineLexicalEmbedder``: deterministic, in-process, no network; hashes words and character trigrams, so it
+  measures *lexical overlap*, not meaning. The embedded default, so the pipeline runs with no account.
 * ``OpenAIEmbedder``: Azure OpenAI or any OpenAI-compatible ``/embeddings`` endpoint, through the ``openai`` SDK.
-
-``batch_by_tokens`` and ``embed_all`` split a list of texts into requests that respect the service limits
-(≤ 2,048 inputs, ≤ 8,191 tokens per input, a configurable token budget per request).
-
-Source for the limits: Azure OpenAI quotas and limits
-(https://learn.microsoft.com/azure/ai-foundry/openai/quotas-limits) and ``shared/spec/pipeline.md`` §5.
+* ``batch_by_tokens`` / ``embed_all``: requests within the service limits (≤ 2,048 inputs, ≤ 8,191 tokens per
+  input, a token budget per request). Source: Azure OpenAI quotas and limits
+  (https://learn.microsoft.com/azure/ai-foundry/openai/quotas-limits); ``shared/spec/pipeline.md`` §5.
 """
 
 from __future__ import annotations
@@ -71,9 +65,6 @@ class Embedder(Protocol):
         ...
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# Offline lexical embedder
-
 # Word tokens: runs of letters/digits/underscore in any script (Python's Unicode-aware \w).
 _WORD_RE = re.compile(r"\w+")
 # Scripts written without spaces between words (Han, kana, Hangul and their compatibility/extension blocks);
@@ -114,8 +105,8 @@ class OfflineLexicalEmbedder:
        as words (``"東京都"`` → ``"東京"``, ``"京都"``), the CJK-bigram strategy of Lucene's ``CJKBigramFilter``.
     2. Give each distinct word the weight ``1 + ln(count)`` (sublinear term frequency).
     3. A word's features are the word itself (weight 1) and the character trigrams of the word padded with one
-       space on both sides (weight 0.25 each; ``"cat"`` → ``" ca"``, ``"cat"``, ``"at "``), so inflections and
-       CJK phrases inside a run still share features.
+       space on both sides (weight 0.25 each; ``"cat"`` → ``" ca"``, ``"cat"``, ``"at "``), so inflected forms
+       still share features.
     4. Hash every feature with BLAKE2b (8-byte digest: stable across runs, processes and platforms, unlike
        Python's salted ``hash``) to a column (``digest mod dimensions``) and a sign (the digest's top bit).
     5. Sum the signed, weighted features into a vector and L2-normalise it.
@@ -225,9 +216,6 @@ class OfflineLexicalEmbedder:
         return matrix.tolist()
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# OpenAI / Azure OpenAI
-
 
 class OpenAIEmbedder:
     """Embeddings from Azure OpenAI or any OpenAI-compatible endpoint, via the ``openai`` SDK.
@@ -282,18 +270,10 @@ class OpenAIEmbedder:
 
     @classmethod
     def azure(
-        cls,
-        *,
-        endpoint: str,
-        deployment: str,
-        dimensions: int,
-        api_key: str | None = None,
-        api_version: str = "2024-10-21",
-        max_retries: int = 5,
-        timeout_s: float = 60.0,
-        http_client: Any = None,
+        cls, *, endpoint: str, deployment: str, dimensions: int, api_key: str | None = None,
+        api_version: str = "2024-10-21", max_retries: int = 5, timeout_s: float = 60.0, http_client: Any = None,
         **kwargs: Any,
-    ) -> "OpenAIEmbedder":
+    ) -> "OpenAIEmbedder":  # fmt: skip
         """An embedder on an Azure OpenAI *deployment*.
 
         Authenticates with *api_key* when given, else with Microsoft Entra ID through
@@ -302,50 +282,26 @@ class OpenAIEmbedder:
         """
         from openai import AzureOpenAI
 
-        auth: dict[str, Any]
-        if api_key:
-            auth = {"api_key": api_key}
-        else:
+        auth: dict[str, Any] = {"api_key": api_key}
+        if not api_key:
             from azure.identity import DefaultAzureCredential, get_bearer_token_provider
 
-            auth = {
-                "azure_ad_token_provider": get_bearer_token_provider(
-                    DefaultAzureCredential(), "https://cognitiveservices.azure.com/.default"
-                )
-            }
-        client = AzureOpenAI(
-            azure_endpoint=endpoint,
-            api_version=api_version,
-            max_retries=max_retries,
-            timeout=timeout_s,
-            http_client=http_client,
-            **auth,
-        )
+            scope = "https://cognitiveservices.azure.com/.default"
+            auth = {"azure_ad_token_provider": get_bearer_token_provider(DefaultAzureCredential(), scope)}
+        client = AzureOpenAI(azure_endpoint=endpoint, api_version=api_version, max_retries=max_retries,
+                             timeout=timeout_s, http_client=http_client, **auth)  # fmt: skip
         return cls(client, deployment, dimensions, backend="azure_openai", **kwargs)
 
     @classmethod
     def openai_compatible(
-        cls,
-        *,
-        model: str,
-        dimensions: int,
-        api_key: str,
-        base_url: str | None = None,
-        max_retries: int = 5,
-        timeout_s: float = 60.0,
-        http_client: Any = None,
-        **kwargs: Any,
-    ) -> "OpenAIEmbedder":
+        cls, *, model: str, dimensions: int, api_key: str, base_url: str | None = None, max_retries: int = 5,
+        timeout_s: float = 60.0, http_client: Any = None, **kwargs: Any,
+    ) -> "OpenAIEmbedder":  # fmt: skip
         """An embedder on OpenAI (*base_url* ``None``) or any OpenAI-compatible server at *base_url*."""
         from openai import OpenAI
 
-        client = OpenAI(
-            base_url=base_url or None,
-            api_key=api_key,
-            max_retries=max_retries,
-            timeout=timeout_s,
-            http_client=http_client,
-        )
+        client = OpenAI(base_url=base_url or None, api_key=api_key, max_retries=max_retries, timeout=timeout_s,
+                        http_client=http_client)  # fmt: skip
         return cls(client, model, dimensions, backend="openai", **kwargs)
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
@@ -382,17 +338,12 @@ class OpenAIEmbedder:
         if len(data) != len(texts):
             raise EmbeddingError(f"{self.name}: sent {len(texts)} inputs, got {len(data)} vectors")
         vectors = [list(map(float, d.embedding)) for d in data]
-        for i, vector in enumerate(vectors):
-            if len(vector) != self.dimensions:
-                raise EmbeddingError(
-                    f"{self.name}: vector {i} has {len(vector)} dimensions, expected {self.dimensions} "
-                    "(check EMBEDDING_DIMENSIONS against the model or deployment)"
-                )
+        wrong = next((i for i, v in enumerate(vectors) if len(v) != self.dimensions), None)
+        if wrong is not None:
+            raise EmbeddingError(f"{self.name}: vector {wrong} has {len(vectors[wrong])} dimensions, expected "
+                                 f"{self.dimensions} (check EMBEDDING_DIMENSIONS against the model or deployment)")
         return vectors
 
-
-# ---------------------------------------------------------------------------------------------------------------
-# Batching
 
 
 def batch_by_tokens(
@@ -422,8 +373,7 @@ def batch_by_tokens(
     if not 1 <= max_inputs <= MAX_INPUTS_PER_REQUEST:
         raise ValueError(f"max_inputs must be in 1..{MAX_INPUTS_PER_REQUEST}, got {max_inputs}")
     batches: list[range] = []
-    start = 0
-    tokens = 0
+    start = tokens = 0
     for i, n in enumerate(token_counts):
         if n < 1:
             raise ValueError(f"input {i} has {n} tokens; empty inputs cannot be embedded")
@@ -439,13 +389,9 @@ def batch_by_tokens(
 
 
 def embed_all(
-    embedder: Embedder,
-    texts: Sequence[str],
-    token_counts: Sequence[int],
-    *,
-    max_batch_tokens: int,
+    embedder: Embedder, texts: Sequence[str], token_counts: Sequence[int], *, max_batch_tokens: int,
     max_inputs: int = MAX_INPUTS_PER_REQUEST,
-) -> list[list[float]]:
+) -> list[list[float]]:  # fmt: skip
     """Embed any number of *texts* with one ``embedder.embed`` call per ``batch_by_tokens`` batch.
 
     Args:
@@ -490,23 +436,15 @@ def make_embedder(settings: "Settings") -> Embedder:
     if backend == "azure_openai":
         if not settings.azure_openai_endpoint:
             raise ValueError("EMBEDDING_BACKEND=azure_openai needs AZURE_OPENAI_ENDPOINT")
-        return OpenAIEmbedder.azure(
-            endpoint=settings.azure_openai_endpoint,
-            deployment=settings.embedding_model,
-            dimensions=dims,
-            api_key=settings.azure_openai_api_key or None,
-            api_version=settings.azure_openai_api_version,
-            token_counter=counter,
-        )
+        return OpenAIEmbedder.azure(endpoint=settings.azure_openai_endpoint, deployment=settings.embedding_model,
+                                    dimensions=dims, api_key=settings.azure_openai_api_key or None,
+                                    api_version=settings.azure_openai_api_version, token_counter=counter)  # fmt: skip
     if backend == "openai":
         if not (settings.openai_api_key or settings.openai_base_url):
             raise ValueError("EMBEDDING_BACKEND=openai needs OPENAI_API_KEY or OPENAI_BASE_URL")
+        # Self-hosted OpenAI-compatible servers often need no key, but the SDK refuses to start without one.
         return OpenAIEmbedder.openai_compatible(
-            model=settings.embedding_model,
-            dimensions=dims,
-            # Self-hosted OpenAI-compatible servers often need no key, but the SDK refuses to start without one.
-            api_key=settings.openai_api_key or "unused",
-            base_url=settings.openai_base_url or None,
-            token_counter=counter,
-        )
+            model=settings.embedding_model, dimensions=dims, api_key=settings.openai_api_key or "unused",
+            base_url=settings.openai_base_url or None, token_counter=counter,
+        )  # fmt: skip
     raise ValueError(f"unknown embedding backend {backend!r} (EMBEDDING_BACKEND: offline, azure_openai, openai)")

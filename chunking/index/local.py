@@ -226,7 +226,9 @@ class LocalIndex:
         columns = ", ".join(_FIELDS) + ", embedding"
         updates = ", ".join(f"{c} = excluded.{c}" for c in (*_FIELDS[1:], "embedding"))
         ids = [(r.id,) for r in records]
-        fts_rows = [(_fts_text(r.content), _fts_text(" / ".join(r.headings)), _fts_text(r.source), r.id) for r in records]
+        fts_rows = [
+            (_fts_text(r.content), _fts_text(" / ".join(r.headings)), _fts_text(r.source), r.id) for r in records
+        ]
 
         def statements() -> Iterator[tuple[str, list[tuple]]]:
             # The rowid survives ON CONFLICT DO UPDATE, so the FTS row is replaced under the same rowid.
@@ -286,9 +288,9 @@ class LocalIndex:
             db = self._db()
             for start in range(0, len(wanted), _IN_GROUP):
                 group = wanted[start : start + _IN_GROUP]
+                placeholders = ", ".join("?" * len(group))
                 cur = db.execute(
-                    f"SELECT content_hash, embedding FROM records WHERE content_hash IN ({', '.join('?' * len(group))})",
-                    group,
+                    f"SELECT content_hash, embedding FROM records WHERE content_hash IN ({placeholders})", group
                 )
                 for content_hash, blob in cur:
                     found.setdefault(content_hash, tuple(np.frombuffer(blob, dtype="<f4").tolist()))

@@ -1,0 +1,459 @@
+"""Azure AI Search as a ``SearchIndex`` (``azure-search-documents`` ≥ 11.6; written against 12.0).
+
+Limits and behaviour used here (sources: search-limits-quotas-capacity, "Index Documents" REST reference,
+search-howto-large-index on learn.microsoft.com; ``shared/reference/azure-functions.md`` §5):
+
+* An indexing request holds ≤ 1,000 documents and ≤ 16 MB of JSON; ``upsert``/``delete`` batch by both.
+* A 207 answer reports each document; 409 (version conflict), 422 (index temporarily unavailable), 429 and 503
+  (throttled) are transient, everything else (400 bad document, 404 …) is permanent.
+* Retries live here, once: the SDK clients get ``retry_total=0``. azure-core's own ``RetryPolicy`` would skip a
+  POST answered 429 (every indexing and query call is a POST) yet sleep for *any* ``Retry-After``, however long.
+  This class retries throttled/unavailable requests and dropped connections (all calls here are idempotent),
+  sleeping for ``retry-after-ms`` / ``Retry-After`` up to a bound, else exponential back-off with jitter.
+* The key field allows letters, digits, ``_``, ``-``, ``=``; OData string literals double a single quote.
+* ``$skip`` stops at 100,000, so listing a document's keys pages by key (``id gt 'last'``, ordered by id).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import random
+import time
+from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
+
+from azure.core.credentials import AzureKeyCredential
+from azure.core.exceptions import (
+    HttpResponseError,
+    ResourceExistsError,
+    ResourceNotFoundError,
+    ServiceRequestError,
+    ServiceResponseError,
+)
+from azure.search.documents import SearchClient
+from azure.search.documents.indexes import SearchIndexClient
+from azure.search.documents.indexes import models as m
+from azure.search.documents.models import IndexDocumentsBatch, VectorizedQuery
+
+from chunking.index.base import IndexError_, SearchHit
+from chunking.model import ChunkRecord
+
+__all__ = ["AzureSearchIndex", "batches_by_size", "odata_string"]
+
+#: Documents per indexing request (search-limits-quotas-capacity).
+MAX_BATCH_DOCS = 1000
+#: JSON bytes per indexing request: "16 MB"; decimal megabytes, so we stay under either reading of "MB".
+MAX_BATCH_BYTES = 16_000_000
+#: Per-document status codes worth retrying (Index Documents REST reference).
+RETRYABLE_STATUS = frozenset({409, 422, 429, 503})
+# Whole-request status codes worth retrying: the above plus timeouts and gateway errors.
+_RETRYABLE_REQUEST_STATUS = RETRYABLE_STATUS | {408, 500, 502, 504}
+#: Page size for key listing; also the service's maximum ``top``.
+PAGE_SIZE = 1000
+# content_hash values per search.in() filter: keeps the filter a few KB long.
+_HASHES_PER_FILTER = 100
+# Candidates the vector leg of a hybrid query contributes to the fusion (as LocalIndex does).
+_MIN_VECTOR_K = 50
+
+VECTOR_FIELD = "embedding"
+VECTOR_PROFILE = "hnsw-cosine"
+HNSW_CONFIG = "hnsw"
+SEMANTIC_CONFIG = "default"
+_RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(ChunkRecord))
+_SELECT = [f for f in _RECORD_FIELDS if f != VECTOR_FIELD]
+_ENVELOPE_BYTES = len(json.dumps({"value": []}))
+_T = TypeVar("_T")
+
+
+def odata_string(value: str) -> str:
+    """An OData string literal: ``O'Brien`` → ``'O''Brien'``."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _action_bytes(action: str, doc: dict[str, Any]) -> int:
+    # The SDK sends json.dumps(...) with default separators and ensure_ascii, the action key first.
+    return len(json.dumps({"@search.action": action, **doc}))
+
+
+def batches_by_size(
+    docs: Sequence[dict[str, Any]], action: str, max_docs: int = MAX_BATCH_DOCS, max_bytes: int = MAX_BATCH_BYTES
+) -> list[list[dict[str, Any]]]:
+    """Split *docs* into consecutive batches of ≤ *max_docs* documents and ≤ *max_bytes* bytes of request JSON.
+
+    Sizes are those of the body the SDK sends (``{"value": [{"@search.action": action, ...doc}, ...]}``).
+
+    Raises:
+        IndexError_: one document alone exceeds *max_bytes* (the message names its key).
+    """
+    batches: list[list[dict[str, Any]]] = []
+    current: list[dict[str, Any]] = []
+    size = _ENVELOPE_BYTES
+    for doc in docs:
+        doc_bytes = _action_bytes(action, doc)
+        if _ENVELOPE_BYTES + doc_bytes > max_bytes:
+            raise IndexError_(f"document {doc.get('id')!r} is {doc_bytes} bytes of JSON; a request holds {max_bytes}")
+        extra = doc_bytes + (2 if current else 0)  # ", " between actions
+        if current and (len(current) >= max_docs or size + extra > max_bytes):
+            batches.append(current)
+            current, size, extra = [], _ENVELOPE_BYTES, doc_bytes
+        current.append(doc)
+        size += extra
+    if current:
+        batches.append(current)
+    return batches
+
+
+def _field(name: str, type_: str, **flags: bool) -> m.SearchField:
+    # Every flag explicit: the service defaults most of them to true for simple fields.
+    values = {"key": False, "searchable": False, "filterable": False, "sortable": False, "facetable": False}
+    values.update(flags)
+    return m.SearchField(name=name, type=type_, retrievable=True, **values)
+
+
+def index_definition(name: str, dimensions: int) -> m.SearchIndex:
+    """The index schema of ``shared/spec/pipeline.md`` §4 with an HNSW (cosine) vector profile and a semantic
+    configuration whose prioritized content field is ``content``."""
+    ints = ("ordinal", "page_start", "page_end", "char_start", "char_end", "token_count")
+    fields = [
+        _field("id", "Edm.String", key=True, filterable=True, sortable=True),
+        _field("doc_id", "Edm.String", filterable=True, facetable=True),
+        _field("version", "Edm.String", filterable=True),
+        _field("source", "Edm.String", filterable=True),
+        _field("sourcepage", "Edm.String"),
+        *(_field(n, "Edm.Int32", filterable=True, sortable=True) for n in ints),
+        _field("headings", "Collection(Edm.String)", searchable=True),
+        _field("content", "Edm.String", searchable=True),
+        _field("content_hash", "Edm.String", filterable=True),
+        m.SearchField(
+            name=VECTOR_FIELD,
+            type="Collection(Edm.Single)",
+            searchable=True,
+            retrievable=True,  # vectors_by_content_hash reads them back for reuse
+            vector_search_dimensions=dimensions,
+            vector_search_profile_name=VECTOR_PROFILE,
+        ),
+    ]
+    return m.SearchIndex(
+        name=name,
+        fields=fields,
+        vector_search=m.VectorSearch(
+            # HNSW defaults from the vector how-to (m 4, efConstruction 400, efSearch 500); cosine for
+            # normalised embeddings.
+            algorithms=[
+                m.HnswAlgorithmConfiguration(
+                    name=HNSW_CONFIG,
+                    parameters=m.HnswParameters(m=4, ef_construction=400, ef_search=500, metric="cosine"),
+                )
+            ],
+            profiles=[m.VectorSearchProfile(name=VECTOR_PROFILE, algorithm_configuration_name=HNSW_CONFIG)],
+        ),
+        semantic_search=m.SemanticSearch(
+            default_configuration_name=SEMANTIC_CONFIG,
+            configurations=[
+                m.SemanticConfiguration(
+                    name=SEMANTIC_CONFIG,
+                    prioritized_fields=m.SemanticPrioritizedFields(
+                        content_fields=[m.SemanticField(field_name="content")]
+                    ),
+                )
+            ],
+        ),
+    )
+
+
+def _credential(credential: Any) -> Any:
+    if credential is None:
+        from azure.identity import DefaultAzureCredential
+
+        return DefaultAzureCredential()
+    if isinstance(credential, str):
+        return AzureKeyCredential(credential)
+    return credential
+
+
+def _retry_after_s(exc: HttpResponseError) -> float | None:
+    headers = getattr(exc.response, "headers", None) or {}
+    for name, scale in (("retry-after-ms", 1000.0), ("x-ms-retry-after-ms", 1000.0), ("retry-after", 1.0)):
+        raw = headers.get(name)
+        if raw is not None:
+            try:
+                return max(0.0, float(raw) / scale)
+            except ValueError:
+                continue  # an HTTP date: fall back to our own back-off
+    return None
+
+
+class AzureSearchIndex:
+    """A ``SearchIndex`` on Azure AI Search (hybrid BM25 + HNSW vector search, fused by the service with RRF).
+
+    Args:
+        endpoint: ``https://<service>.search.windows.net``.
+        index_name: the index (created by ``ensure`` if missing).
+        dimensions: vector length of the ``embedding`` field.
+        credential: an API key (str or ``AzureKeyCredential``), a ``TokenCredential``, or ``None`` for
+            ``DefaultAzureCredential`` (managed identity in Azure, developer sign-in locally).
+        max_batch_docs, max_batch_bytes: per-request limits (defaults: the service's 1,000 and 16 MB).
+        max_attempts: tries per document for transient failures (≥ 1).
+        backoff_s, max_backoff_s: exponential back-off base and cap in seconds; each wait is drawn from
+            [d/2, d] ("equal jitter"), d = min(max_backoff_s, backoff_s · 2^attempt).
+        max_retry_after_s: the longest server-requested wait honoured; a longer ``Retry-After`` fails at once so
+            the queue message is retried later instead of holding the function.
+        sleep: the sleep function (tests pass a recorder).
+        client_kwargs: passed to both SDK clients (e.g. ``transport=``, ``api_version=``; ``retry_total``
+            defaults to 0).
+    """
+
+    def __init__(
+        self,
+        endpoint: str,
+        index_name: str,
+        dimensions: int,
+        credential: Any = None,
+        *,
+        max_batch_docs: int = MAX_BATCH_DOCS,
+        max_batch_bytes: int = MAX_BATCH_BYTES,
+        max_attempts: int = 5,
+        backoff_s: float = 1.0,
+        max_backoff_s: float = 30.0,
+        max_retry_after_s: float = 60.0,
+        sleep: Callable[[float], None] = time.sleep,
+        **client_kwargs: Any,
+    ) -> None:
+        if dimensions < 1 or max_attempts < 1 or not 1 <= max_batch_docs <= MAX_BATCH_DOCS:
+            raise ValueError("dimensions and max_attempts must be ≥ 1, max_batch_docs in 1..1000")
+        self.endpoint = endpoint
+        self.index_name = index_name
+        self.dimensions = dimensions
+        self.max_batch_docs = max_batch_docs
+        self.max_batch_bytes = max_batch_bytes
+        self.max_attempts = max_attempts
+        self.backoff_s = backoff_s
+        self.max_backoff_s = max_backoff_s
+        self.max_retry_after_s = max_retry_after_s
+        self._sleep = sleep
+        cred = _credential(credential)
+        client_kwargs.setdefault("retry_total", 0)  # see the module docstring: retries are ours
+        self._indexes = SearchIndexClient(endpoint=endpoint, credential=cred, **client_kwargs)
+        self._documents = SearchClient(endpoint=endpoint, index_name=index_name, credential=cred, **client_kwargs)
+
+    # -- schema ------------------------------------------------------------------------------------------------
+
+    def ensure(self) -> None:
+        """Create the index if missing; otherwise check it.
+
+        Raises:
+            IndexError_: the existing index lacks a field of §4, its key is not a sortable ``id``, or its vector
+                field has another dimension; or the service refused to create it.
+        """
+        try:
+            existing = self._indexes.get_index(self.index_name)
+        except ResourceNotFoundError:
+            existing = None
+        except HttpResponseError as exc:
+            raise IndexError_(f"reading index {self.index_name!r} failed: {exc.message}") from exc
+        if existing is None:
+            try:
+                self._indexes.create_index(index_definition(self.index_name, self.dimensions))
+                return
+            except ResourceExistsError:  # another instance created it in between: check theirs
+                existing = self._indexes.get_index(self.index_name)
+            except HttpResponseError as exc:
+                raise IndexError_(f"creating index {self.index_name!r} failed: {exc.message}") from exc
+        self._check(existing)
+
+    def _check(self, existing: m.SearchIndex) -> None:
+        fields = {f.name: f for f in existing.fields or []}
+        missing = [name for name in _RECORD_FIELDS if name not in fields]
+        if missing:
+            raise IndexError_(f"index {self.index_name!r} lacks fields {', '.join(missing)}")
+        key = fields["id"]
+        if not key.key or not key.sortable:
+            raise IndexError_(f"index {self.index_name!r}: field id must be the key and sortable (key paging)")
+        dims = fields[VECTOR_FIELD].vector_search_dimensions
+        if dims != self.dimensions:
+            raise IndexError_(
+                f"index {self.index_name!r} holds {dims}-dimensional vectors, but the embedder makes "
+                f"{self.dimensions}; create a new index (dimensions cannot change in place) and re-ingest"
+            )
+
+    # -- writes ------------------------------------------------------------------------------------------------
+
+    def upsert(self, records: Sequence[ChunkRecord]) -> None:
+        """``mergeOrUpload`` *records*, batched by count and bytes, retrying transient per-document failures.
+
+        Raises:
+            IndexError_: a record lacks a ``dimensions``-long embedding, a document alone exceeds the request
+                size, or documents failed permanently (the message names keys and errors).
+        """
+        bad = [r.id for r in records if r.embedding is None or len(r.embedding) != self.dimensions]
+        if bad:
+            shown = ", ".join(bad[:10])
+            raise IndexError_(f"{len(bad)} records lack a {self.dimensions}-dimensional embedding: {shown}")
+        self._index_all("mergeOrUpload", [r.to_dict() for r in records])
+
+    def delete(self, ids: Iterable[str]) -> None:
+        """Delete documents by key (the service reports missing keys as deleted).
+
+        Raises:
+            IndexError_: deletions failed permanently (keys and errors named).
+        """
+        self._index_all("delete", [{"id": key} for key in dict.fromkeys(ids)])
+
+    def _index_all(self, action: str, docs: list[dict[str, Any]]) -> None:
+        failures: dict[str, str] = {}
+        for batch in batches_by_size(docs, action, self.max_batch_docs, self.max_batch_bytes):
+            failures.update(self._index_batch(action, batch))
+        if failures:
+            shown = "; ".join(f"{key}: {error}" for key, error in list(failures.items())[:20])
+            more = f" (and {len(failures) - 20} more)" if len(failures) > 20 else ""
+            raise IndexError_(f"{action} failed for {len(failures)} documents in {self.index_name!r}: {shown}{more}")
+
+    def _index_batch(self, action: str, batch: list[dict[str, Any]]) -> dict[str, str]:
+        """Send one batch, resending only the keys that failed transiently; return permanent failures."""
+        pending = {doc["id"]: doc for doc in batch}
+        permanent: dict[str, str] = {}
+        last_error: dict[str, str] = {}
+        for attempt in range(self.max_attempts):
+            request = IndexDocumentsBatch()
+            if action == "delete":
+                request.add_delete_actions(list(pending.values()))
+            else:
+                request.add_merge_or_upload_actions(list(pending.values()))
+            keys = ", ".join(list(pending)[:5])
+            results = self._with_retries(
+                f"{action} of {len(pending)} documents ({keys}, …)", lambda: self._documents.index_documents(request)
+            )
+            retry: dict[str, dict[str, Any]] = {}
+            for result in results:
+                if result.succeeded:
+                    continue
+                error = f"HTTP {result.status_code}: {result.error_message}"
+                if result.status_code in RETRYABLE_STATUS and result.key in pending:
+                    retry[result.key] = pending[result.key]
+                    last_error[result.key] = error
+                else:
+                    permanent[result.key] = error
+            pending = retry
+            if not pending:
+                return permanent
+            if attempt + 1 < self.max_attempts:
+                self._wait(attempt, None)
+        for key in pending:
+            permanent[key] = f"{last_error[key]} (still failing after {self.max_attempts} attempts)"
+        return permanent
+
+    def _with_retries(self, what: str, call: Callable[[], _T]) -> _T:
+        """Run *call*, retrying transient failures with back-off; a permanent one becomes ``IndexError_``."""
+        for attempt in range(self.max_attempts):
+            try:
+                return call()
+            except (ServiceRequestError, ServiceResponseError) as exc:  # no answer: connection failed or dropped
+                if attempt + 1 == self.max_attempts:
+                    raise IndexError_(f"{what} failed: {exc}") from exc
+                self._wait(attempt, None)
+            except HttpResponseError as exc:
+                status = exc.status_code or 0
+                if status not in _RETRYABLE_REQUEST_STATUS or attempt + 1 == self.max_attempts:
+                    raise IndexError_(f"{what} failed: HTTP {status}: {exc.message}") from exc
+                self._wait(attempt, _retry_after_s(exc))
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _wait(self, attempt: int, retry_after_s: float | None) -> None:
+        if retry_after_s is not None:
+            if retry_after_s > self.max_retry_after_s:
+                raise IndexError_(
+                    f"search service asked to retry after {retry_after_s:.0f} s (> {self.max_retry_after_s:.0f} s)"
+                )
+            self._sleep(retry_after_s)
+            return
+        ceiling = min(self.max_backoff_s, self.backoff_s * 2**attempt)
+        self._sleep(ceiling / 2 + random.uniform(0, ceiling / 2))
+
+    # -- reads -------------------------------------------------------------------------------------------------
+
+    def _scan(self, filter_: str | None, select: list[str]) -> Iterator[dict[str, Any]]:
+        """Every document matching *filter_*, in key order, one page of ≤ 1,000 per request (key paging)."""
+        last: str | None = None
+        while True:
+            clauses = [f"({filter_})"] if filter_ else []
+            if last is not None:
+                clauses.append(f"id gt {odata_string(last)}")
+            query = {
+                "search_text": "*",
+                "filter": " and ".join(clauses) or None,
+                "select": list(dict.fromkeys(["id", *select])),
+                "order_by": ["id asc"],
+                "top": PAGE_SIZE,
+            }
+            # list(): the pager is lazy, and the request must happen inside the retry.
+            page = self._with_retries(f"listing {query['filter']}", lambda: list(self._documents.search(**query)))
+            yield from page
+            if len(page) < PAGE_SIZE:
+                return
+            last = page[-1]["id"]
+
+    def keys_of(self, doc_id: str) -> dict[str, str]:
+        """``{id: version}`` of every document of *doc_id*."""
+        return {d["id"]: d["version"] for d in self._scan(f"doc_id eq {odata_string(doc_id)}", ["version"])}
+
+    def records_of(self, doc_id: str) -> list[ChunkRecord]:
+        """Every record of *doc_id*, without embeddings, ordered by ordinal."""
+        docs = self._scan(f"doc_id eq {odata_string(doc_id)}", _SELECT)
+        return sorted((_record(d) for d in docs), key=lambda r: r.ordinal)
+
+    def doc_ids(self) -> set[str]:
+        """Every ``doc_id`` in the index (a full key-ordered scan: exact, unlike facet counts)."""
+        return {d["doc_id"] for d in self._scan(None, ["doc_id"])}
+
+    def vectors_by_content_hash(self, hashes: Iterable[str]) -> dict[str, tuple[float, ...]]:
+        """``{content_hash: embedding}`` for stored documents whose hash is in *hashes* (100 per request).
+
+        Raises:
+            ValueError: a hash contains ``,`` (the ``search.in`` delimiter; SHA-256 hex never does).
+        """
+        wanted = list(dict.fromkeys(hashes))
+        if any("," in h for h in wanted):
+            raise ValueError("content hashes must not contain ','")
+        found: dict[str, tuple[float, ...]] = {}
+        for start in range(0, len(wanted), _HASHES_PER_FILTER):
+            group = ",".join(wanted[start : start + _HASHES_PER_FILTER])
+            in_group = f"search.in(content_hash, {odata_string(group)}, ',')"
+            for doc in self._scan(in_group, ["content_hash", VECTOR_FIELD]):
+                if doc.get(VECTOR_FIELD):
+                    found.setdefault(doc["content_hash"], tuple(float(x) for x in doc[VECTOR_FIELD]))
+        return found
+
+    def search(self, query: str, vector: Sequence[float] | None, k: int = 5) -> list[SearchHit]:
+        """Hybrid query: full-text *query* plus, when *vector* is given, a k-NN query on ``embedding``; the
+        service fuses them with RRF. ``score`` is ``@search.score``. Records come without embeddings."""
+        if k < 1 or (not query.strip() and vector is None):
+            return []
+        vector_queries = None
+        if vector is not None:
+            if len(vector) != self.dimensions:
+                raise ValueError(f"query vector has {len(vector)} dimensions, the index {self.dimensions}")
+            vector_queries = [
+                VectorizedQuery(vector=[float(x) for x in vector], k_nearest_neighbors=max(k, _MIN_VECTOR_K),
+                                fields=VECTOR_FIELD)
+            ]  # fmt: skip
+        results = self._with_retries(
+            "search",
+            lambda: list(
+                self._documents.search(
+                    search_text=query if query.strip() else None, vector_queries=vector_queries, select=_SELECT, top=k
+                )
+            ),
+        )
+        return [SearchHit(_record(doc), float(doc["@search.score"])) for doc in results][:k]
+
+    def count(self) -> int:
+        """Number of documents (the service's count; eventually consistent after writes)."""
+        return int(self._with_retries("count", self._documents.get_document_count))
+
+    def close(self) -> None:
+        self._documents.close()
+        self._indexes.close()
+
+
+def _record(doc: dict[str, Any]) -> ChunkRecord:
+    return ChunkRecord.from_dict({**{k: v for k, v in doc.items() if not k.startswith("@")}, VECTOR_FIELD: None})

@@ -1,0 +1,408 @@
+"""AzureSearchIndex against a fake azure-core transport: the real SDK builds real requests, nothing leaves the
+process. Assertions are on the request bodies the service would receive."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+from azure.core.credentials import AccessToken
+from azure.core.pipeline.transport import HttpTransport
+from azure.core.rest._http_response_impl import HttpResponseImpl
+from azure.core.utils import case_insensitive_dict
+
+from chunking.index import IndexError_, make_index
+from chunking.index.azure_search import MAX_BATCH_BYTES, AzureSearchIndex, batches_by_size, odata_string
+from chunking.index.local import LocalIndex
+from chunking.model import ChunkRecord
+from chunking.settings import Settings
+
+ENDPOINT = "https://unit-test.search.windows.net"
+
+
+class _Response(HttpResponseImpl):
+    def __init__(self, request: Any, status: int, body: Any, headers: dict[str, str]) -> None:
+        merged = case_insensitive_dict({"Content-Type": "application/json; charset=utf-8", **headers})
+        super().__init__(request=request, internal_response=None, status_code=status, reason="fake",
+                         content_type=merged["Content-Type"], headers=merged, stream_download_generator=None)  # fmt: skip
+        self._content = b"" if body is None else json.dumps(body).encode()
+
+    def close(self) -> None:
+        self._is_closed = True
+
+
+@dataclass
+class Sent:
+    method: str
+    path: str
+    body: Any
+    size: int
+    headers: dict[str, str]
+
+
+@dataclass
+class FakeService(HttpTransport):
+    """Answers each request with ``handler(Sent) -> (status, json_body[, headers])`` and records it."""
+
+    handler: Callable[[Sent], tuple]
+    sent: list[Sent] = field(default_factory=list)
+
+    def send(self, request: Any, **kwargs: Any) -> _Response:
+        content = request.content or b""
+        content = content.encode() if isinstance(content, str) else content
+        sent = Sent(request.method, request.url.split("?")[0].removeprefix(ENDPOINT), json.loads(content or "null"),
+                    len(content), dict(request.headers))  # fmt: skip
+        self.sent.append(sent)
+        status, body, *headers = self.handler(sent)
+        return _Response(request, status, body, headers[0] if headers else {})
+
+    def open(self) -> None: ...
+    def close(self) -> None: ...
+    def __enter__(self) -> "FakeService":
+        return self
+
+    def __exit__(self, *args: Any) -> None: ...
+
+    def to(self, path_end: str) -> list[Sent]:
+        return [s for s in self.sent if s.path.endswith(path_end)]
+
+
+def make(handler: Callable[[Sent], tuple], dims: int = 4, **kwargs: Any) -> tuple[AzureSearchIndex, FakeService, list]:
+    service, sleeps = FakeService(handler), []
+    index = AzureSearchIndex(ENDPOINT, "chunks", dims, "test-key", transport=service, sleep=sleeps.append, **kwargs)
+    return index, service, sleeps
+
+
+def record(i: int, content: str = "", dims: int = 4, doc: str = "d") -> ChunkRecord:
+    content = content or f"chunk {i}"
+    return ChunkRecord(id=f"{doc}-{i:06d}", doc_id=doc, version="v1", source="a/b.pdf", sourcepage="a/b.pdf#page=1",
+                       ordinal=i, page_start=0, page_end=0, char_start=0, char_end=len(content), content=content,
+                       content_hash=hashlib.sha256(content.encode()).hexdigest(), token_count=2,
+                       headings=("Install", "Linux"), embedding=tuple([0.5] * dims))  # fmt: skip
+
+
+def ok_for_all(sent: Sent) -> tuple:
+    return 200, {"value": [{"key": a["id"], "status": True, "errorMessage": None, "statusCode": 200}
+                           for a in sent.body["value"]]}  # fmt: skip
+
+
+def stored(i: int, **extra: Any) -> dict[str, Any]:
+    doc = record(i).to_dict()
+    del doc["embedding"]
+    return {"@search.score": 1.0 / (i + 1), **doc, **extra}
+
+
+# -- schema ------------------------------------------------------------------------------------------------------
+
+
+def created_definition(dims: int) -> dict[str, Any]:
+    def handler(sent: Sent) -> tuple:
+        if sent.method == "GET":
+            return 404, {"error": {"code": "ResourceNotFound", "message": "No index with the name 'chunks'"}}
+        return 201, sent.body
+
+    index, service, _ = make(handler, dims)
+    index.ensure()
+    assert [(s.method, s.path) for s in service.sent] == [("GET", "/indexes('chunks')"), ("POST", "/indexes")]
+    assert service.sent[0].headers["api-key"] == "test-key"
+    return service.sent[1].body
+
+
+def test_ensure_creates_the_missing_index_with_the_spec_schema():
+    body = created_definition(1536)
+    fields = {f["name"]: f for f in body["fields"]}
+    assert body["name"] == "chunks"
+    assert list(fields) == ["id", "doc_id", "version", "source", "sourcepage", "ordinal", "page_start", "page_end",
+                            "char_start", "char_end", "token_count", "headings", "content", "content_hash",
+                            "embedding"]  # fmt: skip
+    assert fields["id"]["key"] is True and fields["id"]["sortable"] is True
+    assert [n for n, f in fields.items() if f.get("key")] == ["id"]
+    for name in ("doc_id", "version", "source", "content_hash"):
+        assert fields[name]["filterable"] is True and fields[name]["searchable"] is False
+    for name in ("ordinal", "page_start", "page_end", "char_start", "char_end", "token_count"):
+        assert (fields[name]["type"], fields[name]["filterable"], fields[name]["sortable"]) == ("Edm.Int32", True, True)
+    assert fields["headings"]["type"] == "Collection(Edm.String)"
+    assert fields["content"]["searchable"] is True and fields["content"]["filterable"] is False
+    vector = fields["embedding"]
+    assert (vector["type"], vector["dimensions"], vector["vectorSearchProfile"]) == (
+        "Collection(Edm.Single)", 1536, "hnsw-cosine")  # fmt: skip
+    assert body["vectorSearch"]["profiles"] == [{"name": "hnsw-cosine", "algorithm": "hnsw"}]
+    (algorithm,) = body["vectorSearch"]["algorithms"]
+    assert algorithm["kind"] == "hnsw" and algorithm["hnswParameters"]["metric"] == "cosine"
+    (semantic,) = body["semantic"]["configurations"]
+    assert semantic["prioritizedFields"]["prioritizedContentFields"] == [{"fieldName": "content"}]
+
+
+def test_ensure_accepts_an_existing_matching_index_and_rejects_another_dimension():
+    definition = created_definition(4)
+    index, service, _ = make(lambda sent: (200, definition), dims=4)
+    index.ensure()
+    assert [s.method for s in service.sent] == ["GET"]  # nothing created
+    other, _, _ = make(lambda sent: (200, definition), dims=8)
+    with pytest.raises(IndexError_, match="4-dimensional vectors, but the embedder makes 8"):
+        other.ensure()
+
+
+def test_ensure_rejects_an_index_without_the_spec_fields():
+    definition = created_definition(4)
+    definition["fields"] = [f for f in definition["fields"] if f["name"] != "content_hash"]
+    index, _, _ = make(lambda sent: (200, definition))
+    with pytest.raises(IndexError_, match="lacks fields content_hash"):
+        index.ensure()
+
+
+def test_ensure_reports_a_refused_creation():
+    def handler(sent: Sent) -> tuple:
+        if sent.method == "GET":
+            return 404, {"error": {"code": "ResourceNotFound", "message": "missing"}}
+        return 400, {"error": {"code": "InvalidRequestParameter", "message": "dimensions too large"}}
+
+    index, _, _ = make(handler)
+    with pytest.raises(IndexError_, match="dimensions too large"):
+        index.ensure()
+
+
+# -- writes ------------------------------------------------------------------------------------------------------
+
+
+def test_upsert_batches_by_1000_documents():
+    index, service, sleeps = make(ok_for_all)
+    index.upsert([record(i) for i in range(2500)])
+    batches = service.to("/docs/search.index")
+    assert [len(s.body["value"]) for s in batches] == [1000, 1000, 500]
+    first = batches[0].body["value"][0]
+    assert first["@search.action"] == "mergeOrUpload"
+    assert first["id"] == "d-000000" and first["headings"] == ["Install", "Linux"] and first["embedding"] == [0.5] * 4
+    assert [a["id"] for s in batches for a in s.body["value"]] == [f"d-{i:06d}" for i in range(2500)]
+    assert sleeps == []
+
+
+def test_upsert_batches_by_16_mb_of_json_counting_escaped_characters():
+    # "é" is sent as the 6-byte JSON escape \u00e9: 300,000 of them make a 1.8 MB document.
+    records = [record(i, content="é" * 300_000) for i in range(20)]
+    index, service, _ = make(ok_for_all)
+    index.upsert(records)
+    batches = service.to("/docs/search.index")
+    assert [len(s.body["value"]) for s in batches] == [8, 8, 4]
+    assert all(s.size <= MAX_BATCH_BYTES for s in batches)
+    # Maximal: one more document would have broken the limit.
+    assert batches[0].size + 2 + (batches[1].size - len('{"value": []}')) // 8 > MAX_BATCH_BYTES
+
+
+def test_batches_by_size_predicts_the_sdk_body_exactly():
+    docs = [record(i, content="naïve 東京 \"quoted\" " * (i + 1)).to_dict() for i in range(5)]
+    index, service, _ = make(ok_for_all)
+    index._index_all("mergeOrUpload", docs)
+    (sent,) = service.to("/docs/search.index")
+    (one_batch,) = batches_by_size(docs, "mergeOrUpload", max_bytes=sent.size)
+    assert len(one_batch) == 5
+    assert len(batches_by_size(docs, "mergeOrUpload", max_bytes=sent.size - 1)) == 2
+
+
+def test_a_document_too_big_for_any_request_is_refused_by_key():
+    index, service, _ = make(ok_for_all, max_batch_bytes=1000)
+    with pytest.raises(IndexError_, match="'d-000001'"):
+        index.upsert([record(0), record(1, content="x" * 2000)])
+    assert service.sent == []
+
+
+def test_failed_keys_of_a_207_are_retried_alone():
+    def handler(sent: Sent) -> tuple:
+        results = [{"key": a["id"], "status": True, "statusCode": 201} for a in sent.body["value"]]
+        if len(service.sent) == 1:
+            results[1] = {"key": "d-000001", "status": False, "statusCode": 503, "errorMessage": "Service busy"}
+            return 207, {"value": results}
+        return 200, {"value": results}
+
+    index, service, sleeps = make(handler)
+    index.upsert([record(0), record(1), record(2)])
+    assert [[a["id"] for a in s.body["value"]] for s in service.sent] == [["d-000000", "d-000001", "d-000002"],
+                                                                          ["d-000001"]]  # fmt: skip
+    assert len(sleeps) == 1 and 0.5 <= sleeps[0] <= 1.0  # first back-off: 1 s with equal jitter
+
+
+def test_permanent_per_document_failure_raises_with_key_and_error():
+    def handler(sent: Sent) -> tuple:
+        return 207, {"value": [
+            {"key": "d-000000", "status": True, "statusCode": 200},
+            {"key": "d-000001", "status": False, "statusCode": 400, "errorMessage": "Invalid document key"},
+        ]}  # fmt: skip
+
+    index, service, sleeps = make(handler)
+    with pytest.raises(IndexError_, match=r"d-000001: HTTP 400: Invalid document key"):
+        index.upsert([record(0), record(1)])
+    assert len(service.sent) == 1 and sleeps == []
+
+
+def test_transient_failures_give_up_after_max_attempts_with_exponential_backoff():
+    def handler(sent: Sent) -> tuple:
+        return 207, {"value": [{"key": "d-000000", "status": False, "statusCode": 422, "errorMessage": "unavailable"}]}
+
+    index, service, sleeps = make(handler, max_attempts=4, backoff_s=1.0, max_backoff_s=3.0)
+    with pytest.raises(IndexError_, match="d-000000: HTTP 422: unavailable .still failing after 4 attempts"):
+        index.upsert([record(0)])
+    assert len(service.sent) == 4
+    ceilings = [1.0, 2.0, 3.0]  # 1·2^attempt, capped at 3
+    assert len(sleeps) == 3 and all(c / 2 <= s <= c for s, c in zip(sleeps, ceilings))
+
+
+def test_a_throttled_request_honours_retry_after_ms():
+    def handler(sent: Sent) -> tuple:
+        if len(service.sent) == 1:
+            return 429, {"error": {"code": "Throttled", "message": "slow down"}}, {"retry-after-ms": "250"}
+        return ok_for_all(sent)
+
+    index, service, sleeps = make(handler)
+    index.upsert([record(0)])
+    assert len(service.sent) == 2 and sleeps == [0.25]
+
+
+def test_a_retry_after_beyond_the_limit_fails_at_once():
+    index, service, sleeps = make(lambda sent: (429, {"error": {"message": "quota"}}, {"Retry-After": "600"}))
+    with pytest.raises(IndexError_, match="retry after 600 s"):
+        index.upsert([record(0)])
+    assert len(service.sent) == 1 and sleeps == []
+
+
+def test_upsert_refuses_records_without_a_vector_of_the_index_dimension():
+    index, service, _ = make(ok_for_all, dims=8)
+    with pytest.raises(IndexError_, match="8-dimensional embedding: d-000000"):
+        index.upsert([record(0, dims=4)])
+    assert service.sent == []
+
+
+def test_delete_sends_unique_keys_in_delete_actions():
+    index, service, _ = make(ok_for_all)
+    index.delete(["d-000001", "d-000002", "d-000001"])
+    (sent,) = service.sent
+    assert sent.body == {"value": [{"@search.action": "delete", "id": "d-000001"},
+                                   {"@search.action": "delete", "id": "d-000002"}]}  # fmt: skip
+    index.delete([])
+    assert len(service.sent) == 1
+
+
+# -- reads -------------------------------------------------------------------------------------------------------
+
+
+def test_keys_of_pages_by_key_and_escapes_quotes():
+    def handler(sent: Sent) -> tuple:
+        start = 0 if len(service.sent) == 1 else 1000
+        size = 1000 if start == 0 else 2
+        return 200, {"value": [{"@search.score": 1.0, "id": f"k-{i:06d}", "version": "v1"}
+                               for i in range(start, start + size)]}  # fmt: skip
+
+    index, service, _ = make(handler)
+    keys = index.keys_of("O'Brien")
+    assert len(keys) == 1002 and keys["k-001001"] == "v1"
+    first, second = (s.body for s in service.sent)
+    assert first == {"search": "*", "filter": "(doc_id eq 'O''Brien')", "orderby": "id asc", "select": "id,version",
+                     "top": 1000}  # fmt: skip
+    assert second["filter"] == "(doc_id eq 'O''Brien') and id gt 'k-000999'"
+
+
+def test_records_of_and_doc_ids():
+    def handler(sent: Sent) -> tuple:
+        if "doc_id eq" in (sent.body.get("filter") or ""):
+            return 200, {"value": [stored(2), stored(0), stored(1)]}
+        return 200, {"value": [{"id": "a-1", "doc_id": "a"}, {"id": "a-2", "doc_id": "a"}, {"id": "b-1", "doc_id": "b"}]}
+
+    index, service, _ = make(handler)
+    records = index.records_of("d")
+    assert [r.ordinal for r in records] == [0, 1, 2]
+    assert records[1] == record(1).__class__.from_dict({**record(1).to_dict(), "embedding": None})
+    assert "embedding" not in service.sent[0].body["select"].split(",")
+    assert index.doc_ids() == {"a", "b"}
+    assert "filter" not in service.sent[1].body and service.sent[1].body["select"] == "id,doc_id"
+
+
+def test_vectors_by_content_hash_groups_hashes_in_search_in_filters():
+    hashes = [f"{i:064x}" for i in range(250)]
+
+    def handler(sent: Sent) -> tuple:
+        wanted = sent.body["filter"].split("'")[1].split(",")
+        return 200, {"value": [{"id": f"x-{h[-6:]}", "content_hash": h, "embedding": [0.25, -1.0, 0.0, 2.0]}
+                               for h in wanted if h.endswith("7")]}  # fmt: skip
+
+    index, service, _ = make(handler)
+    found = index.vectors_by_content_hash(hashes + hashes[:3])
+    assert [len(s.body["filter"].split("'")[1].split(",")) for s in service.sent] == [100, 100, 50]
+    assert service.sent[0].body["filter"].startswith("(search.in(content_hash, '" + hashes[0] + ",")
+    assert service.sent[0].body["filter"].endswith("', ','))")
+    assert set(found) == {h for h in hashes if h.endswith("7")}
+    assert found[hashes[7]] == (0.25, -1.0, 0.0, 2.0)
+    with pytest.raises(ValueError, match="must not contain ','"):
+        index.vectors_by_content_hash(["a,b"])
+
+
+def test_search_sends_a_hybrid_query_and_maps_hits():
+    index, service, _ = make(lambda sent: (200, {"value": [stored(3), stored(1)]}))
+    hits = index.search("install on linux", [0.1, 0.2, 0.3, 0.4], k=2)
+    body = service.sent[0].body
+    assert body["search"] == "install on linux" and body["top"] == 2
+    assert body["vectorQueries"] == [{"kind": "vector", "vector": [0.1, 0.2, 0.3, 0.4], "k": 50, "fields": "embedding"}]
+    assert "embedding" not in body["select"].split(",")
+    assert [(h.record.ordinal, h.score) for h in hits] == [(3, 0.25), (1, 0.5)]
+    assert hits[0].record.embedding is None
+
+
+def test_vector_only_and_keyword_only_queries():
+    index, service, _ = make(lambda sent: (200, {"value": []}))
+    index.search("", [1.0, 0.0, 0.0, 0.0], k=3)
+    index.search("words", None, k=3)
+    assert "search" not in service.sent[0].body and "vectorQueries" in service.sent[0].body
+    assert service.sent[1].body["search"] == "words" and "vectorQueries" not in service.sent[1].body
+    assert index.search("", None, k=3) == [] and len(service.sent) == 2
+    with pytest.raises(ValueError, match="3 dimensions"):
+        index.search("x", [1.0, 0.0, 0.0], k=3)
+
+
+def test_count():
+    index, service, _ = make(lambda sent: (200, 1234))
+    assert index.count() == 1234
+    assert (service.sent[0].method, service.sent[0].path) == ("GET", "/indexes('chunks')/docs/$count")
+
+
+def test_odata_string_doubles_quotes():
+    assert odata_string("O'Brien's") == "'O''Brien''s'"
+
+
+# -- credentials and factory -------------------------------------------------------------------------------------
+
+
+class _FakeTokenCredential:
+    def get_token(self, *scopes: str, **kwargs: Any) -> AccessToken:
+        assert scopes == ("https://search.azure.com/.default",)
+        return AccessToken("entra-token", 4_102_444_800)
+
+
+def test_without_a_key_the_default_azure_credential_is_used(monkeypatch: pytest.MonkeyPatch):
+    import azure.identity
+
+    monkeypatch.setattr(azure.identity, "DefaultAzureCredential", _FakeTokenCredential)
+    service = FakeService(lambda sent: (200, 0))
+    AzureSearchIndex(ENDPOINT, "chunks", 4, None, transport=service).count()
+    assert service.sent[0].headers["Authorization"] == "Bearer entra-token"
+    assert "api-key" not in service.sent[0].headers
+
+
+def test_make_index_by_backend(tmp_path: Path):
+    local = make_index(Settings(state_dir=tmp_path, embedding_dimensions=16))
+    assert isinstance(local, LocalIndex) and local.path == tmp_path / "index.sqlite3" and local.dimensions == 16
+    remote = make_index(Settings(index_backend="azure", search_endpoint=ENDPOINT, search_api_key="k",
+                                 search_index_name="other", embedding_dimensions=1536))  # fmt: skip
+    assert isinstance(remote, AzureSearchIndex) and (remote.index_name, remote.dimensions) == ("other", 1536)
+    with pytest.raises(ValueError, match="AZURE_SEARCH_ENDPOINT"):
+        make_index(Settings(index_backend="azure"))
+
+
+def test_importing_chunking_index_does_not_import_the_azure_sdk():
+    code = "import sys, chunking.index; print('azure.search.documents' in sys.modules, 'numpy' in sys.modules)"
+    root = Path(__file__).resolve().parents[2]
+    out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
