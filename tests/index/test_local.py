@@ -6,6 +6,7 @@ import dataclasses
 import hashlib
 import math
 import sqlite3
+import threading
 from pathlib import Path
 
 import pytest
@@ -272,3 +273,32 @@ def test_cosine_ignores_vector_length(tmp_path: Path):
     with pytest.raises(ValueError, match="3 dimensions"):
         index.search("", (1.0, 0.0, 0.0), k=2)
     assert math.isclose(sum(h.score for h in hits), 1 / 61 + 1 / 62)
+
+
+def test_concurrent_writers_on_one_file_lose_nothing(tmp_path: Path):
+    path = tmp_path / "threads.sqlite3"
+    LocalIndex(path, 4).ensure()
+    errors: list[BaseException] = []
+
+    def writer(doc: str) -> None:
+        index = LocalIndex(path, 4)
+        try:
+            for i in range(40):
+                index.upsert([record(doc, i, f"{doc} text {i}", E1)])
+                index.upsert([record(doc, i, f"{doc} text {i}", E1)])  # idempotent rewrite
+        except BaseException as exc:  # noqa: BLE001 - reported below
+            errors.append(exc)
+        finally:
+            index.close()
+
+    threads = [threading.Thread(target=writer, args=(doc,)) for doc in ("x", "y", "z")]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    index = LocalIndex(path, 4)
+    assert index.count() == 120 and fts_rows(path) == 120
+    assert {doc: len(index.keys_of(doc)) for doc in "xyz"} == {"x": 40, "y": 40, "z": 40}
+    index.upsert([])
+    assert index.count() == 120
