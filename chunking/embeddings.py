@@ -17,22 +17,15 @@ from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, runtime_che
 
 import numpy as np
 
-if TYPE_CHECKING:  # the SDKs are imported only by the code paths that need them
+if TYPE_CHECKING:
     from chunking.settings import Settings
 
 __all__ = [
-    "MAX_INPUTS_PER_REQUEST",
-    "MAX_TOKENS_PER_INPUT",
-    "Embedder",
-    "EmbeddingError",
-    "OfflineLexicalEmbedder",
-    "OpenAIEmbedder",
-    "batch_by_tokens",
-    "embed_all",
-    "make_embedder",
-]
+    "MAX_INPUTS_PER_REQUEST", "MAX_TOKENS_PER_INPUT", "Embedder", "EmbeddingError", "OfflineLexicalEmbedder",
+    "OpenAIEmbedder", "batch_by_tokens", "embed_all", "make_embedder",
+]  # fmt: skip
 
-#: Inputs per ``/embeddings`` request (Azure OpenAI quotas-limits: "max array size 2048").
+#: Inputs per ``/embeddings`` request (Azure OpenAI quotas and limits).
 MAX_INPUTS_PER_REQUEST = 2048
 #: Tokens per input for ada-002 / text-embedding-3-* (quotas-limits; one revision says 8,192, 8,191 is safe).
 MAX_TOKENS_PER_INPUT = 8191
@@ -47,12 +40,10 @@ class Embedder(Protocol):
     """Anything that turns texts into vectors.
 
     Attributes:
-        name: identifies the model and its dimensions, e.g. ``"offline-lexical-v1/256"`` or
-            ``"azure_openai/text-embedding-3-small/1536"``; vectors from embedders with different names are
-            not comparable.
-        dimensions: length of every vector returned.
-        requests: number of ``embed`` calls made so far (one request each).
-        tokens: tokens spent so far (as reported by the service, or counted locally; see each class).
+        name: model and dimensions, e.g. ``"offline-lexical-v1/256"``, ``"azure_openai/text-embedding-3-small/1536"``;
+            vectors of embedders with different names are not comparable.
+        dimensions: length of every vector. requests: ``embed`` calls so far (one request each). tokens: tokens
+            spent so far (billed by the service, or counted locally; see each class).
     """
 
     name: str

@@ -23,13 +23,8 @@ import time
 from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from azure.core.credentials import AzureKeyCredential
-from azure.core.exceptions import (
-    HttpResponseError,
-    ResourceExistsError,
-    ResourceNotFoundError,
-    ServiceRequestError,
-    ServiceResponseError,
-)
+from azure.core.exceptions import HttpResponseError, ResourceExistsError, ResourceNotFoundError
+from azure.core.exceptions import ServiceRequestError, ServiceResponseError
 from azure.search.documents import SearchClient
 from azure.search.documents.indexes import SearchIndexClient
 from azure.search.documents.indexes import models as m
@@ -204,32 +199,16 @@ class AzureSearchIndex:
     """
 
     def __init__(
-        self,
-        endpoint: str,
-        index_name: str,
-        dimensions: int,
-        credential: Any = None,
-        *,
-        max_batch_docs: int = MAX_BATCH_DOCS,
-        max_batch_bytes: int = MAX_BATCH_BYTES,
-        max_attempts: int = 5,
-        backoff_s: float = 1.0,
-        max_backoff_s: float = 30.0,
-        max_retry_after_s: float = 60.0,
-        sleep: Callable[[float], None] = time.sleep,
-        **client_kwargs: Any,
-    ) -> None:
+        self, endpoint: str, index_name: str, dimensions: int, credential: Any = None, *,
+        max_batch_docs: int = MAX_BATCH_DOCS, max_batch_bytes: int = MAX_BATCH_BYTES, max_attempts: int = 5,
+        backoff_s: float = 1.0, max_backoff_s: float = 30.0, max_retry_after_s: float = 60.0,
+        sleep: Callable[[float], None] = time.sleep, **client_kwargs: Any,
+    ) -> None:  # fmt: skip
         if dimensions < 1 or max_attempts < 1 or not 1 <= max_batch_docs <= MAX_BATCH_DOCS:
             raise ValueError("dimensions and max_attempts must be ≥ 1, max_batch_docs in 1..1000")
-        self.endpoint = endpoint
-        self.index_name = index_name
-        self.dimensions = dimensions
-        self.max_batch_docs = max_batch_docs
-        self.max_batch_bytes = max_batch_bytes
-        self.max_attempts = max_attempts
-        self.backoff_s = backoff_s
-        self.max_backoff_s = max_backoff_s
-        self.max_retry_after_s = max_retry_after_s
+        self.endpoint, self.index_name, self.dimensions = endpoint, index_name, dimensions
+        self.max_batch_docs, self.max_batch_bytes, self.max_attempts = max_batch_docs, max_batch_bytes, max_attempts
+        self.backoff_s, self.max_backoff_s, self.max_retry_after_s = backoff_s, max_backoff_s, max_retry_after_s
         self._sleep = sleep
         cred = _credential(credential)
         client_kwargs.setdefault("retry_total", 0)  # see the module docstring: retries are ours

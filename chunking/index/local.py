@@ -35,7 +35,7 @@ from chunking.model import ChunkRecord
 __all__ = ["LocalIndex", "fts_query"]
 
 SCHEMA_VERSION = "1"
-#: Reciprocal-rank-fusion constant (Cormack et al. 2009; also what Azure AI Search uses for hybrid queries).
+#: Reciprocal-rank-fusion constant (Cormack et al. 2009).
 RRF_K = 60
 # Candidates taken from each ranking before fusion: deeper than k so that a record ranked moderately in both
 # lists can beat one ranked high in only one.
@@ -388,21 +388,10 @@ def _record(row: Sequence[object]) -> ChunkRecord:
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
     """CREATE TABLE IF NOT EXISTS records (
-        id TEXT NOT NULL UNIQUE,
-        doc_id TEXT NOT NULL,
-        version TEXT NOT NULL,
-        source TEXT NOT NULL,
-        sourcepage TEXT NOT NULL,
-        ordinal INTEGER NOT NULL,
-        page_start INTEGER NOT NULL,
-        page_end INTEGER NOT NULL,
-        char_start INTEGER NOT NULL,
-        char_end INTEGER NOT NULL,
-        content TEXT NOT NULL,
-        content_hash TEXT NOT NULL,
-        token_count INTEGER NOT NULL,
-        headings TEXT NOT NULL,
-        embedding BLOB NOT NULL
+        id TEXT NOT NULL UNIQUE, doc_id TEXT NOT NULL, version TEXT NOT NULL, source TEXT NOT NULL,
+        sourcepage TEXT NOT NULL, ordinal INTEGER NOT NULL, page_start INTEGER NOT NULL, page_end INTEGER NOT NULL,
+        char_start INTEGER NOT NULL, char_end INTEGER NOT NULL, content TEXT NOT NULL, content_hash TEXT NOT NULL,
+        token_count INTEGER NOT NULL, headings TEXT NOT NULL, embedding BLOB NOT NULL
     )""",
     "CREATE INDEX IF NOT EXISTS records_doc_id ON records(doc_id)",
     "CREATE INDEX IF NOT EXISTS records_content_hash ON records(content_hash)",

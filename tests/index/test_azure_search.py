@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import pytest
 from azure.core.credentials import AccessToken
+from azure.core.exceptions import ServiceRequestError
 from azure.core.pipeline.transport import HttpTransport
 from azure.core.rest._http_response_impl import HttpResponseImpl
 from azure.core.utils import case_insensitive_dict
@@ -261,6 +262,25 @@ def test_a_throttled_request_honours_retry_after_ms():
     index, service, sleeps = make(handler)
     index.upsert([record(0)])
     assert len(service.sent) == 2 and sleeps == [0.25]
+
+
+def test_a_dropped_connection_is_retried_and_a_persistent_one_reported():
+    def handler(sent: Sent) -> tuple:
+        if len(service.sent) == 1:
+            raise ServiceRequestError("connection refused")
+        return ok_for_all(sent)
+
+    index, service, sleeps = make(handler)
+    index.upsert([record(0)])
+    assert len(service.sent) == 2 and len(sleeps) == 1
+
+    def down(sent: Sent) -> tuple:
+        raise ServiceRequestError("connection refused")
+
+    index, service, sleeps = make(down, max_attempts=3)
+    with pytest.raises(IndexError_, match="connection refused"):
+        index.count()
+    assert len(service.sent) == 3 and len(sleeps) == 2
 
 
 def test_a_retry_after_beyond_the_limit_fails_at_once():
