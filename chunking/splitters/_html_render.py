@@ -113,9 +113,9 @@ class _Renderer:
 
     def visit_children(self, node: Tag) -> None:
         for child in node.children:
-            self._visit(child)
+            self.visit(child)
 
-    def _visit(self, node: object) -> None:
+    def visit(self, node: object) -> None:
         if isinstance(node, NavigableString):
             if type(node) in (NavigableString, CData):
                 self._inline.append(str(node))
@@ -158,7 +158,7 @@ class _Renderer:
 
 def _preserved(node: Tag, name: str) -> HtmlUnit:
     renderer = _Renderer({}, frozenset())
-    renderer.visit_children(node)
+    renderer.visit(node)  # the element itself, so a preserved <pre> keeps its whitespace
     renderer.flush()
     rows = tuple(unit.text for unit in renderer.units)
     header_rows = 0

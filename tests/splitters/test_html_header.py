@@ -117,6 +117,14 @@ def test_max_chunk_size_splits_text_but_never_preserved_elements():
     assert len(rendered_table) > 40
 
 
+def test_preserved_pre_keeps_its_whitespace():
+    html = "<h1>T</h1><p>" + "text " * 10 + "</p><pre>def f():\n    return 1</pre>"
+    docs = HTML(H123, elements_to_preserve=["pre"], max_chunk_size=30).split_text(html)
+    assert [d.page_content for d in docs] == [
+        "T", "text text text text text text", "text text text text", "def f():\n    return 1",
+    ]
+
+
 def test_preserved_table_over_the_token_cap_is_cut_by_rows_with_its_header_repeated():
     rows = "".join(f"<tr><td>item number {i}</td><td>{i * 7}</td></tr>" for i in range(1500))
     html = f"<h1>Big</h1><table><tr><th>item</th><th>value</th></tr>{rows}</table>"
