@@ -27,6 +27,7 @@ BLOCK_TAGS = frozenset({
     "ul", "br",
 })
 _HTML_WHITESPACE = re.compile(r"[ \t\n\r\f]+")
+_XML_DECLARATION = re.compile(r"\A\s*<\?xml[^>]*\?>")
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +53,7 @@ class HtmlUnit:
 
 def parse_html(html: str) -> BeautifulSoup:
     """Parse *html* leniently (documents and fragments) with lxml, or the standard library parser without it."""
+    html = _XML_DECLARATION.sub("", html, count=1)  # XHTML pages: parse as HTML without bs4's XML warning
     try:
         return BeautifulSoup(html, "lxml")
     except Exception:  # bs4.FeatureNotFound when lxml is missing

@@ -250,7 +250,7 @@ _PRESETS: dict[Language, LanguageRules] = {
     Language.MARKDOWN: LanguageRules(
         (
             *(rf"\n(?=#{{{level}}}[ \t])" for level in range(1, 7)),
-            r"\n(?= {0,3}(?:`{3,}|~{3,}))",
+            r"\n(?=[ \t]*(?:`{3,}|~{3,}))",  # any indentation: fences nested in list items too
             r"\n(?= {0,3}(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,})(?:\n|$))|(?<=\n)\n(?= {0,3}(?:-[ \t]*){3,}(?:\n|$))",
             *_TAIL,
         ),
