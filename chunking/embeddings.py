@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+from itertools import chain
 from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
@@ -60,10 +61,13 @@ class Embedder(Protocol):
 _WORD_RE = re.compile(r"\w+")
 # Scripts written without spaces between words (Han, kana, Hangul and their compatibility/extension blocks);
 # the same ranges as chunking/index/local.py, which segments them the same way for BM25.
-_CJK_RUN = re.compile(
-    "[\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3040-\u30ff\u3100-\u312f\u3130-\u318f\u31f0-\u31ff"
-    "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002fa1f]+"
+_CJK = (
+    "\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3040-\u30ff\u3100-\u312f\u3130-\u318f\u31f0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002fa1f"
 )
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+# One pass over text with CJK: group 1 a CJK run, group 2 a run of other word characters.
+_MIXED_RE = re.compile(f"([{_CJK}]+)|([^\\W{_CJK}]+)")
 # Distinct words remembered per embedder; bounded so a long-running worker does not grow without limit (the
 # vocabulary is dropped wholesale when full: cheap, rare, and it never changes a vector).
 _VOCAB_MAX = 500_000
@@ -71,20 +75,17 @@ _VOCAB_MAX = 500_000
 
 def _words(text: str) -> list[str]:
     """Lower-cased words of *text*; a CJK run gives its overlapping character bigrams (a lone character itself)."""
-    words = _WORD_RE.findall(text.lower())
+    text = text.lower()
     if not _CJK_RUN.search(text):
-        return words
+        return _WORD_RE.findall(text)
     out: list[str] = []
-    for word in words:
-        pos = 0
-        for run in _CJK_RUN.finditer(word):
-            if run.start() > pos:
-                out.append(word[pos : run.start()])
-            chars = run.group()
-            out.extend([chars] if len(chars) == 1 else [chars[i : i + 2] for i in range(len(chars) - 1)])
-            pos = run.end()
-        if pos < len(word):
-            out.append(word[pos:])
+    for cjk, other in _MIXED_RE.findall(text):
+        if other:
+            out.append(other)
+        elif len(cjk) == 1:
+            out.append(cjk)
+        else:
+            out.extend([cjk[i : i + 2] for i in range(len(cjk) - 1)])
     return out
 
 
@@ -178,11 +179,12 @@ class OfflineLexicalEmbedder:
             self._reset_vocabulary()
         tokenized = [_words(text) for text in texts]
         vocab = self._vocab
-        unseen = {w for words in tokenized for w in words if w not in vocab}
+        unseen = set(chain.from_iterable(tokenized)).difference(vocab)
         if unseen:
             self._add_words(unseen)
-        lengths = np.fromiter((len(words) for words in tokenized), dtype=np.int64, count=len(tokenized))
-        ids = np.fromiter((vocab[w] for words in tokenized for w in words), dtype=np.int64, count=int(lengths.sum()))
+        lengths = np.fromiter(map(len, tokenized), dtype=np.int64, count=len(tokenized))
+        flat_words = chain.from_iterable(tokenized)
+        ids = np.fromiter(map(vocab.__getitem__, flat_words), dtype=np.int64, count=int(lengths.sum()))
         rows = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
         self.tokens += int(ids.size)
         self.requests += 1
