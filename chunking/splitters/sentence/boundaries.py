@@ -35,6 +35,7 @@ _OPENING = "".join(sorted(OPENING_CHARS))
 _NEXT_NON_SPACE = re.compile(r"\s*(\S)")
 _WORD_TAIL_WINDOW = 24
 
+
 # §5.1: an opening tag is "<figure" followed by whitespace, ">" or "/"; a closing tag "</figure" + spaces + ">".
 _FIGURE_TAG = re.compile(r"<(?:(/)figure\s*>|figure(?=[\s>/]))", re.IGNORECASE)
 FIGURE_OPEN = re.compile(r"<figure", re.IGNORECASE)
@@ -152,13 +153,18 @@ class Boundaries:
                                 f"[{e}]*[{_char_class(other_ends)}][{e}]*")
         if ascii_ends:
             a = _char_class(ascii_ends)
-            single_dot = r"(\.)(?![" + a + "])|" if "." in ascii_ends else ""
+            # A single "." after whitespace has no word before it; any other single "." is captured because
+            # the word before it still has to be checked (rule 2).
+            single_dot = r"(?<=\s)\.(?![" + a + r"])|(\.)(?![" + a + "])|" if "." in ascii_ends else ""
             closing = f"[{c}]*" if c else ""
-            # An ASCII run ends a sentence only before whitespace or the end of the text (rule 1);
-            # a single "." is captured because the word before it still has to be checked (rule 2).
-            alternatives.append(f"(?:{single_dot}[{a}]+){closing}(?=\\s|\\Z)")
+            # An ASCII run ends a sentence only before whitespace or the end of the text (rule 1). It is tried
+            # first: its look-ahead fails on a run that goes on with a CJK terminator.
+            alternatives.insert(0, f"(?:{single_dot}[{a}]+){closing}(?=\\s|\\Z)")
         # The leading look-ahead lets the regex engine skip quickly to candidate characters.
-        self._cluster = re.compile(f"(?=[{e}])(?:{'|'.join(alternatives)})")
+        # Group 1: a run of dot leaders (". . . ."), common in the tables of contents of PDFs: one match for
+        # the run instead of one per dot. Group 2: a single "." whose word must be checked.
+        leaders = r"((?<=\s)\.(?: \.)+(?=\s|\Z))|" if "." in ascii_ends else "()"
+        self._cluster = re.compile(f"(?=[{e}])(?:{leaders}{'|'.join(alternatives)})")
         self._word_breaks = frozenset(config.word_breaks)
         self._word_break = re.compile(f"[{_char_class(config.word_breaks)}]") if config.word_breaks else None
         self._abbreviations = config.abbreviations
@@ -182,13 +188,18 @@ class Boundaries:
         append = cuts.append
         dot_is_terminal = self._dot_is_terminal
         for m in self._cluster.finditer(text, lo if scan_from is None else scan_from, hi):
-            if m.group(1) is None or dot_is_terminal(text, m.start(), m.end(), lo, hi):
+            group = m.lastindex
+            if group is None:
+                append(m.end())
+            elif group == 1:  # dot leaders ". . . .": every dot ends a (wordless) sentence
+                cuts.extend(range(m.start() + 1, m.end() + 1, 2))
+            elif dot_is_terminal(text, m.start(), m.end(), lo, hi):
                 append(m.end())
         return cuts
 
     def _dot_is_terminal(self, text: str, dot: int, end: int, lo: int, hi: int) -> bool:
         """Rule 2 of §5.2 for a single ``.`` at ``dot`` whose cluster ends at ``end`` (exclusive)."""
-        if dot == lo:
+        if dot == lo or text[dot - 1].isspace():  # no word before the dot (e.g. dot leaders ". . .")
             return True
         start = max(lo, dot - self._window)
         m = self._word_tail.search(text, start, dot)
@@ -237,10 +248,15 @@ class Boundaries:
         for m in self._cluster.finditer(text, start, hi):
             if m.start() >= cmax:
                 break
+            group = m.lastindex
+            if group == 1:
+                for c in range(max(m.start() + 1, cmin + ((cmin - m.start() - 1) % 2)), min(m.end() + 1, cmax), 2):
+                    return c
+                continue
             c = m.end()
             if c < cmin or c >= cmax:
                 continue
-            if m.group(1) is None or self._dot_is_terminal(text, m.start(), c, 0, hi):
+            if group is None or self._dot_is_terminal(text, m.start(), c, 0, hi):
                 return c
         return -1
 

@@ -39,7 +39,7 @@ class Draft:
     """
 
     __slots__ = ("text", "parts", "start", "end", "page_start", "page_end", "est", "exact", "kind",
-                 "part_index", "part_count", "hard_left", "hard_right", "overlap", "gap_after")
+                 "part_index", "part_count", "hard_left", "hard_right", "overlap", "overlap_parts", "gap_after")
 
     def __init__(self, text: str, parts: list[Part], start: int, end: int, page_start: int, page_end: int,
                  est: int, kind: str = "text", exact: int | None = None) -> None:
@@ -50,6 +50,7 @@ class Draft:
         self.part_count: int | None = None
         self.hard_left = self.hard_right = False
         self.overlap = ""
+        self.overlap_parts: list[Part] | None = None  # the look-ahead as parts, when known
         self.gap_after = 0
 
     def locate(self, index: int) -> tuple[int, int]:
@@ -82,6 +83,18 @@ class Draft:
             if pos >= j:
                 break
         return out
+
+    def measure_parts(self) -> tuple[list[Part], str]:
+        """Parts and literal suffix whose concatenation is ``text + overlap``, for the final measurement."""
+        if not self.overlap:
+            return self.parts, ""
+        if self.overlap_parts is None:
+            return self.parts, self.overlap
+        first, last = self.overlap_parts[0], self.parts[-1]
+        if not isinstance(first, str) and not isinstance(last, str) and first[0] is last[0] and first[1] == last[2]:
+            # Contiguous slices of one block are measured as one.
+            return self.parts[:-1] + [(last[0], last[1], first[2], last[3], last[4])] + self.overlap_parts[1:], ""
+        return self.parts + self.overlap_parts, ""
 
     def is_single_slice(self) -> bool:
         return len(self.parts) == 1 and not isinstance(self.parts[0], str)

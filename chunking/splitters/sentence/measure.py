@@ -72,8 +72,18 @@ class TokenMeasure:
         else:
             encode = get_encoding(encoding).encode_ordinary
             self._encode = encode
-            self.count = lambda text: len(encode(text)) if text else 0
+            self.count = self._count_memo
+            self._memo: dict[str, int] = {}
             self._byte_lengths = _token_byte_lengths(encoding)
+
+    def _count_memo(self, text: str) -> int:
+        # Heads and tails of chunks repeat (a look-ahead probe and the final measurement share them).
+        n = self._memo.get(text)
+        if n is None:
+            if len(self._memo) > 256:  # small: the memo is for neighbours, not for repeated documents
+                self._memo.clear()
+            n = self._memo[text] = len(self._encode(text))  # type: ignore[misc]
+        return n
 
     def block(self, text: str, lo: int, hi: int, cuts: Sequence[int]) -> "BlockTokens":
         """Count the tokens of the text block ``text[lo:hi]`` whose spans end at ``cuts`` (ascending)."""

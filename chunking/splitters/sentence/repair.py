@@ -9,6 +9,8 @@ the join rule (R2); the look-ahead shrinks by whole words and respects both caps
 
 from __future__ import annotations
 
+import re
+
 from .boundaries import (
     FIGURE_OPEN,
     Boundaries,
@@ -19,11 +21,15 @@ from .boundaries import (
     is_spaceless,
     join_separator,
 )
-from .config import SentenceSplitterConfig
+from .config import SPACELESS_RANGES, SentenceSplitterConfig
 from .draft import Draft
-from .measure import TokenMeasure
+from .measure import BlockTokens, TokenMeasure
 
 __all__ = ["Repairer"]
+
+_SPACELESS_RUN = re.compile(
+    "[" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in SPACELESS_RANGES) + "]+\\Z"
+)
 
 
 class Repairer:
@@ -136,11 +142,92 @@ class Repairer:
             return
         sep = join_separator(gap, a.text[-1], b.text[0])
         room = self.hard_chars - len(a.text) - len(sep)
-        while prefix:
-            if len(prefix) <= room and self._fits_tokens(sep + prefix, a.est):
-                a.overlap = sep + prefix
-                return
-            prefix = self.shrink(prefix)
+        if len(prefix) <= room and self._fits_tokens(sep + prefix, a.est):
+            self._attach(a, b, sep, prefix)
+            return
+        # Step 8.4 shortens the prefix by rules that do not depend on tokens, so the candidates are known in
+        # advance; the first one within the length cap is found directly and the token cap by galloping and
+        # bisection (token counts grow with the prefix), instead of encoding every candidate in turn.
+        lengths = [n for n in self._shrink_lengths(prefix) if n <= room]
+        if not lengths:
+            return
+        budget = self.max_tokens - a.est
+        if budget <= 0:
+            return
+        exact = self.measure.exact
+        if b.is_single_slice() and isinstance(b.parts[0][0], BlockTokens):
+            # The prefix is a slice of b's block: its exact count reuses the block's tokens.
+            block, start = b.parts[0][0], b.parts[0][1]  # type: ignore[index]
+            lead = [sep] if sep else []
+
+            def fits(i: int) -> bool:
+                return exact(lead + [(block, start, start + lengths[i])]) <= budget
+        else:
+
+            def fits(i: int) -> bool:
+                return exact([sep + prefix[: lengths[i]]]) <= budget
+
+        # Token counts grow with the prefix: the fitting candidates are a suffix of ``lengths``. The block's
+        # tokens give a good first probe; exact counts then confirm the boundary by galloping and bisection.
+        good = _first_true(len(lengths), fits, self._guess(b, sep, lengths, budget))
+        if good is not None:
+            self._attach(a, b, sep, prefix[: lengths[good]])
+
+    @staticmethod
+    def _guess(b: Draft, sep: str, lengths: list[int], budget: int) -> int:
+        """Index of the first candidate whose estimated tokens fit ``budget`` (the last one if unknown)."""
+        if not b.is_single_slice():
+            return len(lengths) - 1
+        block, start = b.parts[0][0], b.parts[0][1]  # type: ignore[index]
+        if not isinstance(block, BlockTokens):
+            return len(lengths) - 1
+        base = block.tokens_before(start) - (1 if sep else 0)
+        lo, hi = 0, len(lengths) - 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if block.tokens_before(start + lengths[mid]) - base <= budget:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    @staticmethod
+    def _attach(a: Draft, b: Draft, sep: str, prefix: str) -> None:
+        a.overlap = sep + prefix
+        # The look-ahead is a slice of b's block: keeping it as one lets the final measurement reuse the
+        # block's tokens; when the separator is exactly the page text between them, own text and look-ahead
+        # even form one slice.
+        if b.is_single_slice():
+            b_block, b_s, _, b_doc, b_page = b.parts[0]  # type: ignore[misc]
+            tail = (b_block, b_s, b_s + len(prefix), b_doc, b_page)
+            last = a.parts[-1]
+            if not isinstance(last, str) and last[0] is b_block and b_block.text[last[2]:b_s] == sep:
+                a.overlap_parts = [(b_block, last[2], b_s + len(prefix), last[3] + last[2] - last[1], last[4])]
+            else:
+                a.overlap_parts = ([sep] if sep else []) + [tail]
+
+    def _shrink_lengths(self, prefix: str) -> list[int]:
+        """Lengths of ``prefix`` and of each successive :meth:`shrink` of it, longest first."""
+        stops = sorted(set(self.boundaries.word_break_positions(prefix, 0, len(prefix)))
+                       | {c - 1 for c in self.boundaries.sentence_cuts(prefix, 0, len(prefix))})
+        out: list[int] = []
+        n = len(prefix)
+        k = len(stops)
+        while n > 0:
+            # Sentence ends and word breaks before the last character are the same in every shorter prefix.
+            while k and stops[k - 1] >= n - 1:
+                k -= 1
+            if k:
+                out.append(n)
+                n = stops[k - 1] + 1
+                while n > 0 and prefix[n - 1].isspace():
+                    n -= 1
+            else:
+                # No stop left: drop one spaceless character at a time, down to the run's start.
+                run = _SPACELESS_RUN.search(prefix, 0, n)
+                out.extend(range(n, (run.start() if run else n) - 1, -1))
+                break
+        return out
 
     def _prefix(self, bt: str) -> str:
         """Step 8.1: the look-ahead candidate taken from the front of ``bt``."""
@@ -174,3 +261,30 @@ class Repairer:
         if is_spaceless(prefix[-1]):
             return prefix[:-1]
         return ""
+
+
+def _first_true(n: int, pred, guess: int) -> int | None:
+    """Smallest ``i`` in ``range(n)`` with ``pred(i)``, for a predicate false then true; probes near ``guess``."""
+    last = n - 1
+    guess = min(max(guess, 0), last)
+    if pred(guess):
+        good, step = guess, 1
+        while good - step >= 0 and pred(good - step):
+            good -= step
+            step *= 2
+        bad = max(good - step, -1)
+    else:
+        bad, step = guess, 1
+        while bad + step < last and not pred(bad + step):
+            bad += step
+            step *= 2
+        good = min(bad + step, last)
+        if good == last and not pred(last):
+            return None
+    while good - bad > 1:
+        mid = (good + bad) // 2
+        if pred(mid):
+            good = mid
+        else:
+            bad = mid
+    return good

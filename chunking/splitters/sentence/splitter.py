@@ -242,12 +242,13 @@ class SentenceTextSplitter:
         if not d.overlap and d.exact is not None:
             n = d.exact
         else:
-            n = self._measure.exact(d.parts, d.overlap)
+            n = self._measure.exact(*d.measure_parts())
         if d.kind == "text" and n > cfg.max_tokens:
             while d.overlap and n > cfg.max_tokens:
                 sep = d.overlap[: len(d.overlap) - len(d.overlap.lstrip())]
                 prefix = self._repair.shrink(d.overlap[len(sep):])
                 d.overlap = sep + prefix if prefix else ""
+                d.overlap_parts = None
                 n = self._measure.exact(d.parts, d.overlap)
             if n > cfg.max_tokens:
                 yield from self._resplit(d)

@@ -1,0 +1,149 @@
+"""Time SentenceTextSplitter against one bare tiktoken pass and three peer splitters (spec §10).
+
+A plain script, run by hand (never collected by pytest)::
+
+    .venv/bin/pip install -r benchmarks/requirements.txt
+    .venv/bin/python benchmarks/split_bench.py
+
+Inputs, built in this process from ``shared/corpus`` (beside the repository): the English AMC manual (PDF text
+via pypdfium2, one Page per PDF page) and the Chinese Debian Reference chapter 2 (HTML text via BeautifulSoup),
+each repeated to at least 1 MB. Every splitter works at 500 tokens with our offline cl100k_base ``Encoding``
+(``chunking.tokens.get_encoding``), so nothing is downloaded. Each timing is the best of ``--runs`` runs; the
+table gives seconds and the ratio to one bare ``encode_ordinary`` pass over the same text.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from chunking.model import Page  # noqa: E402
+from chunking.splitters import SentenceTextSplitter  # noqa: E402
+from chunking.tokens import get_encoding  # noqa: E402
+
+CORPUS = ROOT.parent / "shared" / "corpus"
+TARGET_CHARS = 1_000_000
+MAX_TOKENS = 500
+
+
+def english_pages() -> list[str]:
+    import pypdfium2 as pdfium
+
+    pdf = pdfium.PdfDocument(str(CORPUS / "amc-manual.en.pdf"))
+    return [pdf[i].get_textpage().get_text_bounded() for i in range(len(pdf))]
+
+
+def chinese_text() -> str:
+    from bs4 import BeautifulSoup, XMLParsedAsHTMLWarning
+
+    warnings.filterwarnings("ignore", category=XMLParsedAsHTMLWarning)
+    html = (CORPUS / "debian-reference-ch02.zh-cn.html").read_text(encoding="utf-8")
+    return BeautifulSoup(html, "lxml").get_text()
+
+
+def repeated(pages: list[str]) -> list[str]:
+    """The pages repeated until their total length reaches TARGET_CHARS."""
+    out: list[str] = []
+    while sum(map(len, out)) < TARGET_CHARS:
+        out.extend(pages)
+    return out
+
+
+def as_pages(texts: list[str]) -> list[Page]:
+    pages, offset = [], 0
+    for num, text in enumerate(texts):
+        pages.append(Page(num, offset, text))
+        offset += len(text)
+    return pages
+
+
+def best_of(runs: int, fn: Callable[[], object]) -> tuple[float, object]:
+    best, result = float("inf"), None
+    for _ in range(runs):
+        start = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - start)
+    return best, result
+
+
+def contenders(enc) -> dict[str, Callable[[list[Page], str], object]]:
+    count = lambda s: len(enc.encode_ordinary(s))  # noqa: E731
+    ours = SentenceTextSplitter(max_tokens=MAX_TOKENS)
+    runners: dict[str, Callable[[list[Page], str], object]] = {
+        "bare encode_ordinary": lambda pages, text: enc.encode_ordinary(text),
+        "SentenceTextSplitter": lambda pages, text: list(ours.split_pages(pages)),
+    }
+    try:
+        from langchain_text_splitters import RecursiveCharacterTextSplitter
+
+        # from_tiktoken_encoder would load cl100k_base by name (a download); the same length function instead.
+        lc = RecursiveCharacterTextSplitter(chunk_size=MAX_TOKENS, chunk_overlap=0, length_function=count)
+        runners["langchain Recursive"] = lambda pages, text: lc.split_text(text)
+    except ImportError as exc:
+        print(f"# langchain-text-splitters not installed: {exc}")
+    try:
+        import semchunk
+
+        # Memoised token counting pays off on the repeated test text only, so both settings are timed;
+        # the "fresh" variants build a new chunker per run and count without a memo.
+        memo = semchunk.chunkerify(enc, MAX_TOKENS)
+        runners["semchunk (memoized)"] = lambda pages, text: memo(text)
+        runners["semchunk (no memo)"] = lambda pages, text: semchunk.chunkerify(enc, MAX_TOKENS, memoize=False)(text)
+    except ImportError as exc:
+        print(f"# semchunk not installed: {exc}")
+    try:
+        from chonkie import RecursiveChunker
+
+        def chonkie_chunker(memoized: bool):
+            try:
+                rc = RecursiveChunker(tokenizer=enc, chunk_size=MAX_TOKENS)
+            except Exception:  # a chonkie without the tiktoken adapter: a counting callable instead
+                rc = RecursiveChunker(tokenizer=count, chunk_size=MAX_TOKENS)
+            if not memoized:
+                # RecursiveChunker caches token counts per split text (functools.lru_cache); bypass it.
+                rc._estimate_token_count = rc.tokenizer.count_tokens
+            return rc
+
+        cached = chonkie_chunker(True)
+        runners["chonkie (memoized)"] = lambda pages, text: cached.chunk(text)
+        runners["chonkie (no memo)"] = lambda pages, text: chonkie_chunker(False).chunk(text)
+    except ImportError as exc:
+        print(f"# chonkie not installed: {exc}")
+    return runners
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=3, help="timed runs per splitter (best is kept)")
+    args = parser.parse_args()
+    if not CORPUS.is_dir():
+        sys.exit(f"corpus not found at {CORPUS}")
+    enc = get_encoding()
+    inputs = {
+        "en": as_pages(repeated(english_pages())),
+        "zh": as_pages(repeated([chinese_text()])),
+    }
+    runners = contenders(enc)
+    print(f"{'text':<5}{'splitter':<24}{'chars':>10}{'chunks':>8}{'seconds':>10}{'ratio':>8}")
+    for lang, pages in inputs.items():
+        text = "".join(p.text for p in pages)
+        # The Chinese text is one HTML page: give our splitter one page too (the worst case for streaming).
+        if lang == "zh":
+            pages = [Page(0, 0, text)]
+        bare = None
+        for name, fn in runners.items():
+            seconds, result = best_of(args.runs, lambda: fn(pages, text))
+            bare = seconds if bare is None else bare
+            n = len(result) if name != "bare encode_ordinary" else 0  # type: ignore[arg-type]
+            print(f"{lang:<5}{name:<24}{len(text):>10}{n:>8}{seconds:>10.3f}{seconds / bare:>8.2f}")
+
+
+if __name__ == "__main__":
+    main()
