@@ -123,22 +123,36 @@ def cut_to_fit(text: str, start: int, end: int, measure: Callable[[str], int], l
     while pos < end:
         if measure is len:
             cut = min(end, pos + limit)
-        elif measure(text[pos:end]) <= limit:
-            cut = end
-        elif measure(text[pos : pos + 1]) > limit:
-            cut = pos + 1
         else:
-            low, high = pos + 1, end - 1  # text[pos:low] fits, text[pos:end] does not
-            while low < high:
-                mid = (low + high + 1) // 2
-                if measure(text[pos:mid]) <= limit:
-                    low = mid
-                else:
-                    high = mid - 1
-            cut = low
+            cut = _longest_fitting_prefix(text, pos, end, measure, limit)
         spans.append((pos, cut))
         pos = cut
     return spans
+
+
+def _longest_fitting_prefix(text: str, pos: int, end: int, measure: Callable[[str], int], limit: int) -> int:
+    """The largest ``cut`` in ``(pos, end]`` with ``measure(text[pos:cut]) <= limit`` (``pos + 1`` if none).
+
+    The bracket is found by doubling a probe length (so a huge span costs about as much as the answer), then
+    narrowed by binary search on the prefix length.
+    """
+    fits, step = pos, max(1, limit)
+    while True:
+        probe = min(end, pos + step)
+        if measure(text[pos:probe]) > limit:
+            break
+        fits = probe
+        if probe == end:
+            return end
+        step *= 2
+    low, high = fits, probe - 1  # text[pos:low] fits (or is empty), text[pos:probe] does not
+    while low < high:
+        mid = (low + high + 1) // 2
+        if measure(text[pos:mid]) <= limit:
+            low = mid
+        else:
+            high = mid - 1
+    return max(low, pos + 1)
 
 
 def strip_span(text: str, start: int, end: int) -> Span | None:
