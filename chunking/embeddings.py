@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import hashlib
-import math
 import re
 from itertools import chain
 from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, runtime_checkable
@@ -209,7 +208,6 @@ class OfflineLexicalEmbedder:
         return matrix.tolist()
 
 
-
 class OpenAIEmbedder:
     """Embeddings from Azure OpenAI or any OpenAI-compatible endpoint, via the ``openai`` SDK.
 
@@ -333,10 +331,11 @@ class OpenAIEmbedder:
         vectors = [list(map(float, d.embedding)) for d in data]
         wrong = next((i for i, v in enumerate(vectors) if len(v) != self.dimensions), None)
         if wrong is not None:
-            raise EmbeddingError(f"{self.name}: vector {wrong} has {len(vectors[wrong])} dimensions, expected "
-                                 f"{self.dimensions} (check EMBEDDING_DIMENSIONS against the model or deployment)")
+            raise EmbeddingError(
+                f"{self.name}: vector {wrong} has {len(vectors[wrong])} dimensions, expected "
+                f"{self.dimensions} (check EMBEDDING_DIMENSIONS against the model or deployment)"
+            )
         return vectors
-
 
 
 def batch_by_tokens(

@@ -56,10 +56,22 @@ def reference_vector(text: str, dims: int) -> list[float]:
 def test_offline_vector_is_pinned():
     # Any change here changes every stored local vector: bump OfflineLexicalEmbedder.VERSION with it.
     vector = OfflineLexicalEmbedder(8).embed(["Install pyenv on Linux."])[0]
-    assert vector == pytest.approx([0.256073759866, 0.640184399664, -0.128036879933, 0.640184399664,
-                                    -0.128036879933, 0.0, 0.128036879933, 0.256073759866], abs=1e-12)  # fmt: skip
-    assert OfflineLexicalEmbedder(8).embed(["東京タワー"])[0] == pytest.approx([0, 0.125, 0.625, -0.125, 0.125,
-                                                                            -0.25, 0.5, -0.5], abs=1e-12)  # fmt: skip
+    assert vector == pytest.approx(
+        [
+            0.256073759866,
+            0.640184399664,
+            -0.128036879933,
+            0.640184399664,
+            -0.128036879933,
+            0.0,
+            0.128036879933,
+            0.256073759866,
+        ],
+        abs=1e-12,
+    )
+    assert OfflineLexicalEmbedder(8).embed(["東京タワー"])[0] == pytest.approx(
+        [0, 0.125, 0.625, -0.125, 0.125, -0.25, 0.5, -0.5], abs=1e-12
+    )
     wide = OfflineLexicalEmbedder(256).embed(["Install pyenv on Linux."])[0]
     assert [i for i, x in enumerate(wide) if x][:6] == [1, 7, 30, 39, 55, 58]
     assert wide[1] == pytest.approx(0.109764, abs=1e-6) and wide[30] == pytest.approx(-0.109764, abs=1e-6)
@@ -82,11 +94,14 @@ def test_offline_matches_the_plain_reference_algorithm(texts: list[str]):
 
 def test_offline_is_identical_across_processes_and_hash_seeds():
     code = "from chunking.embeddings import OfflineLexicalEmbedder as E; print(E(64).embed(['Alpha beta, 東京!'])[0])"
-    outputs = {
-        subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
-                       env={"PYTHONHASHSEED": seed, "PATH": ""}).stdout  # fmt: skip
-        for seed in ("1", "2")
-    }
+
+    def run(seed: str) -> str:
+        env = {"PYTHONHASHSEED": seed, "PATH": ""}
+        return subprocess.run(
+            [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True, env=env
+        ).stdout
+
+    outputs = {run("1"), run("2")}
     assert len(outputs) == 1
     assert json.loads(outputs.pop()) == pytest.approx(OfflineLexicalEmbedder(64).embed(["Alpha beta, 東京!"])[0])
 
@@ -113,9 +128,13 @@ def test_offline_related_texts_score_higher_than_unrelated():
     query, related, unrelated = embedder.embed(
         ["how to install python on linux", "Installing Python packages on Linux systems", "The weather in Lisbon"]
     )
-    assert cosine(query, related) > 0.3 > 0.1 > cosine(query, unrelated)
-    zh_query, zh_related, zh_unrelated = embedder.embed(["配置网络接口", "本章介绍如何配置网络接口和防火墙", "今天天气很好"])
-    assert cosine(zh_query, zh_related) > 0.3 > cosine(zh_query, zh_unrelated)
+    assert cosine(query, related) > 0.3
+    assert cosine(query, unrelated) < 0.1
+    zh_query, zh_related, zh_unrelated = embedder.embed(
+        ["配置网络接口", "本章介绍如何配置网络接口和防火墙", "今天天气很好"]
+    )
+    assert cosine(zh_query, zh_related) > 0.3
+    assert cosine(zh_query, zh_unrelated) < 0.1
 
 
 def test_offline_shapes_norms_and_counters():
@@ -214,8 +233,10 @@ class FakeEmbeddingsAPI:
         inputs = json.loads(request.content)["input"]
         dims = self.dims + (1 if self.wrong_dims else 0)
         # Returned out of order on purpose: the index field gives the order.
-        data = [{"object": "embedding", "index": i, "embedding": [float(i)] + [0.5] * (dims - 1)}
-                for i in reversed(range(len(inputs)))]  # fmt: skip
+        data = [
+            {"object": "embedding", "index": i, "embedding": [float(i)] + [0.5] * (dims - 1)}
+            for i in reversed(range(len(inputs)))
+        ]
         usage = {"prompt_tokens": 7 * len(inputs), "total_tokens": 7 * len(inputs)}
         return httpx.Response(200, json={"object": "list", "data": data, "model": "m", "usage": usage})
 
@@ -224,9 +245,14 @@ class FakeEmbeddingsAPI:
 
 
 def compatible(api: FakeEmbeddingsAPI, model: str = "text-embedding-3-small", dims: int = 4, **kw) -> OpenAIEmbedder:
-    return OpenAIEmbedder.openai_compatible(model=model, dimensions=dims, api_key="sk-test",
-                                            base_url="http://embeddings.invalid/v1",
-                                            http_client=httpx.Client(transport=httpx.MockTransport(api)), **kw)  # fmt: skip
+    return OpenAIEmbedder.openai_compatible(
+        model=model,
+        dimensions=dims,
+        api_key="sk-test",
+        base_url="http://embeddings.invalid/v1",
+        http_client=httpx.Client(transport=httpx.MockTransport(api)),
+        **kw,
+    )
 
 
 def test_openai_compatible_request_and_response():
@@ -236,8 +262,12 @@ def test_openai_compatible_request_and_response():
     assert vectors == [[0.0, 0.5, 0.5, 0.5], [1.0, 0.5, 0.5, 0.5], [2.0, 0.5, 0.5, 0.5]]
     assert str(api.requests[0].url) == "http://embeddings.invalid/v1/embeddings"
     assert api.requests[0].headers["authorization"] == "Bearer sk-test"
-    assert api.body() == {"model": "text-embedding-3-small", "input": ["alpha", "beta", "gamma"],
-                          "encoding_format": "float", "dimensions": 4}  # fmt: skip
+    assert api.body() == {
+        "model": "text-embedding-3-small",
+        "input": ["alpha", "beta", "gamma"],
+        "encoding_format": "float",
+        "dimensions": 4,
+    }
     assert (embedder.name, embedder.requests, embedder.tokens) == ("openai/text-embedding-3-small/4", 1, 21)
 
 
@@ -295,9 +325,14 @@ def test_invalid_inputs_are_never_sent(texts: list[str], message: str):
 
 def test_azure_openai_with_an_api_key():
     api = FakeEmbeddingsAPI(8)
-    embedder = OpenAIEmbedder.azure(endpoint="https://unit.openai.azure.com", deployment="text-embedding-3-large",
-                                    dimensions=8, api_key="aoai-key", api_version="2024-10-21",
-                                    http_client=httpx.Client(transport=httpx.MockTransport(api)))  # fmt: skip
+    embedder = OpenAIEmbedder.azure(
+        endpoint="https://unit.openai.azure.com",
+        deployment="text-embedding-3-large",
+        dimensions=8,
+        api_key="aoai-key",
+        api_version="2024-10-21",
+        http_client=httpx.Client(transport=httpx.MockTransport(api)),
+    )
     embedder.embed(["x"])
     request = api.requests[0]
     assert request.url.path == "/openai/deployments/text-embedding-3-large/embeddings"
@@ -321,8 +356,12 @@ def test_azure_openai_without_a_key_uses_entra_id(monkeypatch: pytest.MonkeyPatc
 
     monkeypatch.setattr(azure.identity, "DefaultAzureCredential", FakeCredential)
     api = FakeEmbeddingsAPI(4)
-    embedder = OpenAIEmbedder.azure(endpoint="https://unit.openai.azure.com", deployment="emb", dimensions=4,
-                                    http_client=httpx.Client(transport=httpx.MockTransport(api)))  # fmt: skip
+    embedder = OpenAIEmbedder.azure(
+        endpoint="https://unit.openai.azure.com",
+        deployment="emb",
+        dimensions=4,
+        http_client=httpx.Client(transport=httpx.MockTransport(api)),
+    )
     embedder.embed(["x"])
     assert api.requests[0].headers["authorization"] == "Bearer entra-token"
     assert scopes_seen == [("https://cognitiveservices.azure.com/.default",)]
@@ -335,11 +374,23 @@ def test_azure_openai_without_a_key_uses_entra_id(monkeypatch: pytest.MonkeyPatc
 def test_make_embedder_by_backend():
     offline = make_embedder(Settings(embedding_dimensions=64))
     assert isinstance(offline, OfflineLexicalEmbedder) and offline.dimensions == 64
-    azure = make_embedder(Settings(embedding_backend="azure_openai", azure_openai_endpoint="https://u.openai.azure.com",
-                                   azure_openai_api_key="k", embedding_dimensions=1536))  # fmt: skip
+    azure = make_embedder(
+        Settings(
+            embedding_backend="azure_openai",
+            azure_openai_endpoint="https://u.openai.azure.com",
+            azure_openai_api_key="k",
+            embedding_dimensions=1536,
+        )
+    )
     assert isinstance(azure, OpenAIEmbedder) and azure.name == "azure_openai/text-embedding-3-small/1536"
-    compatible_ = make_embedder(Settings(embedding_backend="openai", openai_base_url="http://127.0.0.1:9/v1",
-                                         embedding_model="nomic-embed-text", embedding_dimensions=768))  # fmt: skip
+    compatible_ = make_embedder(
+        Settings(
+            embedding_backend="openai",
+            openai_base_url="http://127.0.0.1:9/v1",
+            embedding_model="nomic-embed-text",
+            embedding_dimensions=768,
+        )
+    )
     assert compatible_.name == "openai/nomic-embed-text/768" and not compatible_.send_dimensions
     with pytest.raises(ValueError, match="AZURE_OPENAI_ENDPOINT"):
         make_embedder(Settings(embedding_backend="azure_openai"))

@@ -17,14 +17,20 @@ search-howto-large-index on learn.microsoft.com; ``shared/reference/azure-functi
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import random
 import time
 from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from azure.core.credentials import AzureKeyCredential
-from azure.core.exceptions import HttpResponseError, ResourceExistsError, ResourceNotFoundError
-from azure.core.exceptions import ServiceRequestError, ServiceResponseError
+from azure.core.exceptions import (
+    HttpResponseError,
+    ResourceExistsError,
+    ResourceNotFoundError,
+    ServiceRequestError,
+    ServiceResponseError,
+)
 from azure.search.documents import SearchClient
 from azure.search.documents.indexes import SearchIndexClient
 from azure.search.documents.indexes import models as m
@@ -299,9 +305,8 @@ class AzureSearchIndex:
             else:
                 request.add_merge_or_upload_actions(list(pending.values()))
             keys = ", ".join(list(pending)[:5])
-            results = self._with_retries(
-                f"{action} of {len(pending)} documents ({keys}, …)", lambda: self._documents.index_documents(request)
-            )
+            send = functools.partial(self._documents.index_documents, request)
+            results = self._with_retries(f"{action} of {len(pending)} documents ({keys}, …)", send)
             retry: dict[str, dict[str, Any]] = {}
             for result in results:
                 if result.succeeded:
@@ -364,12 +369,15 @@ class AzureSearchIndex:
                 "order_by": ["id asc"],
                 "top": PAGE_SIZE,
             }
-            # list(): the pager is lazy, and the request must happen inside the retry.
-            page = self._with_retries(f"listing {query['filter']}", lambda: list(self._documents.search(**query)))
+            page = self._with_retries(f"listing {query['filter']}", functools.partial(self._search, **query))
             yield from page
             if len(page) < PAGE_SIZE:
                 return
             last = page[-1]["id"]
+
+    def _search(self, **query: Any) -> list[dict[str, Any]]:
+        # list(): the pager is lazy, and its requests must happen inside _with_retries.
+        return list(self._documents.search(**query))
 
     def keys_of(self, doc_id: str) -> dict[str, str]:
         """``{id: version}`` of every document of *doc_id*."""
@@ -415,14 +423,9 @@ class AzureSearchIndex:
                 VectorizedQuery(vector=[float(x) for x in vector], k_nearest_neighbors=max(k, _MIN_VECTOR_K),
                                 fields=VECTOR_FIELD)
             ]  # fmt: skip
-        results = self._with_retries(
-            "search",
-            lambda: list(
-                self._documents.search(
-                    search_text=query if query.strip() else None, vector_queries=vector_queries, select=_SELECT, top=k
-                )
-            ),
-        )
+        search = functools.partial(self._search, search_text=query if query.strip() else None,
+                                   vector_queries=vector_queries, select=_SELECT, top=k)  # fmt: skip
+        results = self._with_retries("search", search)
         return [SearchHit(_record(doc), float(doc["@search.score"])) for doc in results][:k]
 
     def count(self) -> int:

@@ -88,9 +88,8 @@ def fts_query(text: str) -> str:
         for i, part in enumerate(_CJK_RUN.split(word)):
             if not part:
                 continue
-            if i % 2 == 0:  # split() with one group alternates non-CJK, CJK, non-CJK, ...
-                terms[_quote(part)] = None
-            elif len(part) == 1:
+            # split() with one group alternates non-CJK, CJK, non-CJK, ...; a lone CJK character stays whole.
+            if i % 2 == 0 or len(part) == 1:
                 terms[_quote(part)] = None
             else:
                 for j in range(len(part) - 1):
@@ -233,16 +232,13 @@ class LocalIndex:
         def statements() -> Iterator[tuple[str, list[tuple]]]:
             # The rowid survives ON CONFLICT DO UPDATE, so the FTS row is replaced under the same rowid.
             yield "DELETE FROM records_fts WHERE rowid = (SELECT rowid FROM records WHERE id = ?)", ids
+            placeholders = ", ".join("?" * (len(_FIELDS) + 1))
             yield (
-                f"INSERT INTO records({columns}) VALUES ({', '.join('?' * (len(_FIELDS) + 1))}) "
-                f"ON CONFLICT(id) DO UPDATE SET {updates}",
+                f"INSERT INTO records({columns}) VALUES ({placeholders}) ON CONFLICT(id) DO UPDATE SET {updates}",
                 rows,
             )
-            yield (
-                "INSERT INTO records_fts(rowid, content, headings, source) SELECT rowid, ?, ?, ? FROM records "
-                "WHERE id = ?",
-                fts_rows,
-            )
+            fts_insert = "INSERT INTO records_fts(rowid, content, headings, source) SELECT rowid, ?, ?, ? FROM records"
+            yield f"{fts_insert} WHERE id = ?", fts_rows
 
         with self._lock:
             self._write(statements())

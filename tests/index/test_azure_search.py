@@ -30,8 +30,15 @@ ENDPOINT = "https://unit-test.search.windows.net"
 class _Response(HttpResponseImpl):
     def __init__(self, request: Any, status: int, body: Any, headers: dict[str, str]) -> None:
         merged = case_insensitive_dict({"Content-Type": "application/json; charset=utf-8", **headers})
-        super().__init__(request=request, internal_response=None, status_code=status, reason="fake",
-                         content_type=merged["Content-Type"], headers=merged, stream_download_generator=None)  # fmt: skip
+        super().__init__(
+            request=request,
+            internal_response=None,
+            status_code=status,
+            reason="fake",
+            content_type=merged["Content-Type"],
+            headers=merged,
+            stream_download_generator=None,
+        )
         self._content = b"" if body is None else json.dumps(body).encode()
 
     def close(self) -> None:
@@ -57,8 +64,13 @@ class FakeService(HttpTransport):
     def send(self, request: Any, **kwargs: Any) -> _Response:
         content = request.content or b""
         content = content.encode() if isinstance(content, str) else content
-        sent = Sent(request.method, request.url.split("?")[0].removeprefix(ENDPOINT), json.loads(content or "null"),
-                    len(content), dict(request.headers))  # fmt: skip
+        sent = Sent(
+            request.method,
+            request.url.split("?")[0].removeprefix(ENDPOINT),
+            json.loads(content or "null"),
+            len(content),
+            dict(request.headers),
+        )
         self.sent.append(sent)
         status, body, *headers = self.handler(sent)
         return _Response(request, status, body, headers[0] if headers else {})
@@ -82,15 +94,29 @@ def make(handler: Callable[[Sent], tuple], dims: int = 4, **kwargs: Any) -> tupl
 
 def record(i: int, content: str = "", dims: int = 4, doc: str = "d") -> ChunkRecord:
     content = content or f"chunk {i}"
-    return ChunkRecord(id=f"{doc}-{i:06d}", doc_id=doc, version="v1", source="a/b.pdf", sourcepage="a/b.pdf#page=1",
-                       ordinal=i, page_start=0, page_end=0, char_start=0, char_end=len(content), content=content,
-                       content_hash=hashlib.sha256(content.encode()).hexdigest(), token_count=2,
-                       headings=("Install", "Linux"), embedding=tuple([0.5] * dims))  # fmt: skip
+    return ChunkRecord(
+        id=f"{doc}-{i:06d}",
+        doc_id=doc,
+        version="v1",
+        source="a/b.pdf",
+        sourcepage="a/b.pdf#page=1",
+        ordinal=i,
+        page_start=0,
+        page_end=0,
+        char_start=0,
+        char_end=len(content),
+        content=content,
+        content_hash=hashlib.sha256(content.encode()).hexdigest(),
+        token_count=2,
+        headings=("Install", "Linux"),
+        embedding=tuple([0.5] * dims),
+    )
 
 
 def ok_for_all(sent: Sent) -> tuple:
-    return 200, {"value": [{"key": a["id"], "status": True, "errorMessage": None, "statusCode": 200}
-                           for a in sent.body["value"]]}  # fmt: skip
+    return 200, {
+        "value": [{"key": a["id"], "status": True, "errorMessage": None, "statusCode": 200} for a in sent.body["value"]]
+    }
 
 
 def stored(i: int, **extra: Any) -> dict[str, Any]:
@@ -119,9 +145,23 @@ def test_ensure_creates_the_missing_index_with_the_spec_schema():
     body = created_definition(1536)
     fields = {f["name"]: f for f in body["fields"]}
     assert body["name"] == "chunks"
-    assert list(fields) == ["id", "doc_id", "version", "source", "sourcepage", "ordinal", "page_start", "page_end",
-                            "char_start", "char_end", "token_count", "headings", "content", "content_hash",
-                            "embedding"]  # fmt: skip
+    assert list(fields) == [
+        "id",
+        "doc_id",
+        "version",
+        "source",
+        "sourcepage",
+        "ordinal",
+        "page_start",
+        "page_end",
+        "char_start",
+        "char_end",
+        "token_count",
+        "headings",
+        "content",
+        "content_hash",
+        "embedding",
+    ]
     assert fields["id"]["key"] is True and fields["id"]["sortable"] is True
     assert [n for n, f in fields.items() if f.get("key")] == ["id"]
     for name in ("doc_id", "version", "source", "content_hash"):
@@ -132,7 +172,10 @@ def test_ensure_creates_the_missing_index_with_the_spec_schema():
     assert fields["content"]["searchable"] is True and fields["content"]["filterable"] is False
     vector = fields["embedding"]
     assert (vector["type"], vector["dimensions"], vector["vectorSearchProfile"]) == (
-        "Collection(Edm.Single)", 1536, "hnsw-cosine")  # fmt: skip
+        "Collection(Edm.Single)",
+        1536,
+        "hnsw-cosine",
+    )
     assert body["vectorSearch"]["profiles"] == [{"name": "hnsw-cosine", "algorithm": "hnsw"}]
     (algorithm,) = body["vectorSearch"]["algorithms"]
     assert algorithm["kind"] == "hnsw" and algorithm["hnswParameters"]["metric"] == "cosine"
@@ -197,7 +240,7 @@ def test_upsert_batches_by_16_mb_of_json_counting_escaped_characters():
 
 
 def test_batches_by_size_predicts_the_sdk_body_exactly():
-    docs = [record(i, content="naïve 東京 \"quoted\" " * (i + 1)).to_dict() for i in range(5)]
+    docs = [record(i, content='naïve 東京 "quoted" ' * (i + 1)).to_dict() for i in range(5)]
     index, service, _ = make(ok_for_all)
     index._index_all("mergeOrUpload", docs)
     (sent,) = service.to("/docs/search.index")
@@ -223,17 +266,21 @@ def test_failed_keys_of_a_207_are_retried_alone():
 
     index, service, sleeps = make(handler)
     index.upsert([record(0), record(1), record(2)])
-    assert [[a["id"] for a in s.body["value"]] for s in service.sent] == [["d-000000", "d-000001", "d-000002"],
-                                                                          ["d-000001"]]  # fmt: skip
+    assert [[a["id"] for a in s.body["value"]] for s in service.sent] == [
+        ["d-000000", "d-000001", "d-000002"],
+        ["d-000001"],
+    ]
     assert len(sleeps) == 1 and 0.5 <= sleeps[0] <= 1.0  # first back-off: 1 s with equal jitter
 
 
 def test_permanent_per_document_failure_raises_with_key_and_error():
     def handler(sent: Sent) -> tuple:
-        return 207, {"value": [
-            {"key": "d-000000", "status": True, "statusCode": 200},
-            {"key": "d-000001", "status": False, "statusCode": 400, "errorMessage": "Invalid document key"},
-        ]}  # fmt: skip
+        return 207, {
+            "value": [
+                {"key": "d-000000", "status": True, "statusCode": 200},
+                {"key": "d-000001", "status": False, "statusCode": 400, "errorMessage": "Invalid document key"},
+            ]
+        }
 
     index, service, sleeps = make(handler)
     with pytest.raises(IndexError_, match=r"d-000001: HTTP 400: Invalid document key"):
@@ -301,8 +348,9 @@ def test_delete_sends_unique_keys_in_delete_actions():
     index, service, _ = make(ok_for_all)
     index.delete(["d-000001", "d-000002", "d-000001"])
     (sent,) = service.sent
-    assert sent.body == {"value": [{"@search.action": "delete", "id": "d-000001"},
-                                   {"@search.action": "delete", "id": "d-000002"}]}  # fmt: skip
+    assert sent.body == {
+        "value": [{"@search.action": "delete", "id": "d-000001"}, {"@search.action": "delete", "id": "d-000002"}]
+    }
     index.delete([])
     assert len(service.sent) == 1
 
@@ -314,15 +362,21 @@ def test_keys_of_pages_by_key_and_escapes_quotes():
     def handler(sent: Sent) -> tuple:
         start = 0 if len(service.sent) == 1 else 1000
         size = 1000 if start == 0 else 2
-        return 200, {"value": [{"@search.score": 1.0, "id": f"k-{i:06d}", "version": "v1"}
-                               for i in range(start, start + size)]}  # fmt: skip
+        return 200, {
+            "value": [{"@search.score": 1.0, "id": f"k-{i:06d}", "version": "v1"} for i in range(start, start + size)]
+        }
 
     index, service, _ = make(handler)
     keys = index.keys_of("O'Brien")
     assert len(keys) == 1002 and keys["k-001001"] == "v1"
     first, second = (s.body for s in service.sent)
-    assert first == {"search": "*", "filter": "(doc_id eq 'O''Brien')", "orderby": "id asc", "select": "id,version",
-                     "top": 1000}  # fmt: skip
+    assert first == {
+        "search": "*",
+        "filter": "(doc_id eq 'O''Brien')",
+        "orderby": "id asc",
+        "select": "id,version",
+        "top": 1000,
+    }
     assert second["filter"] == "(doc_id eq 'O''Brien') and id gt 'k-000999'"
 
 
@@ -330,7 +384,9 @@ def test_records_of_and_doc_ids():
     def handler(sent: Sent) -> tuple:
         if "doc_id eq" in (sent.body.get("filter") or ""):
             return 200, {"value": [stored(2), stored(0), stored(1)]}
-        return 200, {"value": [{"id": "a-1", "doc_id": "a"}, {"id": "a-2", "doc_id": "a"}, {"id": "b-1", "doc_id": "b"}]}
+        return 200, {
+            "value": [{"id": "a-1", "doc_id": "a"}, {"id": "a-2", "doc_id": "a"}, {"id": "b-1", "doc_id": "b"}]
+        }
 
     index, service, _ = make(handler)
     records = index.records_of("d")
@@ -346,8 +402,13 @@ def test_vectors_by_content_hash_groups_hashes_in_search_in_filters():
 
     def handler(sent: Sent) -> tuple:
         wanted = sent.body["filter"].split("'")[1].split(",")
-        return 200, {"value": [{"id": f"x-{h[-6:]}", "content_hash": h, "embedding": [0.25, -1.0, 0.0, 2.0]}
-                               for h in wanted if h.endswith("7")]}  # fmt: skip
+        return 200, {
+            "value": [
+                {"id": f"x-{h[-6:]}", "content_hash": h, "embedding": [0.25, -1.0, 0.0, 2.0]}
+                for h in wanted
+                if h.endswith("7")
+            ]
+        }
 
     index, service, _ = make(handler)
     found = index.vectors_by_content_hash(hashes + hashes[:3])
@@ -414,8 +475,15 @@ def test_without_a_key_the_default_azure_credential_is_used(monkeypatch: pytest.
 def test_make_index_by_backend(tmp_path: Path):
     local = make_index(Settings(state_dir=tmp_path, embedding_dimensions=16))
     assert isinstance(local, LocalIndex) and local.path == tmp_path / "index.sqlite3" and local.dimensions == 16
-    remote = make_index(Settings(index_backend="azure", search_endpoint=ENDPOINT, search_api_key="k",
-                                 search_index_name="other", embedding_dimensions=1536))  # fmt: skip
+    remote = make_index(
+        Settings(
+            index_backend="azure",
+            search_endpoint=ENDPOINT,
+            search_api_key="k",
+            search_index_name="other",
+            embedding_dimensions=1536,
+        )
+    )
     assert isinstance(remote, AzureSearchIndex) and (remote.index_name, remote.dimensions) == ("other", 1536)
     with pytest.raises(ValueError, match="AZURE_SEARCH_ENDPOINT"):
         make_index(Settings(index_backend="azure"))

@@ -204,7 +204,9 @@ def test_keys_records_and_doc_ids(tmp_path: Path):
     assert index.doc_ids() == {"d1", "d2"}
     records = index.records_of("d1")
     assert [r.ordinal for r in records] == [0, 1, 2]
-    assert records[1] == dataclasses.replace(record("d1", 1, "text 1", E1, headings=("Install", "Linux")), embedding=None)
+    assert records[1] == dataclasses.replace(
+        record("d1", 1, "text 1", E1, headings=("Install", "Linux")), embedding=None
+    )
     assert index.records_of("nope") == []
 
 
