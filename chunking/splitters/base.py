@@ -37,6 +37,7 @@ def merge_pieces(
     chunk_overlap: int,
     measure: Callable[[str], int],
     strip_whitespace: bool = True,
+    lengths: Sequence[int] | None = None,
 ) -> list[Span]:
     """Merge ordered, non-overlapping pieces of *text* into chunk spans (module docstring, steps 1–4).
 
@@ -47,6 +48,7 @@ def merge_pieces(
         chunk_overlap: maximum length of the pieces repeated from one chunk at the start of the next.
         measure: the length function (``len`` counts code points).
         strip_whitespace: strip each chunk's leading and trailing whitespace (its span moves accordingly).
+        lengths: the pieces' lengths if the caller already measured them (each piece is measured once).
 
     Returns:
         Chunk spans in order; whitespace-only chunks are left out.
@@ -54,7 +56,8 @@ def merge_pieces(
     n = len(pieces)
     if n == 0:
         return []
-    lengths = [measure(text[s:e]) for s, e in pieces]
+    if lengths is None:
+        lengths = [measure(text[s:e]) for s, e in pieces]
     gaps = [0] + [measure(text[pieces[k - 1][1] : pieces[k][0]]) if pieces[k][0] > pieces[k - 1][1] else 0
                   for k in range(1, n)]
 
@@ -235,9 +238,10 @@ class TextSplitter(ABC):
         length_function = tiktoken_length_function(encoding_name, model_name, allowed_special, disallowed_special)
         return cls(length_function=length_function, **kwargs)
 
-    def _merge(self, text: str, pieces: Sequence[Span]) -> list[Span]:
+    def _merge(self, text: str, pieces: Sequence[Span], lengths: Sequence[int] | None = None) -> list[Span]:
         return merge_pieces(
-            text, pieces, self._chunk_size, self._chunk_overlap, self._length_function, self._strip_whitespace
+            text, pieces, self._chunk_size, self._chunk_overlap, self._length_function, self._strip_whitespace,
+            lengths,
         )
 
     @staticmethod

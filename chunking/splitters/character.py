@@ -75,14 +75,19 @@ class CharacterTextSplitter(TextSplitter):
     def split_text_with_offsets(self, text: str) -> list[tuple[str, int]]:
         """Split *text* into ``(chunk, start)`` pairs; ``start`` is the chunk's offset in *text* (characters)."""
         pieces: list[Span] = []
+        lengths: list[int] = []
         for start, end in separator_pieces(text, self._pattern, 0, len(text), self._keep):
-            if self._length_function(text[start:end]) > self._chunk_size:
+            length = self._length_function(text[start:end])
+            if length > self._chunk_size:
                 logger.warning("piece of %d characters is over chunk_size=%d: cut at character level",
                                end - start, self._chunk_size)
-                pieces.extend(cut_to_fit(text, start, end, self._length_function, self._chunk_size))
+                parts = cut_to_fit(text, start, end, self._length_function, self._chunk_size)
+                pieces.extend(parts)
+                lengths.extend(self._length_function(text[s:e]) for s, e in parts)
             else:
                 pieces.append((start, end))
-        return self._pairs(text, self._merge(text, pieces))
+                lengths.append(length)
+        return self._pairs(text, self._merge(text, pieces, lengths))
 
 
 class RecursiveCharacterTextSplitter(TextSplitter):
@@ -177,13 +182,16 @@ class RecursiveCharacterTextSplitter(TextSplitter):
             pieces = _glue_decorators(text, pieces)
         out: list[Span] = []
         good: list[Span] = []
+        good_lengths: list[int] = []
         for piece in pieces:
-            if self._length_function(text[piece[0] : piece[1]]) <= self._chunk_size:
+            length = self._length_function(text[piece[0] : piece[1]])
+            if length <= self._chunk_size:
                 good.append(piece)
+                good_lengths.append(length)
                 continue
             if good:
-                out.extend(self._merge(text, good))
-                good = []
+                out.extend(self._merge(text, good, good_lengths))
+                good, good_lengths = [], []
             if finer is not None:
                 out.extend(self._split(text, piece[0], piece[1], finer, fence_filter))
             else:
@@ -191,7 +199,7 @@ class RecursiveCharacterTextSplitter(TextSplitter):
                                piece[1] - piece[0], self._chunk_size)
                 out.extend(self._merge(text, cut_to_fit(text, *piece, self._length_function, self._chunk_size)))
         if good:
-            out.extend(self._merge(text, good))
+            out.extend(self._merge(text, good, good_lengths))
         return out
 
 
