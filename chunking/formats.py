@@ -11,10 +11,13 @@ from typing import Callable, Iterable
 from chunking.model import Chunk, Page
 from chunking.settings import Settings
 
-__all__ = ["DocumentSplitter", "PAGINATED_EXTENSIONS", "extension_of", "splitter_for"]
+__all__ = ["DocumentSplitter", "HEADING_EXTENSIONS", "PAGINATED_EXTENSIONS", "extension_of", "splitter_for"]
 
 #: Formats whose pages are real pages (citations say ``#page=N``).
 PAGINATED_EXTENSIONS = frozenset({".pdf"})
+#: Formats whose ``#`` lines are headings: Markdown, and HTML/DOCX whose parsers render headings that way.
+#: (In a PDF or a text file a leading ``#`` is as likely a shell comment.)
+HEADING_EXTENSIONS = frozenset({".md", ".markdown", ".html", ".htm", ".docx"})
 
 
 def extension_of(source: str) -> str:

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 
 from chunking.embeddings import Embedder, embed_all
-from chunking.formats import PAGINATED_EXTENSIONS, extension_of, splitter_for
+from chunking.formats import HEADING_EXTENSIONS, PAGINATED_EXTENSIONS, extension_of, splitter_for
 from chunking.ids import doc_id as make_doc_id
 from chunking.ids import document_version
 from chunking.index.base import SearchIndex
@@ -126,7 +126,7 @@ def run_stage_one(
         version=result.version,
         source=source,
         paginated=extension_of(source) in PAGINATED_EXTENSIONS,
-        outline=HeadingOutline(pages),
+        outline=HeadingOutline(pages) if extension_of(source) in HEADING_EXTENSIONS else None,
     )
     result.pages = len(pages)
     result.chunks = len(records)
@@ -207,7 +207,7 @@ def _embed_and_upsert(message, result: StageTwoResult, settings: Settings, embed
     result.records = len(records)
     known = index.vectors_by_content_hash({r.content_hash for r in records})
     todo = [i for i, r in enumerate(records) if r.content_hash not in known]
-    requests_before, tokens_before = embedder.requests, embedder.tokens
+    requests_before = embedder.requests
     vectors = embed_all(
         embedder,
         [records[i].content for i in todo],
@@ -216,7 +216,9 @@ def _embed_and_upsert(message, result: StageTwoResult, settings: Settings, embed
         max_inputs=settings.embedding_batch_max_inputs,
     )
     result.embedding_requests = embedder.requests - requests_before
-    result.embedding_tokens = embedder.tokens - tokens_before
+    # What an embedding service bills: the encoding's tokens of every input sent (the offline embedder's own
+    # counter measures something else).
+    result.embedding_tokens = sum(records[i].token_count for i in todo)
     fresh = dict(zip(todo, vectors))
     result.embedded, result.reused = len(todo), len(records) - len(todo)
     index.upsert([r.with_embedding(fresh[i] if i in fresh else known[r.content_hash]) for i, r in enumerate(records)])
