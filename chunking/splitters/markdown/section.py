@@ -91,7 +91,9 @@ class MarkdownSectionSplitter:
     Algorithm: module docstring (``splitter-family.md`` §8); fences follow CommonMark fenced code rules.
     Guarantees: a fence is never split except when the block alone exceeds *max_total_tokens*; no chunk has
     ``L_nc > chunk_size`` when a cut can prevent it; every chunk has at most *max_total_tokens* tokens. No overlap
-    is added.
+    is added (overlap brings unrelated text into a chunk and lowers its similarity). Unlike the strategies
+    article's version, which refines by lines only and keeps an oversized last piece as it is, prose is refined
+    down to sentences and clauses, then characters.
 
     Args:
         headers_to_split_on: ``(prefix, key)`` pairs; default ``("#", "h1")`` … ``("######", "h6")``.
