@@ -264,7 +264,8 @@ class AzureSearchIndex:
     # -- writes ------------------------------------------------------------------------------------------------
 
     def upsert(self, records: Sequence[ChunkRecord]) -> None:
-        """``mergeOrUpload`` *records*, batched by count and bytes, retrying transient per-document failures.
+        """``mergeOrUpload`` *records* (of records sharing an id, the last wins), batched by count and bytes,
+        retrying transient per-document failures.
 
         Raises:
             IndexError_: a record lacks a ``dimensions``-long embedding, a document alone exceeds the request
@@ -274,7 +275,7 @@ class AzureSearchIndex:
         if bad:
             shown = ", ".join(bad[:10])
             raise IndexError_(f"{len(bad)} records lack a {self.dimensions}-dimensional embedding: {shown}")
-        self._index_all("mergeOrUpload", [r.to_dict() for r in records])
+        self._index_all("mergeOrUpload", [r.to_dict() for r in {r.id: r for r in records}.values()])
 
     def delete(self, ids: Iterable[str]) -> None:
         """Delete documents by key (the service reports missing keys as deleted).

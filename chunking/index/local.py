@@ -196,18 +196,21 @@ class LocalIndex:
                 db.executemany(sql, rows)
             db.execute("COMMIT")
         except BaseException:
-            db.execute("ROLLBACK")
+            if db.in_transaction:  # SQLite may already have rolled back (e.g. disk full)
+                db.execute("ROLLBACK")
             raise
         self._writes += 1
 
     # -- writes ------------------------------------------------------------------------------------------------
 
     def upsert(self, records: Sequence[ChunkRecord]) -> None:
-        """Insert or replace *records* by id, in one transaction (all or nothing). Idempotent.
+        """Insert or replace *records* by id, in one transaction (all or nothing). Idempotent; of records
+        sharing an id, the last wins.
 
         Raises:
             IndexError_: some records have no embedding or one of the wrong length (the message names them).
         """
+        records = list({r.id: r for r in records}.values())
         bad = [r.id for r in records if r.embedding is None or len(r.embedding) != self.dimensions]
         if bad:
             raise IndexError_(

@@ -337,6 +337,15 @@ def test_a_retry_after_beyond_the_limit_fails_at_once():
     assert len(service.sent) == 1 and sleeps == []
 
 
+def test_upsert_sends_one_action_per_key_the_last_record_winning():
+    index, service, _ = make(ok_for_all)
+    index.upsert([record(0, "old"), record(1), record(0, "new")])
+    assert [(a["id"], a["content"]) for a in service.sent[0].body["value"]] == [
+        ("d-000000", "new"),
+        ("d-000001", "chunk 1"),
+    ]
+
+
 def test_upsert_refuses_records_without_a_vector_of_the_index_dimension():
     index, service, _ = make(ok_for_all, dims=8)
     with pytest.raises(IndexError_, match="8-dimensional embedding: d-000000"):

@@ -164,6 +164,14 @@ def test_upsert_is_idempotent(tmp_path: Path):
     assert [(h.record, h.score) for h in index.search("apple", E1, k=3)] == before
 
 
+def test_upsert_with_a_repeated_id_keeps_the_last(tmp_path: Path):
+    index = small_index(tmp_path)
+    index.upsert([record("d", 0, "first draft", E1), record("d", 0, "final text", E4)])
+    assert index.count() == 4 and fts_rows(index.path) == 4
+    assert index.records_of("d")[0].content == "final text"
+    assert index.search("draft", None, k=3) == []
+
+
 def test_upsert_replaces_content_and_its_keyword_entry(tmp_path: Path):
     index = small_index(tmp_path)
     index.upsert([record("a", 0, "durian", E4, version="v2")])
