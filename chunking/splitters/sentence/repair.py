@@ -225,7 +225,13 @@ class Repairer:
             else:
                 # No stop left: drop one spaceless character at a time, down to the run's start.
                 run = _SPACELESS_RUN.search(prefix, 0, n)
-                out.extend(range(n, (run.start() if run else n) - 1, -1))
+                if run is None:
+                    out.append(n)
+                    break
+                out.extend(range(n, run.start(), -1))
+                rest = len(prefix[: run.start()].rstrip())
+                if rest:
+                    out.append(rest)
                 break
         return out
 
@@ -248,7 +254,8 @@ class Repairer:
         breaks = self.boundaries.word_break_positions(bt, 0, min(len(bt), t + self.advance + 1))
         if breaks:
             return bt[: breaks[-1] + 1].rstrip()
-        return bt[:t]
+        # No break at all: the first T characters (right-stripped, so the chunk never ends in whitespace).
+        return bt[:t].rstrip()
 
     def shrink(self, prefix: str) -> str:
         """Step 8.4: shorten a look-ahead that does not fit, by whole words (or one spaceless character)."""
@@ -259,7 +266,7 @@ class Repairer:
         if k >= 0:
             return prefix[: k + 1].rstrip()
         if is_spaceless(prefix[-1]):
-            return prefix[:-1]
+            return prefix[:-1].rstrip()
         return ""
 
 
