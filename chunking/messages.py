@@ -23,7 +23,7 @@ from chunking.payloads import PayloadStore
 __all__ = ["BatchMessage", "MessageError", "decode_message", "encode_batches", "load_records"]
 
 _SCHEMA = 1
-# Records per batch at most: keeps each stage-2 invocation short (embedding + upsert) whatever the chunk size.
+# Records per batch at most by default (setting BATCH_MAX_CHUNKS): keeps each stage-2 invocation short.
 MAX_RECORDS_PER_BATCH = 64
 
 

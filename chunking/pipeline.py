@@ -133,7 +133,7 @@ def run_stage_one(
     result.tokens = sum(r.token_count for r in records)
     result.max_chunk_tokens = max((r.token_count for r in records), default=0)
     result.messages = encode_batches(records, max_message_bytes=settings.max_message_bytes, payloads=payloads,
-                                     keep_old_versions=keep_old_versions)
+                                     max_records=settings.batch_max_chunks, keep_old_versions=keep_old_versions)
     ledger.begin_version(result.doc_id, source, result.version, len(records), len(result.messages), container)
     result.seconds = time.perf_counter() - started
     log.info(

@@ -69,6 +69,8 @@ class Settings:
     max_document_bytes: int = 200 * 1024 * 1024
     # Queue messages: 64 KiB after the host's base64 encoding = 49,152 bytes of raw JSON.
     max_message_bytes: int = 49_152
+    # Chunks per queue message at most: keeps each stage-2 invocation short whatever the chunk size.
+    batch_max_chunks: int = 64
     # Embeddings.
     embedding_backend: str = "offline"  # "offline" | "azure_openai" | "openai"
     embedding_model: str = "text-embedding-3-small"
@@ -149,6 +151,7 @@ class Settings:
             max_chars=_int(env, "SPLIT_MAX_CHARS", 1000, 1),
             max_document_bytes=_int(env, "MAX_DOCUMENT_BYTES", 200 * 1024 * 1024, 1),
             max_message_bytes=_int(env, "MAX_MESSAGE_BYTES", 49_152, 1024),
+            batch_max_chunks=_int(env, "BATCH_MAX_CHUNKS", 64, 1),
             embedding_backend=embedding_backend,
             embedding_model=_str(env, "EMBEDDING_MODEL", "text-embedding-3-small"),
             embedding_dimensions=_int(env, "EMBEDDING_DIMENSIONS", default_dims, 1),

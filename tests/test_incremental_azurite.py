@@ -53,6 +53,7 @@ class Harness:
             "CHUNKING_STATE_DIR": str(state_dir),
             "SPLIT_MAX_TOKENS": "60",
             "SPLIT_MAX_CHARS": "300",
+            "BATCH_MAX_CHUNKS": "4",
         }
         for key, value in env.items():
             monkeypatch.setenv(key, value)
