@@ -1,0 +1,177 @@
+"""The worked examples of ``shared/spec/sentence-splitter.md`` §7, as exact outputs.
+
+Each expected chunk is ``(text, char_start, char_end, page_start, page_end, token_count, overlap_chars, kind)``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from chunking.model import Page
+from chunking.splitters import SentenceTextSplitter
+
+X = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+FIGURE_TABLE = (
+    "<figure><figcaption>Prices</figcaption><table><tr><th>Item</th><th>Price</th></tr>"
+    "<tr><td>Tea</td><td>3.50</td></tr><tr><td>Coffee</td><td>4.10</td></tr>"
+    "<tr><td>Cake</td><td>5.25</td></tr><tr><td>Juice</td><td>2.80</td></tr></table></figure>"
+)
+PART_WRAPPER = "<figure><figcaption>Prices</figcaption><table><tr><th>Item</th><th>Price</th></tr>"
+EX5_P0 = "Intro sentence finishes here. This clause is long but near the limit and the following portion would push it over"
+EX5_P1 = "so the trailing fragment carry-forward moves this trailing portion forward. Remaining context continues here."
+
+
+def rows(chunks):
+    return [(c.text, c.char_start, c.char_end, c.page_start, c.page_end, c.token_count, c.overlap_chars, c.kind)
+            for c in chunks]
+
+
+def pages(*texts: str) -> list[Page]:
+    out, offset = [], 0
+    for i, t in enumerate(texts):
+        out.append(Page(i, offset, t))
+        offset += len(t)
+    return out
+
+
+@pytest.mark.parametrize("max_tokens", [13, 500])
+def test_example_1_simple_page(max_tokens):
+    text = "Sentence one. Sentence two is slightly longer. Final short one."
+    assert rows(SentenceTextSplitter(max_tokens=max_tokens).split_text(text)) == [
+        (text, 0, 63, 0, 0, 13, 0, "text"),
+    ]
+
+
+@pytest.mark.parametrize("max_tokens", [9, 500])
+def test_example_2_figure_stays_with_the_text_before_it(max_tokens):
+    text = ('Heading line\nIntro before the figure. <figure><img src="x.png" alt="X"></figure> '
+            "Text that follows the figure. Another sentence.")
+    assert len(text) == 128
+    assert rows(SentenceTextSplitter(max_tokens=max_tokens).split_text(text)) == [
+        ('Heading line\nIntro before the figure. <figure><img src="x.png" alt="X"></figure>', 0, 80, 0, 0, 23, 0,
+         "figure"),
+        ("Text that follows the figure. Another sentence.", 81, 128, 0, 0, 9, 0, "text"),
+    ]
+
+
+def test_example_3_hard_cut_at_11_reproduces_the_published_output():
+    assert rows(SentenceTextSplitter(max_tokens=11).split_text(X + X)) == [
+        (X + "ABCDEFGHIJKL", 0, 74, 0, 0, 9, 0, "text"),
+        ("yz0123456789" + X, 50, 124, 0, 0, 11, 0, "text"),
+    ]
+
+
+def test_example_3_at_10_shrinks_the_left_extension():
+    assert rows(SentenceTextSplitter(max_tokens=10).split_text(X + X)) == [
+        (X + "ABCDEFGHIJKL", 0, 74, 0, 0, 9, 0, "text"),
+        ("0123456789" + X, 52, 124, 0, 0, 10, 0, "text"),
+    ]
+
+
+def test_example_3_at_12_keeps_the_span_whole():
+    assert rows(SentenceTextSplitter(max_tokens=12).split_text(X + X)) == [(X + X, 0, 124, 0, 0, 12, 0, "text")]
+
+
+@pytest.mark.parametrize("max_tokens", [10, 13, 17])
+def test_example_3b_word_break_fallback_with_look_ahead(max_tokens):
+    text = "alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron"
+    assert rows(SentenceTextSplitter(max_tokens=max_tokens).split_text(text))[1] == (
+        "theta iota kappa lambda mu nu xi omicron", 40, 80, 0, 0, 10, 0, "text")
+    if max_tokens == 10:
+        assert rows(SentenceTextSplitter(max_tokens=10).split_text(text)) == [
+            ("alpha beta gamma delta epsilon zeta eta theta iota", 0, 39, 0, 0, 10, 11, "text"),
+            ("theta iota kappa lambda mu nu xi omicron", 40, 80, 0, 0, 10, 0, "text"),
+        ]
+
+
+@pytest.mark.parametrize("max_tokens", [16, 500])
+def test_example_4_cross_page_merge(max_tokens):
+    chunks = SentenceTextSplitter(max_tokens=max_tokens).split_pages([
+        Page(0, 0, "The procedure continues to operate"),
+        Page(1, 34, "under heavy load and completes successfully. Follow-up sentence."),
+    ])
+    assert rows(chunks) == [(
+        "The procedure continues to operate under heavy load and completes successfully. Follow-up sentence.",
+        0, 98, 0, 1, 16, 0, "text")]
+
+
+def test_example_5_carry_forward_at_35():
+    chunks = list(SentenceTextSplitter(max_tokens=35).split_pages([Page(0, 0, EX5_P0), Page(1, 113, EX5_P1)]))
+    assert rows(chunks) == [
+        ("Intro sentence finishes here.", 0, 29, 0, 0, 5, 0, "text"),
+        (EX5_P0[30:] + " " + EX5_P1, 30, 222, 0, 1, 33, 0, "text"),
+    ]
+    assert chunks[1].page_num == 0
+
+
+def test_example_5_at_500_merges_both_pages():
+    chunks = SentenceTextSplitter(max_tokens=500).split_pages([Page(0, 0, EX5_P0), Page(1, 113, EX5_P1)])
+    assert rows(chunks) == [(EX5_P0 + " " + EX5_P1, 0, 222, 0, 1, 38, 0, "text")]
+
+
+# ---- "Further exact cases (ours)" ------------------------------------------------------------------------------
+
+
+def test_decimals_and_abbreviations_do_not_end_sentences():
+    chunks = SentenceTextSplitter(max_tokens=8).split_text("Dr. Smith paid $3.50 for e.g. apples. Then he left.")
+    assert rows(chunks) == [
+        ("Dr. Smith paid $3.50", 0, 20, 0, 0, 8, 0, "text"),
+        ("for e.g. apples. Then he", 21, 37, 0, 0, 8, 8, "text"),
+        ("Then he left.", 38, 51, 0, 0, 4, 0, "text"),
+    ]
+
+
+def test_cjk_sentence_continues_on_the_next_page():
+    chunks = SentenceTextSplitter().split_pages(pages("这是一个没有结束的句子", "继续在下一页。"))
+    assert rows(chunks) == [("这是一个没有结束的句子继续在下一页。", 0, 18, 0, 1, 17, 0, "text")]
+
+
+def test_merges_chain_across_pages():
+    chunks = SentenceTextSplitter().split_pages(pages("The cat", "sat on", "the mat today."))
+    assert rows(chunks) == [("The cat sat on the mat today.", 0, 27, 0, 2, 8, 0, "text")]
+
+
+def test_upper_case_start_is_not_a_continuation():
+    chunks = SentenceTextSplitter().split_pages(pages("We met with", "Microsoft engineers yesterday."))
+    assert rows(chunks) == [
+        ("We met with", 0, 11, 0, 0, 3, 0, "text"),
+        ("Microsoft engineers yesterday.", 11, 41, 1, 1, 4, 0, "text"),
+    ]
+
+
+def test_join_after_a_tag_inserts_no_space():
+    chunks = SentenceTextSplitter(max_tokens=80).split_pages(
+        pages("<b>Bold tag close></b>", "continues here without leading space."))
+    assert rows(chunks) == [("<b>Bold tag close></b>continues here without leading space.", 0, 59, 0, 1, 15, 0,
+                             "text")]
+
+
+def test_adjacent_figures():
+    text = "Heading before.<figure><img src='a.png'/></figure><figure><img src='b.png'/></figure>Tail sentence."
+    assert rows(SentenceTextSplitter(max_tokens=100).split_text(text)) == [
+        ("Heading before.<figure><img src='a.png'/></figure>", 0, 50, 0, 0, 14, 0, "figure"),
+        ("<figure><img src='b.png'/></figure>", 50, 85, 0, 0, 12, 0, "figure"),
+        ("Tail sentence.", 85, 99, 0, 0, 3, 0, "text"),
+    ]
+
+
+def test_figure_at_the_end_of_a_page_is_never_torn():
+    page0 = "Intro. <figure><figcaption>A chart. It shows growth</figcaption></figure>"
+    page1 = "continues on the next page with more words here."
+    chunks = SentenceTextSplitter(max_tokens=25).split_pages([Page(0, 0, page0), Page(1, 73, page1)])
+    assert rows(chunks) == [
+        (page0, 0, 73, 0, 0, 17, 0, "figure"),
+        (page1, 73, 121, 1, 1, 11, 0, "text"),
+    ]
+
+
+def test_oversize_table_is_split_by_rows_with_the_header_repeated():
+    assert len(FIGURE_TABLE) == 241
+    chunks = list(SentenceTextSplitter(max_figure_tokens=70).split_text(FIGURE_TABLE))
+    assert rows(chunks) == [
+        (PART_WRAPPER + "<tr><td>Tea</td><td>3.50</td></tr><tr><td>Coffee</td><td>4.10</td></tr></table></figure>",
+         0, 153, 0, 0, 68, 0, "figure_part"),
+        (PART_WRAPPER + "<tr><td>Cake</td><td>5.25</td></tr><tr><td>Juice</td><td>2.80</td></tr></table></figure>",
+         153, 241, 0, 0, 68, 0, "figure_part"),
+    ]
+    assert [(c.part_index, c.part_count) for c in chunks] == [(0, 2), (1, 2)]
