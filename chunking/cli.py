@@ -86,7 +86,9 @@ def _parser() -> argparse.ArgumentParser:
                            description="Parse and split one file and print its chunks.")
     split.add_argument("file", type=Path)
     split.add_argument("--format", choices=("table", "jsonl"), default="table", help="output format (default table)")
-    split.add_argument("--splitter", choices=("sentence",), default="sentence", help="splitter (default sentence)")
+    split.add_argument("--splitter", default="auto", metavar="NAME",
+                       help="auto (the format's default), sentence, markdown, html, json, csv or code:<language> "
+                       "(e.g. code:python)")
     split.add_argument("--max-tokens", type=int, default=None, metavar="N", help="hard token cap per chunk (default 500)")
     split.add_argument("--max-chars", type=int, default=None, metavar="N",
                        help="soft character length per chunk (default 1000)")
@@ -234,14 +236,22 @@ def _split(args: argparse.Namespace, settings) -> int:
     from chunking.formats import splitter_for
     from chunking.parsers import ParseError, parse_document
 
+    from chunking.formats import extension_of
+
     overrides = {k: v for k, v in (("max_tokens", args.max_tokens), ("max_chars", args.max_chars)) if v is not None}
+    if args.splitter != "auto":
+        overrides["splitters"] = {**settings.splitters, extension_of(args.file.name): args.splitter}
     settings = settings.replace(**overrides)
     try:
         pages = parse_document(args.file.read_bytes(), source=args.file.name, max_bytes=settings.max_document_bytes)
     except (OSError, ParseError) as exc:
         print(f"python -m chunking split: {exc}", file=sys.stderr)
         return 2
-    chunks = list(splitter_for(args.file.name, settings).split(pages))
+    try:
+        chunks = list(splitter_for(args.file.name, settings).split(pages))
+    except ValueError as exc:
+        print(f"python -m chunking split: {exc}", file=sys.stderr)
+        return 2
     if args.format == "jsonl":
         for chunk in chunks:
             print(json.dumps(chunk.to_dict(), ensure_ascii=False))

@@ -1,4 +1,10 @@
-"""Which splitter handles which file format, and what that choice contributes to a document's version."""
+"""Which splitter handles which file format, and what that choice contributes to a document's version.
+
+Defaults (issue #4): PDF, DOCX and text → ``sentence``; Markdown → ``markdown`` (``MarkdownSectionSplitter``);
+HTML → ``html`` (header sections, then sentence); JSON → ``json`` (``RecursiveJsonSplitter``); CSV → ``csv`` (row
+groups, header repeated); source code → ``code`` with the language preset of its extension. The setting
+``SPLITTERS`` overrides per extension (``".txt=markdown,.html=sentence"``).
+"""
 
 from __future__ import annotations
 
@@ -6,18 +12,38 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Callable, Iterable
+from typing import Callable, Mapping, Sequence
 
+from chunking import format_splitters as fs
 from chunking.model import Chunk, Page
 from chunking.settings import Settings
 
-__all__ = ["DocumentSplitter", "HEADING_EXTENSIONS", "PAGINATED_EXTENSIONS", "extension_of", "splitter_for"]
+__all__ = [
+    "DocumentSplitter", "HEADING_EXTENSIONS", "PAGINATED_EXTENSIONS", "SPLITTER_NAMES", "extension_of",
+    "splitter_for",
+]
 
 #: Formats whose pages are real pages (citations say ``#page=N``).
 PAGINATED_EXTENSIONS = frozenset({".pdf"})
 #: Formats whose ``#`` lines are headings: Markdown, and HTML/DOCX whose parsers render headings that way.
 #: (In a PDF or a text file a leading ``#`` is as likely a shell comment.)
 HEADING_EXTENSIONS = frozenset({".md", ".markdown", ".html", ".htm", ".docx"})
+
+_Split = Callable[[Sequence[Page], int, int], list[Chunk]]
+_FAMILIES: dict[str, _Split] = {
+    "sentence": fs.split_sentences,
+    "markdown": fs.split_markdown,
+    "html": fs.split_html_sections,
+    "json": fs.split_json,
+    "csv": fs.split_csv,
+}
+#: Names accepted in ``SPLITTERS``: the families, and ``code:<language>`` for any preset.
+SPLITTER_NAMES = (*_FAMILIES, "code:<language>")
+
+_DEFAULTS = {
+    ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".json": "json", ".csv": "csv",
+    **{ext: f"code:{lang}" for ext, lang in fs.CODE_LANGUAGES.items()},
+}
 
 
 def extension_of(source: str) -> str:
@@ -27,24 +53,44 @@ def extension_of(source: str) -> str:
 
 @dataclass(frozen=True)
 class DocumentSplitter:
-    """A configured splitter for one format: ``split(pages)`` yields chunks; ``fingerprint`` identifies the
-    splitter and all its settings (it goes into every document version, so a settings change re-indexes)."""
+    """A configured splitter for one format: ``split(pages)`` returns the chunks; ``fingerprint`` identifies the
+    splitter, its settings and this code's splitting rules (it goes into every document version, so a change of
+    splitter or settings re-indexes)."""
 
     name: str
     fingerprint: str
-    split: Callable[[Iterable[Page]], Iterable[Chunk]]
+    split: Callable[[Sequence[Page]], list[Chunk]]
+
+
+def splitter_name(source: str, overrides: Mapping[str, str] = {}) -> str:  # noqa: B006 (read-only)
+    """The splitter name for *source*'s extension: an override, else the default, else ``sentence``."""
+    ext = extension_of(source)
+    return overrides.get(ext) or _DEFAULTS.get(ext, "sentence")
 
 
 def splitter_for(source: str, settings: Settings) -> DocumentSplitter:
-    """The splitter for *source*'s format under *settings*.
+    """The splitter for *source* under *settings* (``max_tokens`` tokens, ``max_chars`` characters).
 
-    Every format currently goes through the page-aware ``SentenceTextSplitter`` (``max_tokens`` tokens hard cap,
-    ``max_chars`` characters soft cap).
+    Raises:
+        ValueError: an override names no known splitter.
     """
-    from chunking.splitters import SentenceTextSplitter
+    name = splitter_name(source, settings.splitters)
+    if name.startswith("code:"):
+        split = fs.split_code(name.split(":", 1)[1])
+    elif name in _FAMILIES:
+        split = _FAMILIES[name]
+    else:
+        raise ValueError(f"unknown splitter {name!r} for {extension_of(source)}; known: {', '.join(SPLITTER_NAMES)}")
+    config = {"splitter": name, "max_tokens": settings.max_tokens, "max_chars": settings.max_chars,
+              "rules": _RULES_VERSION}
+    if name in ("sentence", "html"):
+        from chunking.splitters import SentenceTextSplitter
 
-    splitter = SentenceTextSplitter(max_tokens=settings.max_tokens, max_chars=settings.max_chars)
-    fingerprint = hashlib.sha256(
-        json.dumps({"splitter": "sentence", "config": splitter.fingerprint()}, sort_keys=True).encode()
-    ).hexdigest()[:16]
-    return DocumentSplitter("sentence", fingerprint, splitter.split_pages)
+        config["sentence"] = SentenceTextSplitter(max_tokens=settings.max_tokens,
+                                                  max_chars=settings.max_chars).fingerprint()
+    fingerprint = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
+    return DocumentSplitter(name, fingerprint, lambda pages: split(pages, settings.max_tokens, settings.max_chars))
+
+
+#: Bump when a splitter's output changes for the same settings, so stored versions are re-split.
+_RULES_VERSION = 1

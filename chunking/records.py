@@ -40,6 +40,12 @@ class HeadingOutline:
                 self._offsets.append(page.offset + match.start())
                 self._paths.append(tuple(title for _, title in path))
 
+    def offsets_in(self, page: Page) -> list[int]:
+        """Document offsets of the headings that lie on *page*."""
+        lo = bisect.bisect_left(self._offsets, page.offset)
+        hi = bisect.bisect_left(self._offsets, page.offset + len(page.text))
+        return self._offsets[lo:hi]
+
     def path_at(self, char_offset: int) -> tuple[str, ...]:
         """Heading path (outermost first) in force at document offset *char_offset*; ``()`` before any heading."""
         i = bisect.bisect_right(self._offsets, char_offset) - 1

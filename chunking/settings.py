@@ -9,8 +9,6 @@ With no Azure settings at all everything runs locally (the *embedded default*): 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,6 +39,17 @@ def _str(env: Mapping[str, str], name: str, default: str = "") -> str:
     return default if raw is None or raw.strip() == "" else raw.strip()
 
 
+def _overrides(raw: str) -> dict[str, str]:
+    result = {}
+    for item in filter(None, (part.strip() for part in raw.split(","))):
+        ext, sep, name = item.partition("=")
+        ext = ext.strip().lower()
+        if not sep or not ext.startswith(".") or not name.strip():
+            raise SettingsError(f"SPLITTERS must look like '.txt=markdown,.htm=sentence', got {item!r}")
+        result[ext] = name.strip()
+    return result
+
+
 @dataclass(frozen=True)
 class Settings:
     """Every setting the app reads. Environment variable names are given in ``Settings.from_env``.
@@ -65,6 +74,8 @@ class Settings:
     # Splitting.
     max_tokens: int = 500
     max_chars: int = 1000
+    # Per-extension splitter overrides, e.g. {".txt": "markdown"} (setting SPLITTERS=".txt=markdown,.htm=sentence").
+    splitters: Mapping[str, str] = dataclasses.field(default_factory=dict)
     encoding: str = "cl100k_base"
     max_document_bytes: int = 200 * 1024 * 1024
     # Queue messages: 64 KiB after the host's base64 encoding = 49,152 bytes of raw JSON.
@@ -96,11 +107,6 @@ class Settings:
     @property
     def uses_azure(self) -> bool:
         return self.index_backend == "azure" or self.embedding_backend != "offline"
-
-    def fingerprint(self) -> str:
-        """Hash of the settings that change chunk output (part of every document version)."""
-        relevant = {"max_tokens": self.max_tokens, "max_chars": self.max_chars, "encoding": self.encoding}
-        return hashlib.sha256(json.dumps(relevant, sort_keys=True).encode()).hexdigest()[:16]
 
     def replace(self, **changes: object) -> "Settings":
         return dataclasses.replace(self, **changes)
@@ -149,6 +155,7 @@ class Settings:
             stuck_after_seconds=_int(env, "STUCK_AFTER_SECONDS", 3600, 1),
             max_tokens=_int(env, "SPLIT_MAX_TOKENS", 500, 1),
             max_chars=_int(env, "SPLIT_MAX_CHARS", 1000, 1),
+            splitters=_overrides(env.get("SPLITTERS", "")),
             max_document_bytes=_int(env, "MAX_DOCUMENT_BYTES", 200 * 1024 * 1024, 1),
             max_message_bytes=_int(env, "MAX_MESSAGE_BYTES", 49_152, 1024),
             batch_max_chunks=_int(env, "BATCH_MAX_CHUNKS", 64, 1),

@@ -1,0 +1,200 @@
+"""Adapters that run each splitter family over a parsed document's pages and return ``Chunk``s with document
+offsets, token counts and heading paths, ready for the pipeline.
+
+Each adapter is ``split(pages, max_tokens, max_chars) -> list[Chunk]``; ``chunking.formats`` picks one per file
+extension.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Callable, Sequence
+
+from chunking.model import Chunk, Page
+from chunking.tokens import token_counter
+
+__all__ = ["split_code", "split_csv", "split_html_sections", "split_json", "split_markdown", "split_sentences"]
+
+_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+#: The embedding models' per-input limit (text-embedding-3-*, ada-002), in tokens.
+EMBEDDING_MAX_TOKENS = 8191
+
+
+def _count() -> Callable[[str], int]:
+    return token_counter("cl100k_base")
+
+
+def split_sentences(pages: Sequence[Page], max_tokens: int, max_chars: int) -> list[Chunk]:
+    """The page-aware sentence splitter over all pages (PDF, DOCX, text)."""
+    from chunking.splitters import SentenceTextSplitter
+
+    return list(SentenceTextSplitter(max_tokens=max_tokens, max_chars=max_chars).split_pages(pages))
+
+
+def split_html_sections(pages: Sequence[Page], max_tokens: int, max_chars: int) -> list[Chunk]:
+    """Header-aware, then sentence: each ``#`` section of the parsed page (the HTML parser renders headings as
+    Markdown lines, and code in fences) is split on its own by the sentence splitter, so no chunk spans two
+    sections and each carries its heading path."""
+    from chunking.records import HeadingOutline
+    from chunking.splitters import SentenceTextSplitter
+
+    splitter = SentenceTextSplitter(max_tokens=max_tokens, max_chars=max_chars)
+    outline = HeadingOutline(pages)
+    chunks: list[Chunk] = []
+    for page in pages:
+        starts = sorted({0, *(o - page.offset for o in outline.offsets_in(page))})
+        for start, end in zip(starts, starts[1:] + [len(page.text)]):
+            section = Page(0, page.offset + start, page.text[start:end])
+            path = outline.path_at(page.offset + start)
+            for chunk in splitter.split_pages([section]):
+                chunks.append(_replace(chunk, page_start=page.page_num, page_end=page.page_num, headings=path))
+    return chunks
+
+
+def split_markdown(pages: Sequence[Page], max_tokens: int, max_chars: int) -> list[Chunk]:
+    """``MarkdownSectionSplitter``: header sections, refined to ``max_tokens`` tokens of prose, fenced code never
+    cut (up to the embedding limit); heading path from the section's headers."""
+    from chunking.splitters import MarkdownSectionSplitter
+
+    count = _count()
+    splitter = MarkdownSectionSplitter(chunk_size=max_tokens, length_function=count,
+                                       max_total_tokens=EMBEDDING_MAX_TOKENS)
+    chunks = []
+    for page in pages:
+        for piece in splitter.split_text(page.text):
+            if not piece.page_content.strip():
+                continue
+            chunks.append(Chunk(
+                text=piece.page_content, char_start=page.offset + piece.start_index,
+                char_end=page.offset + piece.end_index, page_start=page.page_num, page_end=page.page_num,
+                token_count=count(piece.page_content), headings=tuple(str(v) for v in piece.metadata.values()),
+            ))
+    return chunks
+
+
+def split_json(pages: Sequence[Page], max_tokens: int, max_chars: int) -> list[Chunk]:
+    """``RecursiveJsonSplitter`` with lists converted to objects: every chunk is valid JSON holding the path from
+    the root to its values, within ``max_tokens`` tokens where the data allows. The JSON splitter measures
+    characters, so the character budget starts at ``3 × max_tokens`` and shrinks in proportion until no
+    splittable chunk is over the token cap. Chunks are re-serialised, so they have no span in the source:
+    offsets are 0 and the JSON Pointer of the chunk's common path is its heading. A document that is not a
+    non-empty JSON object or array goes through the sentence splitter."""
+    from chunking.splitters import RecursiveJsonSplitter
+
+    data = json.loads("".join(p.text for p in pages))
+    if not isinstance(data, (dict, list)) or not data:
+        return split_sentences(pages, max_tokens, max_chars)
+    count = _count()
+    budget = 3 * max_tokens
+    for _ in range(6):
+        docs = RecursiveJsonSplitter(max_chunk_size=budget).create_documents([data], convert_lists=True,
+                                                                             ensure_ascii=False)
+        counted = [(doc, count(doc.page_content)) for doc in docs]
+        worst = max((n for doc, n in counted if not doc.metadata.get("json_oversize")), default=0)
+        if worst <= max_tokens or budget <= 64:
+            break
+        budget = max(64, int(budget * max_tokens / worst * 0.95))
+    chunks = []
+    for doc, n in counted:
+        pointer = doc.metadata.get("json_path", "")
+        headings = (pointer,) if pointer else ()
+        if n > EMBEDDING_MAX_TOKENS:  # a single huge leaf: cut it like text, keeping its pointer
+            for part in split_sentences([Page(0, 0, doc.page_content)], max_tokens, max_chars):
+                chunks.append(_replace(part, char_start=0, char_end=0, headings=headings))
+            continue
+        chunks.append(Chunk(text=doc.page_content, char_start=0, char_end=0, token_count=n, headings=headings))
+    return chunks
+
+
+def split_csv(pages: Sequence[Page], max_tokens: int, max_chars: int) -> list[Chunk]:
+    """Row groups with the header row repeated in every chunk: records (quoted newlines respected) are packed
+    while ``header + rows`` stays within ``max_tokens`` tokens; a row never is cut unless it alone is over the
+    cap (then it goes through the sentence splitter). Own span = the rows; the repeated header is context."""
+    text = "".join(p.text for p in pages)
+    records = _csv_records(text)
+    if len(records) < 2:
+        return split_sentences(pages, max_tokens, max_chars)
+    count = _count()
+    (hs, he), rows = records[0], records[1:]
+    header = text[hs:he].rstrip("\r\n")
+    header_tokens = count(header + "\n")
+    chunks: list[Chunk] = []
+    group: list[tuple[int, int]] = []
+    used = header_tokens
+
+    def flush() -> None:
+        if group:
+            start, end = group[0][0], group[-1][1]
+            body = text[start:end].rstrip("\r\n")
+            chunk_text = f"{header}\n{body}"
+            chunks.append(Chunk(text=chunk_text, char_start=start, char_end=start + len(body),
+                                token_count=count(chunk_text)))
+            group.clear()
+
+    for start, end in rows:
+        row = text[start:end]
+        if not row.strip():
+            continue
+        n = count(row)
+        if header_tokens + n > max_tokens:
+            flush()
+            used = header_tokens
+            chunks.extend(split_sentences([Page(0, start, row.rstrip("\r\n"))], max_tokens, max_chars))
+            continue
+        if used + n > max_tokens:
+            flush()
+            used = header_tokens
+        group.append((start, end))
+        used += n
+    flush()
+    return chunks
+
+
+def _csv_records(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of each CSV record (RFC 4180: a newline inside double quotes does not end a record)."""
+    records, start, quoted = [], 0, False
+    for match in re.finditer(r'"|\n', text):
+        if match.group() == '"':
+            quoted = not quoted
+        elif not quoted:
+            records.append((start, match.end()))
+            start = match.end()
+    if start < len(text):
+        records.append((start, len(text)))
+    return records
+
+
+#: Source-code extensions → LangChain ``Language`` names for the recursive splitter's presets.
+CODE_LANGUAGES = {
+    ".py": "python", ".js": "js", ".ts": "ts", ".go": "go", ".java": "java", ".c": "c", ".h": "c",
+    ".cpp": "cpp", ".rs": "rust", ".rst": "rst",
+}
+
+
+def split_code(language: str) -> Callable[[Sequence[Page], int, int], list[Chunk]]:
+    """``RecursiveCharacterTextSplitter.from_language(language)`` measured in tokens (chunk_size = max_tokens,
+    no overlap); chunks are exact source slices."""
+
+    def split(pages: Sequence[Page], max_tokens: int, max_chars: int) -> list[Chunk]:
+        from chunking.splitters import RecursiveCharacterTextSplitter
+
+        count = _count()
+        splitter = RecursiveCharacterTextSplitter.from_language(
+            language, chunk_size=max_tokens, chunk_overlap=0, length_function=count)
+        chunks = []
+        for page in pages:
+            for piece, start in splitter.split_text_with_offsets(page.text):
+                if piece.strip():
+                    chunks.append(Chunk(text=piece, char_start=page.offset + start,
+                                        char_end=page.offset + start + len(piece), page_start=page.page_num,
+                                        page_end=page.page_num, token_count=count(piece)))
+        return chunks
+
+    return split
+
+
+def _replace(chunk: Chunk, **changes) -> Chunk:
+    import dataclasses
+
+    return dataclasses.replace(chunk, **changes)

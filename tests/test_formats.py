@@ -1,0 +1,83 @@
+"""Per-format default splitters in the pipeline, overrides, and their part in the version fingerprint."""
+
+import json
+
+import pytest
+
+from chunking.formats import splitter_for, splitter_name
+from chunking.model import Page
+from chunking.parsers import parse_document
+from chunking.settings import Settings, SettingsError
+from chunking.tokens import count_tokens
+
+
+def test_defaults_and_overrides():
+    assert [splitter_name(f"x{ext}") for ext in (".pdf", ".docx", ".txt", ".md", ".html", ".htm", ".json", ".csv",
+                                                  ".py", ".rs", ".unknown")] == [
+        "sentence", "sentence", "sentence", "markdown", "html", "html", "json", "csv", "code:python",
+        "code:rust", "sentence"]
+    settings = Settings.from_env({"SPLITTERS": ".TXT=markdown, .html=sentence"})
+    assert settings.splitters == {".txt": "markdown", ".html": "sentence"}
+    assert splitter_for("a.txt", settings).name == "markdown"
+    assert splitter_for("a.html", settings).name == "sentence"
+    with pytest.raises(SettingsError, match="SPLITTERS"):
+        Settings.from_env({"SPLITTERS": "txt"})
+    with pytest.raises(ValueError, match="unknown splitter 'nope'"):
+        splitter_for("a.txt", Settings(splitters={".txt": "nope"}))
+
+
+def test_fingerprint_changes_with_splitter_and_settings():
+    base = Settings()
+    fp = splitter_for("a.txt", base).fingerprint
+    assert fp == splitter_for("b.txt", base).fingerprint
+    assert fp != splitter_for("a.txt", base.replace(max_tokens=200)).fingerprint
+    assert fp != splitter_for("a.txt", base.replace(splitters={".txt": "markdown"})).fingerprint
+    assert fp != splitter_for("a.md", base).fingerprint
+
+
+def test_csv_row_groups_repeat_the_header():
+    text = "id,name\n1,alpha\n2,\"beta\ngamma\"\n3,delta\n"
+    pages = [Page(0, 0, text)]
+    tokens = count_tokens("id,name\n") + count_tokens('2,"beta\ngamma"\n') + count_tokens("1,alpha\n")
+    chunks = splitter_for("t.csv", Settings(max_tokens=tokens)).split(pages)
+    assert [c.text for c in chunks] == ['id,name\n1,alpha\n2,"beta\ngamma"', "id,name\n3,delta"]
+    assert [(c.char_start, c.char_end) for c in chunks] == [(8, 30), (31, 38)]
+    assert text[8:30] == '1,alpha\n2,"beta\ngamma"'
+    assert all(c.token_count == count_tokens(c.text) for c in chunks)
+
+
+def test_json_chunks_are_valid_and_within_the_token_cap(corpus):
+    data = (corpus / "iso_3166-1.json").read_bytes()
+    pages = parse_document(data, source="iso_3166-1.json")
+    chunks = splitter_for("iso_3166-1.json", Settings(max_tokens=200)).split(pages)
+    assert len(chunks) > 20
+    assert all(c.token_count <= 200 for c in chunks)
+    names = [e["name"] for c in chunks for e in json.loads(c.text)["3166-1"].values()]
+    assert names == [e["name"] for e in json.loads(data)["3166-1"]]
+    assert chunks[0].headings == ("/3166-1",)
+
+
+def test_html_sections_carry_headings_and_never_span_two_sections():
+    text = "# Guide\nIntro text here.\n\n## Install\nRun the installer. It is quick.\n\n## Use\nOpen the app.\n"
+    chunks = splitter_for("g.html", Settings()).split([Page(0, 0, text)])
+    assert [(c.text, c.headings) for c in chunks] == [
+        ("# Guide\nIntro text here.", ("Guide",)),
+        ("## Install\nRun the installer. It is quick.", ("Guide", "Install")),
+        ("## Use\nOpen the app.", ("Guide", "Use")),
+    ]
+    assert [text[c.char_start:c.char_end] for c in chunks] == [c.text for c in chunks]
+
+
+def test_markdown_keeps_fences_whole_and_records_the_heading_path():
+    text = "# Setup\n\nInstall it.\n\n## Shell\n\n```sh\n# not a heading\necho hi\n```\n"
+    chunks = splitter_for("r.md", Settings()).split([Page(0, 0, text)])
+    assert [c.headings for c in chunks] == [("Setup",), ("Setup", "Shell")]
+    assert chunks[1].text.endswith("```sh\n# not a heading\necho hi\n```")
+    assert all(text[c.char_start:c.char_end] == c.text for c in chunks)
+
+
+def test_code_uses_the_language_preset():
+    text = "def a():\n    return 1\n\n\ndef b():\n    return 2\n"
+    chunks = splitter_for("m.py", Settings(max_tokens=10)).split([Page(0, 0, text)])
+    assert [c.text for c in chunks] == ["def a():\n    return 1", "def b():\n    return 2"]
+    assert [text[c.char_start:c.char_end] for c in chunks] == [c.text for c in chunks]
