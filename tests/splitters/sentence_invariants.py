@@ -62,6 +62,17 @@ def figure_blocks(text: str) -> list[str]:
     return out
 
 
+def figure_blocks_at(text: str) -> list[tuple[str, int]]:
+    """Outermost figure blocks with their start index."""
+    out = []
+    pos = 0
+    for block in figure_blocks(text):
+        start = text.index(block, pos)
+        out.append((block, start))
+        pos = start + len(block)
+    return out
+
+
 def balanced(text: str) -> bool:
     depth = 0
     for m in re.finditer(r"<(?:(/)figure\s*>|figure(?=[\s>/]))", text, re.IGNORECASE):
@@ -99,8 +110,9 @@ def check_invariants(pages: Sequence[Page], chunks: Sequence[Chunk], config: Sen
         # 3. no empty chunks
         assert c.text and c.text == c.text.strip(), where
         assert 0 <= c.overlap_chars < len(c.text), where
-        # 4. balanced figures
-        assert balanced(c.text), where
+        # 4. balanced figures (a stray tag of the input is text and may stay unbalanced)
+        if c.kind == "figure_part" or balanced(document_slice(pages, c.char_start, c.char_end)):
+            assert balanced(c.text), where
         if c.kind == "text":
             assert not figure_blocks(c.text), where
         elif c.kind == "figure":
@@ -140,12 +152,21 @@ def check_invariants(pages: Sequence[Page], chunks: Sequence[Chunk], config: Sen
         for m in re.finditer(r"\S", p.text or ""):
             pos = p.offset + m.start()
             assert _inside(covered, pos), f"character {pos} ({m.group()!r}) of page {p.page_num} is in no chunk"
-    # 4. every figure block within max_figure_tokens is intact in exactly one chunk
+    # 4. every figure block within max_figure_tokens is intact in exactly one chunk; no own span cuts one
     for p in pages:
-        for block in figure_blocks(p.text or ""):
+        for block, start in figure_blocks_at(p.text or ""):
+            lo, hi = p.offset + start, p.offset + start + len(block)
+            holders = [c for c in chunks if c.kind != "figure_part" and c.char_start <= lo and hi <= c.char_end]
+            cutting = [c for c in chunks if c.kind != "figure_part" and c.char_start < hi and lo < c.char_end
+                       and not (c.char_start <= lo and hi <= c.char_end)]
+            assert not cutting, f"figure {block[:60]!r} torn"
             if tokens(block) <= config.max_figure_tokens:
-                holders = [c for c in chunks if block in c.text]
-                assert holders, f"figure {block[:60]!r} lost"
+                assert len(holders) == 1 and block in holders[0].text, f"figure {block[:60]!r} not intact once"
+            else:
+                parts = [c for c in chunks if c.kind == "figure_part" and lo <= c.char_start < hi]
+                assert parts and parts[0].char_start == lo and parts[-1].char_end == hi
+                assert [c.part_index for c in parts] == list(range(len(parts)))
+                assert all(a.char_end == b.char_start for a, b in zip(parts, parts[1:]))
     # 10. bounded duplication
     assert own_total <= 1.2 * total_len + len(pages), "own texts duplicate more than 20%"
 

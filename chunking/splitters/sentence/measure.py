@@ -160,6 +160,11 @@ class BlockTokens:
                     prev = cut
             self._prefix = prefix
 
+    @property
+    def knows_offsets(self) -> bool:
+        """True if token counts are known at every position, not only at span boundaries."""
+        return self._starts is not None
+
     def tokens_before(self, pos: int) -> int:
         """Number of the block's tokens that start before character ``pos`` (``lo ≤ pos ≤ hi``)."""
         if self._starts is None:

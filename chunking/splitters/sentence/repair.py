@@ -43,6 +43,7 @@ class Repairer:
         self.advance = config.word_break_min_advance
         self.boundaries = boundaries
         self.measure = measure
+        self.byte_bound = not measure.injected
 
     # ---- step 6 --------------------------------------------------------------------------------------------
 
@@ -61,8 +62,9 @@ class Repairer:
         return not self.boundaries.ends_with_sentence_end(p.text, lo)
 
     def _fits_tokens(self, text: str, est_other: int) -> bool:
-        # A token is at least one UTF-8 byte, so the byte length bounds the count without encoding.
-        if est_other + len(text.encode("utf-8", "surrogatepass")) <= self.max_tokens:
+        # A BPE token is at least one UTF-8 byte, so the byte length bounds the count without encoding
+        # (not for an injected counter, which may count anything).
+        if self.byte_bound and est_other + len(text.encode("utf-8", "surrogatepass")) <= self.max_tokens:
             return True
         return est_other + self.measure.count(text) <= self.max_tokens
 
@@ -152,7 +154,7 @@ class Repairer:
         if not lengths:
             return
         budget = self.max_tokens - a.est
-        if budget <= 0:
+        if budget < 0:
             return
         exact = self.measure.exact
         if b.is_single_slice() and isinstance(b.parts[0][0], BlockTokens):
@@ -179,7 +181,7 @@ class Repairer:
         if not b.is_single_slice():
             return len(lengths) - 1
         block, start = b.parts[0][0], b.parts[0][1]  # type: ignore[index]
-        if not isinstance(block, BlockTokens):
+        if not isinstance(block, BlockTokens) or not block.knows_offsets:
             return len(lengths) - 1
         base = block.tokens_before(start) - (1 if sep else 0)
         lo, hi = 0, len(lengths) - 1
@@ -251,7 +253,9 @@ class Repairer:
             stop = brk
         if stop >= 0:
             return bt[: stop + 1].rstrip()
-        breaks = self.boundaries.word_break_positions(bt, 0, min(len(bt), t + self.advance + 1))
+        # The fallback looks at bt[:T + advance + 1], but never beyond the window (2T), so the look-ahead
+        # stays within 2T characters even when T is smaller than the advance.
+        breaks = self.boundaries.word_break_positions(bt, 0, min(len(bt), t + self.advance + 1, max(self.window, t)))
         if breaks:
             return bt[: breaks[-1] + 1].rstrip()
         # No break at all: the first T characters (right-stripped, so the chunk never ends in whitespace).
