@@ -118,33 +118,47 @@ def _split_table(fig, table_open, table_close, budget, boundaries, count):
     i = 0
     while i < len(groups):
         prefix = full if not parts else later
-        base = wrapper_tokens(prefix)
-        # Estimate-driven packing (sum of group counts), then exact checks at the end of the piece only.
-        j, est = i, base
-        while j < len(groups) and est + group_tokens[j] <= budget:
-            est += group_tokens[j]
-            j += 1
-        j = max(j, i + 1)
-        exact = count(prefix + "".join(group_text[i:j]) + close + tl)
-        while exact > budget and j > i + 1:
-            j -= 1
-            exact = count(prefix + "".join(group_text[i:j]) + close + tl)
-        while exact <= budget and j < len(groups):
-            grown = count(prefix + "".join(group_text[i:j + 1]) + close + tl)
-            if grown > budget:
-                break
-            j, exact = j + 1, grown
-        own_start = groups[i][0].start()
+        if prefix is not later and count(prefix + group_text[i] + close + tl) > budget:
+            # The first group does not fit under the full header: start with the reduced wrapper.
+            prefix = later
+        j, exact = _pack(prefix, close + tl, group_text, group_tokens, i, budget, count)
         if exact > budget:
-            # One group alone does not fit: cut its rows like a non-table figure, inside the same wrapper.
+            # One group alone does not fit: cut its rows like a non-table figure, inside the same wrapper,
+            # provided the wrapper leaves room; otherwise the whole figure is cut without the table logic.
+            if count(prefix + close + tl) > budget / 2:
+                return None
             g_lo, g_hi = groups[i][0].start(), groups[i][-1].end()
             for t, s, e, n in _cut_content(fig, g_lo, g_hi, prefix, close + tl, budget, boundaries, count):
                 parts.append((t, s, e, n))
         else:
-            parts.append((prefix + "".join(group_text[i:j]) + close + tl, own_start, groups[j - 1][-1].end(),
-                          exact))
+            parts.append((prefix + "".join(group_text[i:j]) + close + tl, groups[i][0].start(),
+                          groups[j - 1][-1].end(), exact))
         i = j
     return _partition(parts, 0, len(fig))
+
+
+def _pack(prefix, suffix, group_text, group_tokens, i, budget, count):
+    """Greedy packing of groups ``i, i+1, …`` after ``prefix``: returns the end index and the exact tokens.
+
+    The sum of the group counts chooses the candidate (no growing string is re-encoded); exact counts then
+    confirm it, one group at a time in either direction.
+    """
+    base = count(prefix + suffix)
+    j, est = i, base
+    while j < len(group_text) and est + group_tokens[j] <= budget:
+        est += group_tokens[j]
+        j += 1
+    j = max(j, i + 1)
+    exact = count(prefix + "".join(group_text[i:j]) + suffix)
+    while exact > budget and j > i + 1:
+        j -= 1
+        exact = count(prefix + "".join(group_text[i:j]) + suffix)
+    while exact <= budget and j < len(group_text):
+        grown = count(prefix + "".join(group_text[i:j + 1]) + suffix)
+        if grown > budget:
+            break
+        j, exact = j + 1, grown
+    return j, exact
 
 
 def _all_th(row: str) -> bool:

@@ -1,0 +1,128 @@
+"""Every invariant of ``shared/spec/sentence-splitter.md`` §9 as a hypothesis property.
+
+Generated documents mix Latin and CJK sentences, decimals, abbreviations, URLs, figures and tables (small and
+over ``max_figure_tokens``), long unpunctuated runs (CJK, base64), blank pages and page gaps; caps are small
+(``max_tokens`` 8–60, ``max_chars`` 50–300) or the defaults.
+"""
+
+from __future__ import annotations
+
+import string
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from chunking.model import Page
+from chunking.splitters import SentenceTextSplitter
+from tests.splitters.sentence_invariants import check_determinism, check_invariants
+
+PROPERTY_SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+WORDS = (
+    "river stone maple copper lantern orbit velvet harbor meadow signal pepper canvas glacier tunnel violet "
+    "quartz falcon ember cedar walnut saddle prism comet basalt tundra willow anchor beacon cobalt dune "
+    "fjord garnet hollow island jasper kettle lagoon marble nectar oyster pebble quiver rustle summit thistle"
+).split()
+HANZI = "的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行学法"
+BASE64 = string.ascii_letters + string.digits + "+/"
+
+
+@st.composite
+def latin_sentence(draw) -> str:
+    words = draw(st.lists(st.sampled_from(WORDS), min_size=2, max_size=14))
+    words[0] = words[0].capitalize()
+    return " ".join(words) + draw(st.sampled_from([". ", "! ", "? ", ".\n", ".\n\n", '." ', ". "]))
+
+
+@st.composite
+def cjk_sentence(draw) -> str:
+    body = draw(st.text(alphabet=HANZI, min_size=2, max_size=40))
+    return body + draw(st.sampled_from(["。", "！", "？", "。」", "，然后继续。"]))
+
+
+@st.composite
+def table_figure(draw) -> str:
+    n = draw(st.integers(min_value=1, max_value=25))
+    header = draw(st.sampled_from(["<thead><tr><th>Name</th><th>Value</th></tr></thead>",
+                                   "<tr><th>Name</th><th>Value</th></tr>", ""]))
+    rows = []
+    for i in range(n):
+        span = ' rowspan="2"' if draw(st.booleans()) and i % 5 == 0 else ""
+        rows.append(f"<tr><td{span}>{draw(st.sampled_from(WORDS))} {i}</td><td>{i * 3}.{i % 10}</td></tr>")
+    caption = draw(st.sampled_from(["", "<figcaption>Table of values. Read it.</figcaption>"]))
+    return f"<figure>{caption}<table>{header}{''.join(rows)}</table></figure>"
+
+
+SEGMENTS = st.one_of(
+    latin_sentence(),
+    latin_sentence(),
+    cjk_sentence(),
+    cjk_sentence(),
+    st.sampled_from(["It costs $3.50 today. ", "Dr. Smith arrived. ", "Use e.g. apples here. ", "See Fig. 3 below. ",
+                     "Visit www.example.com/a.b?q=1 now. ", "Version 1.2.3 is out. ", "1. Introduction\n",
+                     "J. Doe wrote it. ", "Contents . . . . 7\n", "mid sentence without an end ",
+                     "continues in lower case ", "中ABC DEF\n", "- item in a list\n", "\n\n\n", "   "]),
+    st.sampled_from(["<figure><img src='x.png'/></figure>", "<figure><figcaption>A chart. It shows growth"
+                     "</figcaption></figure>", "<FIGURE class='wide'><p>Upper case tag.</p></FIGURE> ",
+                     "<figure><figure><img src='inner.png'/></figure></figure>"]),
+    table_figure(),
+    st.text(alphabet=HANZI, min_size=50, max_size=600),
+    st.text(alphabet=BASE64, min_size=50, max_size=1500),
+)
+
+
+@st.composite
+def documents(draw) -> list[Page]:
+    n_pages = draw(st.integers(min_value=1, max_value=6))
+    pages, offset = [], 0
+    for num in range(n_pages):
+        if draw(st.integers(min_value=0, max_value=5)) == 0:
+            text = draw(st.sampled_from(["", "   ", "\n\n", " \t\n "]))
+        else:
+            text = "".join(draw(st.lists(SEGMENTS, min_size=1, max_size=8)))
+        offset += draw(st.sampled_from([0, 0, 0, 1, 7]))  # gaps between pages
+        pages.append(Page(num, offset, text))
+        offset += len(text)
+    return pages
+
+
+SMALL_CAPS = st.fixed_dictionaries({
+    "max_tokens": st.integers(min_value=8, max_value=60),
+    "max_chars": st.integers(min_value=50, max_value=300),
+    "max_figure_tokens": st.sampled_from([40, 80, 300, 8191]),
+    "semantic_overlap_percent": st.sampled_from([0, 10, 25, 50]),
+})
+
+
+@PROPERTY_SETTINGS
+@given(pages=documents(), caps=SMALL_CAPS)
+def test_invariants_with_small_caps(pages, caps):
+    splitter = SentenceTextSplitter(**caps)
+    chunks = check_determinism(splitter, pages)
+    check_invariants(pages, chunks, splitter.config)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(pages=documents())
+def test_invariants_with_defaults(pages):
+    splitter = SentenceTextSplitter()
+    chunks = list(splitter.split_pages(pages))
+    check_invariants(pages, chunks, splitter.config)
+
+
+@settings(max_examples=60, deadline=None)
+@given(text=st.text(alphabet=HANZI + BASE64 + "=", min_size=1, max_size=5000),
+       max_tokens=st.integers(min_value=8, max_value=60))
+def test_unpunctuated_text_is_duplicated_at_most_30_percent(text, max_tokens):
+    splitter = SentenceTextSplitter(max_tokens=max_tokens, max_chars=300)
+    chunks = splitter.split_text(text)
+    check_invariants([Page(0, 0, text)], chunks, splitter.config)
+    assert sum(len(c.text) for c in chunks) <= 1.3 * len(text)
+
+
+@settings(max_examples=60, deadline=None)
+@given(pages=documents(), caps=SMALL_CAPS)
+def test_split_text_is_split_pages_of_one_page(pages, caps):
+    text = "".join(p.text for p in pages)
+    splitter = SentenceTextSplitter(**caps)
+    assert splitter.split_text(text) == list(splitter.split_pages([Page(0, 0, text)]))
