@@ -143,7 +143,7 @@ def check_invariants(pages: Sequence[Page], chunks: Sequence[Chunk], config: Sen
         assert nxt.page_start >= prev.page_start
         if nxt.char_start < prev.char_end:
             # Only a hard pair overlaps, by at most 2 × o, and it carries no look-ahead.
-            assert prev.kind == nxt.kind == "text" and prev.overlap_chars == 0, f"chunks {i}/{i + 1} overlap"
+            assert nxt.kind == "text" and prev.overlap_chars == 0, f"chunks {i}/{i + 1} overlap"
             o = int(2 * frac * min(len(prev.own_text), len(nxt.own_text)))
             assert prev.char_end - nxt.char_start <= 2 * o, f"chunks {i}/{i + 1} overlap too much"
     # 7. coverage

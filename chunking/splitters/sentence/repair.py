@@ -137,7 +137,7 @@ class Repairer:
         """Append to ``a`` a short prefix of ``b``'s text (step 8); ``b`` is never changed."""
         if self.target <= 0 or a.kind != "text" or b.kind != "text" or a.hard_right or b.hard_left:
             return
-        if FIGURE_OPEN.search(a.text) or FIGURE_OPEN.search(b.text):
+        if ("<" in a.text and FIGURE_OPEN.search(a.text)) or ("<" in b.text and FIGURE_OPEN.search(b.text)):
             return
         prefix = self._prefix(b.text)
         if not prefix or prefix.isspace() or a.text.endswith(prefix):

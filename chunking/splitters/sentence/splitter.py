@@ -149,8 +149,9 @@ class SentenceTextSplitter:
             a = pos[i]
             ta = tokens_before(a)
             # Largest j with the spans i..j-1 within both caps (prefix sums are monotone: bisect, not a loop).
-            j = bisect_right(pos, a + max_chars, i + 1) - 1
-            if j > i and tokens_before(pos[j]) - ta > max_tokens:
+            j = j_chars = bisect_right(pos, a + max_chars, i + 1) - 1
+            tj = tokens_before(pos[j]) if j > i else ta
+            if j > i and tj - ta > max_tokens:
                 lo_j, hi_j = i, j  # invariant: lo_j fits (or is i), hi_j does not
                 while hi_j - lo_j > 1:
                     mid = (lo_j + hi_j) // 2
@@ -160,9 +161,10 @@ class SentenceTextSplitter:
                         hi_j = mid
                 j = lo_j
             if j > i:
+                est = tj - ta if j == j_chars else tokens_before(pos[j]) - ta
                 if keep_open and j == m:
-                    return block, a, hi, tokens_before(hi) - ta
-                self._add_range(out, text, block, a, pos[j], offset, page_num, tokens_before(pos[j]) - ta)
+                    return block, a, hi, est
+                self._add_range(out, text, block, a, pos[j], offset, page_num, est)
                 i = j
                 continue
             # The first span alone is over a cap: cut it (step 4) or emit it alone.
