@@ -276,3 +276,18 @@ def _pdf_bytes() -> bytes:
     buf = io.BytesIO()
     writer.write(buf)
     return buf.getvalue()
+
+
+def test_changed_paragraph_reuses_the_other_vectors(h):
+    paragraphs = _paragraphs(16, "reuse").decode().split("\n\n")
+    h.upload("r.txt", "\n\n".join(paragraphs).encode())
+    h.drain()
+    before = h.embedding_calls()
+    paragraphs[7] = "An entirely new paragraph replaces the eighth one. It talks about lighthouses."
+    h.upload("r.txt", "\n\n".join(paragraphs).encode())
+    h.drain()
+    entry = h.s.ledger.get(doc_id(h.cname, "r.txt"))
+    assert entry.status == "indexed"
+    # Only the chunk holding the new paragraph needed a vector: one request for one input.
+    assert h.embedding_calls() - before == 1
+    h.assert_index_is_exactly_current()
