@@ -144,7 +144,9 @@ def check_invariants(pages: Sequence[Page], chunks: Sequence[Chunk], config: Sen
         if nxt.char_start < prev.char_end:
             # Only a hard pair overlaps, by at most 2 × o, and it carries no look-ahead.
             assert nxt.kind == "text" and prev.overlap_chars == 0, f"chunks {i}/{i + 1} overlap"
-            o = int(2 * frac * min(len(prev.own_text), len(nxt.own_text)))
+            # o ≤ int(2p × min(len(A), len(B))) for the leaves of step 4, which fit the character cap (later
+            # repairs may shorten the chunks that carry them, so their current lengths bound nothing).
+            o = int(2 * frac * hard_chars)
             assert prev.char_end - nxt.char_start <= 2 * o, f"chunks {i}/{i + 1} overlap too much"
     # 7. coverage
     covered = _merge(spans)
