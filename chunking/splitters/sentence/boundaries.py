@@ -33,6 +33,7 @@ _ASCII_ENDINGS = frozenset(".!?")
 _LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 _OPENING = "".join(sorted(OPENING_CHARS))
 _NEXT_NON_SPACE = re.compile(r"\s*(\S)")
+_LAST_SPACE = re.compile(r"\s\S*\Z")
 _WORD_TAIL_WINDOW = 24
 
 
@@ -172,6 +173,9 @@ class Boundaries:
         longest = max((len(w) for w in config.abbreviations | config.abbreviations_before_number), default=3)
         self._window = max(_WORD_TAIL_WINDOW, longest + 8)
         self._word_tail = re.compile(r"\S+\Z")
+        # Exceptions are at most `longest` characters (digits: 3, an initial: 1) after the opening characters.
+        self._long = max(longest, 3) + 1
+        self._long_word = re.compile(f"[^\\s{re.escape(_OPENING)}]{{{self._long}}}")
         self.endings = ends
         self.closing = config.closing_chars
 
@@ -201,6 +205,8 @@ class Boundaries:
         """Rule 2 of §5.2 for a single ``.`` at ``dot`` whose cluster ends at ``end`` (exclusive)."""
         if dot == lo or text[dot - 1].isspace():  # no word before the dot (e.g. dot leaders ". . .")
             return True
+        if dot - lo >= self._long and self._long_word.match(text, dot - self._long, dot):
+            return True  # a word longer than every exception (the common case in prose)
         start = max(lo, dot - self._window)
         m = self._word_tail.search(text, start, dot)
         if m is None:
@@ -240,10 +246,8 @@ class Boundaries:
         # A cluster never holds whitespace, so scanning from just after a whitespace character is exact.
         start = max(0, cmin - 1)
         floor = max(0, start - 64)
-        while start > floor and not text[start - 1].isspace():
-            start -= 1
-        if start == floor and floor > 0 and not text[start - 1].isspace():
-            start = 0
+        last_space = _LAST_SPACE.search(text, floor, start)
+        start = last_space.start() + 1 if last_space else (floor if floor == 0 else 0)
         hi = len(text)
         for m in self._cluster.finditer(text, start, hi):
             if m.start() >= cmax:
