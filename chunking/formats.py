@@ -3,7 +3,9 @@
 Defaults (issue #4): PDF, DOCX and text → ``sentence``; Markdown → ``markdown`` (``MarkdownSectionSplitter``);
 HTML → ``html`` (header sections, then sentence); JSON → ``json`` (``RecursiveJsonSplitter``); CSV → ``csv`` (row
 groups, header repeated); source code → ``code`` with the language preset of its extension. The setting
-``SPLITTERS`` overrides per extension (``".txt=markdown,.html=sentence"``).
+``SPLITTERS`` overrides per extension (``".txt=markdown,.html=sentence"``), and also selects the chunking strategies
+of ``chunking.strategies`` (``".pdf=semantic,.txt=hierarchical,.md=propositions+enrich"``; see
+``chunking.strategies.adapters``), whose parameters, model names and prompt versions then enter the fingerprint.
 """
 
 from __future__ import annotations
@@ -37,8 +39,10 @@ _FAMILIES: dict[str, _Split] = {
     "json": fs.split_json,
     "csv": fs.split_csv,
 }
-#: Names accepted in ``SPLITTERS``: the families, and ``code:<language>`` for any preset.
-SPLITTER_NAMES = (*_FAMILIES, "code:<language>")
+#: Names accepted in ``SPLITTERS``: the families, ``code:<language>`` for any preset, the strategies, and any of
+#: these with ``+enrich`` (context enrichment of what is embedded).
+SPLITTER_NAMES = (*_FAMILIES, "code:<language>", "semantic", "hierarchical", "small_to_big", "sentence_window",
+                  "propositions", "llm", "router", "<name>+enrich")
 
 _DEFAULTS = {
     ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".json": "json", ".csv": "csv",
@@ -75,12 +79,35 @@ def splitter_for(source: str, settings: Settings) -> DocumentSplitter:
         ValueError: an override names no known splitter.
     """
     name = splitter_name(source, settings.splitters)
+    from chunking.strategies.adapters import is_strategy
+
+    if is_strategy(name):
+        from chunking.strategies.adapters import strategy_splitter
+
+        default = _DEFAULTS.get(extension_of(source), "sentence")
+        strategy, split_pages = strategy_splitter(name, source, settings, base=_format_splitter, default=default)
+        config = {"splitter": name, "max_tokens": settings.max_tokens, "max_chars": settings.max_chars,
+                  "rules": _RULES_VERSION, "strategy": strategy}
+    else:
+        config, split_pages = _format_splitter(name, settings, where=extension_of(source))
+    fingerprint = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
+    return DocumentSplitter(name, fingerprint, split_pages)
+
+
+def _format_splitter(name: str, settings: Settings,
+                     where: str = "") -> tuple[dict, Callable[[Sequence[Page]], list[Chunk]]]:
+    """``(config, split)`` of the format splitter *name* at ``settings.max_tokens``/``max_chars``.
+
+    Raises:
+        ValueError: *name* is no known splitter.
+    """
     if name.startswith("code:"):
         split = fs.split_code(name.split(":", 1)[1])
     elif name in _FAMILIES:
         split = _FAMILIES[name]
     else:
-        raise ValueError(f"unknown splitter {name!r} for {extension_of(source)}; known: {', '.join(SPLITTER_NAMES)}")
+        raise ValueError(f"unknown splitter {name!r}{' for ' + where if where else ''}; known: "
+                         f"{', '.join(SPLITTER_NAMES)}")
     config = {"splitter": name, "max_tokens": settings.max_tokens, "max_chars": settings.max_chars,
               "rules": _RULES_VERSION}
     if name in ("sentence", "html"):
@@ -88,8 +115,7 @@ def splitter_for(source: str, settings: Settings) -> DocumentSplitter:
 
         config["sentence"] = SentenceTextSplitter(max_tokens=settings.max_tokens,
                                                   max_chars=settings.max_chars).fingerprint()
-    fingerprint = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
-    return DocumentSplitter(name, fingerprint, lambda pages: split(pages, settings.max_tokens, settings.max_chars))
+    return config, lambda pages: split(pages, settings.max_tokens, settings.max_chars)
 
 
 #: Bump when a splitter's output changes for the same settings, so stored versions are re-split.

@@ -40,6 +40,8 @@ class LedgerEntry:
         chunk_count, batch_count: of ``version``.
         error: reason of the last failure ('' if none); attempts: failed attempts on ``version``.
         created_at, updated_at: ISO 8601 UTC timestamps.
+        note: what is worth knowing about ``version`` although it did not fail, e.g. ``"fallback: <reason>"``
+            when a model-based strategy fell back to its deterministic splitter ('' if nothing).
     """
 
     doc_id: str
@@ -54,6 +56,7 @@ class LedgerEntry:
     attempts: int = 0
     created_at: str = ""
     updated_at: str = ""
+    note: str = ""
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -97,14 +100,15 @@ class Ledger:
         raise RuntimeError(f"ledger entry {doc_id} ({source}) kept changing under concurrent writers")
 
     def begin_version(self, doc_id: str, source: str, version: str, chunk_count: int, batch_count: int,
-                      container: str = "") -> LedgerEntry:
-        """Stage 1 accepted *version*: it becomes current and ``queued`` (its batches are on their way)."""
+                      container: str = "", note: str = "") -> LedgerEntry:
+        """Stage 1 accepted *version*: it becomes current and ``queued`` (its batches are on their way); *note*
+        (e.g. a strategy's fallback) replaces the previous version's."""
 
         def fn(e: LedgerEntry) -> LedgerEntry:
             attempts = e.attempts if e.version == version else 0
             return dataclasses.replace(e, source=source, container=container or e.container, version=version,
                                        status="queued", chunk_count=chunk_count, batch_count=batch_count, error="",
-                                       attempts=attempts)
+                                       attempts=attempts, note=note[:_MAX_ERROR_CHARS])
 
         return self._change(doc_id, source, fn)  # type: ignore[return-value]
 
@@ -169,6 +173,9 @@ class LocalLedgerStore:
         cols = ", ".join(f"{c} {'INTEGER' if c in ('chunk_count', 'batch_count', 'attempts') else 'TEXT'}"
                          for c in _COLUMNS if c != "doc_id")
         self._db.execute(f"CREATE TABLE IF NOT EXISTS ledger (doc_id TEXT PRIMARY KEY, {cols}, rev INTEGER NOT NULL)")
+        present = {row[1] for row in self._db.execute("PRAGMA table_info(ledger)")}
+        if "note" not in present:  # a ledger file written before the column existed
+            self._db.execute("ALTER TABLE ledger ADD COLUMN note TEXT NOT NULL DEFAULT ''")
 
     def read(self, doc_id: str) -> tuple[LedgerEntry | None, object]:
         with self._lock:

@@ -12,7 +12,8 @@ from typing import Any, Literal
 
 __all__ = ["Chunk", "ChunkKind", "ChunkRecord", "Document", "Page"]
 
-ChunkKind = Literal["text", "figure", "figure_part"]
+#: ``proposition``: a generated statement (not verbatim), see ``chunking.strategies.proposition``.
+ChunkKind = Literal["text", "figure", "figure_part", "proposition"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +122,15 @@ class ChunkRecord:
         page_start, page_end: 0-based page range; char_start, char_end: own span in the document text.
         headings: heading path; content: the chunk text; content_hash: SHA-256 hex of ``content``.
         token_count: tokens of ``content``; embedding: the vector (``None`` until stage 2).
+        parent_id: id of the record this one refines (hierarchical and small-to-big strategies), ``None`` for a
+            top-level record. level: 0 for the top level, +1 per step down.
+        kind: ``"text"`` (verbatim document text, figures included) or ``"proposition"`` (generated, not
+            verbatim: its offsets and pages are those of the passage it came from, its ``parent_id``).
+        embedding_text: what the embedder receives when it differs from ``content`` (context enrichment);
+            ``""`` = ``content``. embedding_hash: SHA-256 hex of ``embedding_text`` when set (the key for reusing
+            its vector), else ``""``.
+        has_vector: ``False`` for records stored without a vector (parents fetched by id), which vector search
+            never returns.
     """
 
     id: str
@@ -138,6 +148,22 @@ class ChunkRecord:
     token_count: int
     headings: tuple[str, ...] = ()
     embedding: tuple[float, ...] | None = None
+    parent_id: str | None = None
+    level: int = 0
+    kind: str = "text"
+    embedding_text: str = ""
+    embedding_hash: str = ""
+    has_vector: bool = True
+
+    @property
+    def vector_key(self) -> str:
+        """Hash of the text the vector is computed from: ``embedding_hash`` if set, else ``content_hash``."""
+        return self.embedding_hash or self.content_hash
+
+    @property
+    def text_to_embed(self) -> str:
+        """The embedder's input: ``embedding_text`` if set, else ``content``."""
+        return self.embedding_text or self.content
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)

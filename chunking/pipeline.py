@@ -24,7 +24,9 @@ from chunking.messages import decode_message, encode_batches, load_records
 from chunking.parsers import ParseError, parse_document
 from chunking.payloads import PayloadMissingError, PayloadStore
 from chunking.records import HeadingOutline, build_records
+from chunking.strategies.notes import fallback_note
 from chunking.settings import Settings
+from chunking.tokens import token_counter
 
 __all__ = ["StageOneResult", "StageTwoResult", "run_stage_one", "run_stage_two"]
 
@@ -134,7 +136,8 @@ def run_stage_one(
     result.max_chunk_tokens = max((r.token_count for r in records), default=0)
     result.messages = encode_batches(records, max_message_bytes=settings.max_message_bytes, payloads=payloads,
                                      max_records=settings.batch_max_chunks, keep_old_versions=keep_old_versions)
-    ledger.begin_version(result.doc_id, source, result.version, len(records), len(result.messages), container)
+    ledger.begin_version(result.doc_id, source, result.version, len(records), len(result.messages), container,
+                         note=fallback_note(chunks))
     result.seconds = time.perf_counter() - started
     log.info(
         "split %s: %d pages, %d chunks, %d tokens, %d messages in %.2fs",
@@ -205,23 +208,30 @@ def _embed_and_upsert(message, result: StageTwoResult, settings: Settings, embed
                       payloads: PayloadStore) -> None:
     records = load_records(message, payloads)
     result.records = len(records)
-    known = index.vectors_by_content_hash({r.content_hash for r in records})
-    todo = [i for i, r in enumerate(records) if r.content_hash not in known]
+    # A vector is reused by the hash of the text it was computed from (the enrichment's embedding text when
+    # there is one), never by the content alone; records stored without a vector are not embedded.
+    known = index.vectors_by_content_hash({r.vector_key for r in records if r.has_vector})
+    todo = [i for i, r in enumerate(records) if r.has_vector and r.vector_key not in known]
+    count = token_counter(settings.encoding) if any(records[i].embedding_text for i in todo) else None
+    tokens = [count(records[i].embedding_text) if records[i].embedding_text else records[i].token_count
+              for i in todo]  # fmt: skip
     requests_before = embedder.requests
     vectors = embed_all(
         embedder,
-        [records[i].content for i in todo],
-        [records[i].token_count for i in todo],
+        [records[i].text_to_embed for i in todo],
+        tokens,
         max_batch_tokens=settings.embedding_batch_max_tokens,
         max_inputs=settings.embedding_batch_max_inputs,
     )
     result.embedding_requests = embedder.requests - requests_before
     # What an embedding service bills: the encoding's tokens of every input sent (the offline embedder's own
     # counter measures something else).
-    result.embedding_tokens = sum(records[i].token_count for i in todo)
+    result.embedding_tokens = sum(tokens)
     fresh = dict(zip(todo, vectors))
-    result.embedded, result.reused = len(todo), len(records) - len(todo)
-    index.upsert([r.with_embedding(fresh[i] if i in fresh else known[r.content_hash]) for i, r in enumerate(records)])
+    result.embedded = len(todo)
+    result.reused = sum(1 for r in records if r.has_vector) - len(todo)
+    index.upsert([r if not r.has_vector else r.with_embedding(fresh[i] if i in fresh else known[r.vector_key])
+                  for i, r in enumerate(records)])  # fmt: skip
 
 
 def _count_version(index: SearchIndex, doc_id: str, version: str) -> int:

@@ -9,7 +9,7 @@ from typing import Iterable, Sequence
 from chunking.ids import chunk_id, content_hash
 from chunking.model import Chunk, ChunkRecord, Page
 
-__all__ = ["HeadingOutline", "build_records"]
+__all__ = ["HeadingOutline", "build_records", "hierarchical_id"]
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
@@ -66,6 +66,15 @@ def _fenced_ranges(text: str) -> list[tuple[int, int]]:
     return ranges
 
 
+def hierarchical_id(document_id: str, version: str, level: int, path: Sequence[int]) -> str:
+    """Search key of a chunk in a hierarchy (strategies.md §9 rule 2): ``{doc_id}-{version8}-{level}-{path}``,
+    the path being the ordinals from the top joined by ``_`` (key characters only: letters, digits, ``_``, ``-``).
+
+    Example: ``hierarchical_id("dabc", "0123456789", 2, [3, 0, 1])`` → ``"dabc-01234567-2-3_0_1"``.
+    """
+    return f"{document_id}-{version[:8]}-{level}-{'_'.join(str(int(p)) for p in path)}"
+
+
 def build_records(
     chunks: Sequence[Chunk],
     *,
@@ -79,13 +88,22 @@ def build_records(
 
     ``sourcepage`` is ``source#page=N`` with N 1-based for paginated formats (PDF), else ``source``. A chunk's
     ``headings`` are its own (from the splitter) or, failing that, the outline's path at its ``char_start``.
+
+    Strategy metadata (``chunking.strategies``) shapes the rest: ``path`` (ordinals from the top of a hierarchy)
+    and ``level`` give the key ``hierarchical_id`` and the parent's key as ``parent_id``; ``embed: False``
+    stores the record without a vector; ``embedding_text`` (when it differs from the text) is what stage 2
+    embeds, its hash the key for reusing the vector. A chunk of kind ``proposition`` keeps that kind.
     """
     records = []
     for ordinal, chunk in enumerate(chunks):
         headings = chunk.headings or (outline.path_at(chunk.char_start) if outline else ())
+        meta = chunk.metadata
+        path, level = meta.get("path"), int(meta.get("level", 0))
+        embedding_text = meta.get("embedding_text", "")
+        embedding_text = "" if embedding_text == chunk.text else embedding_text
         records.append(
             ChunkRecord(
-                id=chunk_id(doc_id, version, ordinal),
+                id=hierarchical_id(doc_id, version, level, path) if path else chunk_id(doc_id, version, ordinal),
                 doc_id=doc_id,
                 version=version,
                 source=source,
@@ -99,6 +117,12 @@ def build_records(
                 content_hash=content_hash(chunk.text),
                 token_count=chunk.token_count,
                 headings=tuple(headings),
+                parent_id=hierarchical_id(doc_id, version, level - 1, path[:-1]) if path and len(path) > 1 else None,
+                level=level,
+                kind="proposition" if chunk.kind == "proposition" else "text",
+                embedding_text=embedding_text,
+                embedding_hash=content_hash(embedding_text) if embedding_text else "",
+                has_vector=bool(meta.get("embed", True)),
             )
         )
     return records

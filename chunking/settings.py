@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from chunking.strategies.options import StrategyOptions
+
 __all__ = ["Settings", "SettingsError"]
 
 
@@ -98,6 +100,13 @@ class Settings:
     search_endpoint: str = ""
     search_api_key: str = ""
     search_index_name: str = "chunks"
+    # Model-based chunking strategies (chunking.strategies): the chat model, where model results are cached
+    # (a blob container of the storage connection when set, else state_dir / "cache"), and their parameters.
+    chat_backend: str = "offline"  # "offline" | "azure_openai" | "openai"
+    chat_model: str = ""
+    chat_max_concurrency: int = 4
+    model_cache_container: str = ""
+    strategy: StrategyOptions = dataclasses.field(default_factory=StrategyOptions)
 
     @property
     def local_index_path(self) -> Path:
@@ -118,7 +127,8 @@ class Settings:
         Backends are chosen by what is configured: ``AZURE_SEARCH_ENDPOINT`` selects Azure AI Search,
         ``AZURE_OPENAI_ENDPOINT`` Azure OpenAI, ``OPENAI_BASE_URL``/``OPENAI_API_KEY`` any OpenAI-compatible
         endpoint; otherwise the local index and the offline embedder. ``EMBEDDING_BACKEND`` and
-        ``INDEX_BACKEND`` force a choice.
+        ``INDEX_BACKEND`` force a choice. ``CHAT_MODEL`` names the chat model of the model-based strategies
+        (on the same endpoint; ``CHAT_BACKEND`` forces one), otherwise they use the offline rule-based client.
 
         Raises:
             SettingsError: a value is malformed (the message names the variable).
@@ -143,6 +153,15 @@ class Settings:
         if ledger_backend not in ("local", "table"):
             raise SettingsError(f"LEDGER_BACKEND must be local or table, got {ledger_backend!r}")
         default_dims = 256 if embedding_backend == "offline" else 1536
+        # A chat model is used only when one is named: then on the endpoint the embeddings use.
+        chat_model = _str(env, "CHAT_MODEL")
+        default_chat = ("offline" if not chat_model else
+                        "azure_openai" if aoai_endpoint else "openai" if (openai_key or openai_url) else "offline")
+        chat_backend = _str(env, "CHAT_BACKEND", default_chat)
+        if chat_backend not in ("offline", "azure_openai", "openai"):
+            raise SettingsError(f"CHAT_BACKEND must be offline, azure_openai or openai, got {chat_backend!r}")
+        if chat_backend != "offline" and not chat_model:
+            raise SettingsError(f"CHAT_BACKEND={chat_backend} needs CHAT_MODEL (the model or deployment name)")
         return cls(
             storage_connection=_str(env, "AzureWebJobsStorage", "UseDevelopmentStorage=true"),
             documents_container=_str(env, "DOCUMENTS_CONTAINER", "documents"),
@@ -173,4 +192,9 @@ class Settings:
             search_endpoint=search_endpoint,
             search_api_key=_str(env, "AZURE_SEARCH_API_KEY"),
             search_index_name=_str(env, "AZURE_SEARCH_INDEX", "chunks"),
+            chat_backend=chat_backend,
+            chat_model=chat_model,
+            chat_max_concurrency=_int(env, "CHAT_MAX_CONCURRENCY", 4, 1),
+            model_cache_container=_str(env, "MODEL_CACHE_CONTAINER"),
+            strategy=StrategyOptions.from_env(env),
         )

@@ -21,7 +21,7 @@ import functools
 import json
 import random
 import time
-from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
+from typing import Any, Callable, Collection, Iterable, Iterator, Sequence, TypeVar
 
 from azure.core.credentials import AzureKeyCredential
 from azure.core.exceptions import (
@@ -60,8 +60,13 @@ VECTOR_FIELD = "embedding"
 VECTOR_PROFILE = "hnsw-cosine"
 HNSW_CONFIG = "hnsw"
 SEMANTIC_CONFIG = "default"
-_RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(ChunkRecord))
+#: Fields of the strategies (hierarchy, small-to-big, propositions, enrichment): not in the base schema of
+#: pipeline.md §4. An index gets them when created with ``strategy_fields=True``, or on the first upsert of a
+#: record that needs them (Azure AI Search adds fields to an existing index in place).
+STRATEGY_FIELDS = ("parent_id", "level", "kind", "embedding_text", "embedding_hash", "has_vector")
+_RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(ChunkRecord) if f.name not in STRATEGY_FIELDS)
 _SELECT = [f for f in _RECORD_FIELDS if f != VECTOR_FIELD]
+_DEFAULTS = {f.name: f.default for f in dataclasses.fields(ChunkRecord) if f.name in STRATEGY_FIELDS}
 _ENVELOPE_BYTES = len(json.dumps({"value": []}))
 _T = TypeVar("_T")
 
@@ -111,9 +116,27 @@ def _field(name: str, type_: str, **flags: bool) -> m.SearchField:
     return m.SearchField(name=name, type=type_, retrievable=True, **values)
 
 
-def index_definition(name: str, dimensions: int) -> m.SearchIndex:
-    """The index schema of ``shared/spec/pipeline.md`` §4 with an HNSW (cosine) vector profile and a semantic
-    configuration whose prioritized content field is ``content``."""
+def strategy_field_definitions() -> list[m.SearchField]:
+    """The ``STRATEGY_FIELDS``: ``parent_id``, ``level``, ``kind``, ``embedding_hash`` and ``has_vector``
+    filterable (level and hierarchy filters, embedding reuse); ``embedding_text`` searchable (the breadcrumb and
+    context count for BM25, strategies.md §13 rule 4)."""
+    return [
+        _field("parent_id", "Edm.String", filterable=True),
+        _field("level", "Edm.Int32", filterable=True, sortable=True, facetable=True),
+        _field("kind", "Edm.String", filterable=True, facetable=True),
+        _field("embedding_text", "Edm.String", searchable=True),
+        _field("embedding_hash", "Edm.String", filterable=True),
+        _field("has_vector", "Edm.Boolean", filterable=True),
+    ]
+
+
+def _uses_strategy_fields(record: ChunkRecord) -> bool:
+    return any(getattr(record, name) != default for name, default in _DEFAULTS.items())
+
+
+def index_definition(name: str, dimensions: int, strategy_fields: bool = False) -> m.SearchIndex:
+    """The index schema of ``shared/spec/pipeline.md`` §4 (plus the ``STRATEGY_FIELDS`` when asked) with an HNSW
+    (cosine) vector profile and a semantic configuration whose prioritized content field is ``content``."""
     ints = ("ordinal", "page_start", "page_end", "char_start", "char_end", "token_count")
     fields = [
         _field("id", "Edm.String", key=True, filterable=True, sortable=True),
@@ -133,6 +156,7 @@ def index_definition(name: str, dimensions: int) -> m.SearchIndex:
             vector_search_dimensions=dimensions,
             vector_search_profile_name=VECTOR_PROFILE,
         ),
+        *(strategy_field_definitions() if strategy_fields else []),
     ]
     return m.SearchIndex(
         name=name,
@@ -200,6 +224,10 @@ class AzureSearchIndex:
         max_retry_after_s: the longest server-requested wait honoured; a longer ``Retry-After`` fails at once so
             the queue message is retried later instead of holding the function.
         sleep: the sleep function (tests pass a recorder).
+        strategy_fields: ``True`` creates (or extends) the index with the ``STRATEGY_FIELDS``; ``None`` (default)
+            uses them if the index has them and adds them on the first upsert of a record that needs them (a
+            parent link, a level, a proposition, an embedding text, no vector); ``False`` never (such records are
+            refused). Records with default values are sent without these fields to an index that lacks them.
         client_kwargs: passed to both SDK clients (e.g. ``transport=``, ``api_version=``; ``retry_total``
             defaults to 0).
     """
@@ -208,7 +236,7 @@ class AzureSearchIndex:
         self, endpoint: str, index_name: str, dimensions: int, credential: Any = None, *,
         max_batch_docs: int = MAX_BATCH_DOCS, max_batch_bytes: int = MAX_BATCH_BYTES, max_attempts: int = 5,
         backoff_s: float = 1.0, max_backoff_s: float = 30.0, max_retry_after_s: float = 60.0,
-        sleep: Callable[[float], None] = time.sleep, **client_kwargs: Any,
+        sleep: Callable[[float], None] = time.sleep, strategy_fields: bool | None = None, **client_kwargs: Any,
     ) -> None:  # fmt: skip
         if dimensions < 1 or max_attempts < 1 or not 1 <= max_batch_docs <= MAX_BATCH_DOCS:
             raise ValueError("dimensions and max_attempts must be ≥ 1, max_batch_docs in 1..1000")
@@ -216,6 +244,8 @@ class AzureSearchIndex:
         self.max_batch_docs, self.max_batch_bytes, self.max_attempts = max_batch_docs, max_batch_bytes, max_attempts
         self.backoff_s, self.max_backoff_s, self.max_retry_after_s = backoff_s, max_backoff_s, max_retry_after_s
         self._sleep = sleep
+        self.strategy_fields = strategy_fields
+        self._has_strategy_fields = False  # known after ensure() or the first upsert that needs them
         cred = _credential(credential)
         client_kwargs.setdefault("retry_total", 0)  # see the module docstring: retries are ours
         self._indexes = SearchIndexClient(endpoint=endpoint, credential=cred, **client_kwargs)
@@ -238,13 +268,41 @@ class AzureSearchIndex:
             raise IndexError_(f"reading index {self.index_name!r} failed: {exc.message}") from exc
         if existing is None:
             try:
-                self._indexes.create_index(index_definition(self.index_name, self.dimensions))
+                self._indexes.create_index(index_definition(self.index_name, self.dimensions,
+                                                            bool(self.strategy_fields)))
+                self._has_strategy_fields = bool(self.strategy_fields)
                 return
             except ResourceExistsError:  # another instance created it in between: check theirs
                 existing = self._indexes.get_index(self.index_name)
             except HttpResponseError as exc:
                 raise IndexError_(f"creating index {self.index_name!r} failed: {exc.message}") from exc
         self._check(existing)
+        present = {f.name for f in existing.fields or []}
+        self._has_strategy_fields = set(STRATEGY_FIELDS) <= present
+        if self.strategy_fields and not self._has_strategy_fields:
+            self._add_strategy_fields()
+
+    def _add_strategy_fields(self) -> None:
+        """Add the missing ``STRATEGY_FIELDS`` to the existing index (new fields are allowed in place).
+
+        Raises:
+            IndexError_: the service refused, or ``strategy_fields=False``.
+        """
+        if self.strategy_fields is False:
+            raise IndexError_(f"index {self.index_name!r} has no strategy fields (parent_id, level, …) and "
+                              "strategy_fields=False; records of hierarchical or enriched chunks need them")
+        try:
+            existing = self._indexes.get_index(self.index_name)
+            present = {f.name for f in existing.fields or []}
+            existing.fields = [*existing.fields, *(f for f in strategy_field_definitions() if f.name not in present)]
+            self._indexes.create_or_update_index(existing)
+        except HttpResponseError as exc:
+            raise IndexError_(f"adding strategy fields to index {self.index_name!r} failed: {exc.message}") from exc
+        self._has_strategy_fields = True
+
+    @property
+    def _select(self) -> list[str]:
+        return [*_SELECT, *(STRATEGY_FIELDS if self._has_strategy_fields else ())]
 
     def _check(self, existing: m.SearchIndex) -> None:
         fields = {f.name: f for f in existing.fields or []}
@@ -271,11 +329,25 @@ class AzureSearchIndex:
             IndexError_: a record lacks a ``dimensions``-long embedding, a document alone exceeds the request
                 size, or documents failed permanently (the message names keys and errors).
         """
-        bad = [r.id for r in records if r.embedding is None or len(r.embedding) != self.dimensions]
+        bad = [r.id for r in records if r.has_vector and (r.embedding is None or len(r.embedding) != self.dimensions)]
         if bad:
             shown = ", ".join(bad[:10])
             raise IndexError_(f"{len(bad)} records lack a {self.dimensions}-dimensional embedding: {shown}")
-        self._index_all("mergeOrUpload", [r.to_dict() for r in {r.id: r for r in records}.values()])
+        unique = list({r.id: r for r in records}.values())
+        if not self._has_strategy_fields and any(_uses_strategy_fields(r) for r in unique):
+            self._add_strategy_fields()
+        self._index_all("mergeOrUpload", [self._document(r) for r in unique])
+
+    def _document(self, record: ChunkRecord) -> dict[str, Any]:
+        """The JSON document of *record*: without the strategy fields for an index that lacks them, and without
+        ``embedding`` for a record stored without a vector."""
+        doc = record.to_dict()
+        if not self._has_strategy_fields:
+            for name in STRATEGY_FIELDS:
+                del doc[name]
+        if not record.has_vector:
+            del doc[VECTOR_FIELD]
+        return doc
 
     def delete(self, ids: Iterable[str]) -> None:
         """Delete documents by key (the service reports missing keys as deleted).
@@ -386,7 +458,7 @@ class AzureSearchIndex:
 
     def records_of(self, doc_id: str) -> list[ChunkRecord]:
         """Every record of *doc_id*, without embeddings, ordered by ordinal."""
-        docs = self._scan(f"doc_id eq {odata_string(doc_id)}", _SELECT)
+        docs = self._scan(f"doc_id eq {odata_string(doc_id)}", self._select)
         return sorted((_record(d) for d in docs), key=lambda r: r.ordinal)
 
     def doc_ids(self) -> set[str]:
@@ -404,18 +476,45 @@ class AzureSearchIndex:
             raise ValueError("content hashes must not contain ','")
         found: dict[str, tuple[float, ...]] = {}
         for start in range(0, len(wanted), _HASHES_PER_FILTER):
-            group = ",".join(wanted[start : start + _HASHES_PER_FILTER])
-            in_group = f"search.in(content_hash, {odata_string(group)}, ',')"
-            for doc in self._scan(in_group, ["content_hash", VECTOR_FIELD]):
+            group = odata_string(",".join(wanted[start : start + _HASHES_PER_FILTER]))
+            in_group = f"search.in(content_hash, {group}, ',')"
+            select = ["content_hash", VECTOR_FIELD]
+            if self._has_strategy_fields:
+                # A vector keys on the hash of the text it came from: the embedding text if any, else the content.
+                in_group = (f"search.in(embedding_hash, {group}, ',') or ({in_group} and "
+                            "(embedding_hash eq null or embedding_hash eq ''))")
+                select.append("embedding_hash")
+            for doc in self._scan(in_group, select):
                 if doc.get(VECTOR_FIELD):
-                    found.setdefault(doc["content_hash"], tuple(float(x) for x in doc[VECTOR_FIELD]))
+                    key = doc.get("embedding_hash") or doc["content_hash"]
+                    found.setdefault(key, tuple(float(x) for x in doc[VECTOR_FIELD]))
         return found
 
-    def search(self, query: str, vector: Sequence[float] | None, k: int = 5) -> list[SearchHit]:
+    def records_by_id(self, ids: Iterable[str]) -> dict[str, ChunkRecord]:
+        """The stored records among *ids* (without embeddings), by id; 100 ids per request."""
+        wanted = list(dict.fromkeys(ids))
+        found: dict[str, ChunkRecord] = {}
+        for start in range(0, len(wanted), _HASHES_PER_FILTER):
+            group = odata_string(",".join(wanted[start : start + _HASHES_PER_FILTER]))
+            for doc in self._scan(f"search.in(id, {group}, ',')", self._select):
+                found[doc["id"]] = _record(doc)
+        return found
+
+    def search(self, query: str, vector: Sequence[float] | None, k: int = 5, *,
+               levels: Collection[int] | None = None) -> list[SearchHit]:
         """Hybrid query: full-text *query* plus, when *vector* is given, a k-NN query on ``embedding``; the
-        service fuses them with RRF. ``score`` is ``@search.score``. Records come without embeddings."""
+        service fuses them with RRF. ``score`` is ``@search.score``. Records come without embeddings. *levels*
+        filters on ``level`` (an index without the strategy fields holds only level 0)."""
         if k < 1 or (not query.strip() and vector is None):
             return []
+        level_filter = None
+        if levels is not None:
+            wanted = sorted({int(v) for v in levels})
+            if not self._has_strategy_fields:
+                if 0 not in wanted:
+                    return []
+            else:
+                level_filter = " or ".join(f"level eq {v}" for v in wanted) or "false"
         vector_queries = None
         if vector is not None:
             if len(vector) != self.dimensions:
@@ -424,8 +523,9 @@ class AzureSearchIndex:
                 VectorizedQuery(vector=[float(x) for x in vector], k_nearest_neighbors=max(k, _MIN_VECTOR_K),
                                 fields=VECTOR_FIELD)
             ]  # fmt: skip
+        extra = {"filter": level_filter} if level_filter else {}
         search = functools.partial(self._search, search_text=query if query.strip() else None,
-                                   vector_queries=vector_queries, select=_SELECT, top=k)  # fmt: skip
+                                   vector_queries=vector_queries, select=self._select, top=k, **extra)  # fmt: skip
         results = self._with_retries("search", search)
         return [SearchHit(_record(doc), float(doc["@search.score"])) for doc in results][:k]
 

@@ -6,7 +6,7 @@ Records are ``ChunkRecord`` objects (``chunking.model``); their field names are 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Protocol, Sequence
+from typing import Collection, Iterable, Protocol, Sequence
 
 from chunking.model import ChunkRecord
 
@@ -49,11 +49,18 @@ class SearchIndex(Protocol):
         """Every ``doc_id`` present in the index."""
 
     def vectors_by_content_hash(self, hashes: Iterable[str]) -> dict[str, tuple[float, ...]]:
-        """Stored embeddings of any records whose ``content_hash`` is in *hashes* (for embedding reuse)."""
+        """Stored embeddings of any records whose ``vector_key`` is in *hashes* (for embedding reuse): the hash of
+        the text the vector was computed from (``embedding_hash`` when set, else ``content_hash``), so a vector
+        of an enriched text is never reused for the bare content, nor the other way round."""
 
-    def search(self, query: str, vector: Sequence[float] | None, k: int = 5) -> list[SearchHit]:
+    def records_by_id(self, ids: Iterable[str]) -> dict[str, ChunkRecord]:
+        """The stored records (embeddings omitted) among *ids*, by id; missing ids are left out."""
+
+    def search(self, query: str, vector: Sequence[float] | None, k: int = 5, *,
+               levels: Collection[int] | None = None) -> list[SearchHit]:
         """Hybrid search: keyword (BM25) and, when *vector* is given, vector similarity, fused by reciprocal
-        rank fusion; at most *k* hits, best first."""
+        rank fusion; at most *k* hits, best first. *levels*: only records of these ``level`` values. Records
+        stored without a vector take part in the keyword ranking only."""
 
     def count(self) -> int:
         """Number of records."""

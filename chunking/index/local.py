@@ -3,7 +3,9 @@
 Layout of the file:
 
 * ``meta``: ``dimensions`` and ``schema`` of the index (checked by ``ensure``).
-* ``records``: one row per ``ChunkRecord`` (headings as JSON text, the embedding as a little-endian float32 blob).
+* ``records``: one row per ``ChunkRecord`` (headings as JSON text, the embedding as a little-endian float32 blob;
+  an empty blob for a record stored without a vector). Columns added later (``parent_id``, ``level``, ``kind``,
+  ``embedding_text``, ``embedding_hash``, ``has_vector``) are added to an older file by ``ensure``.
 * ``records_fts``: an FTS5 table over content, headings and source, keyed by the ``records`` rowid. Tokenizer
   ``porter unicode61 remove_diacritics 2``; CJK characters are written to it space-separated so each is a token,
   and a CJK query run becomes overlapping two-character phrases (the CJK-bigram strategy of Lucene's
@@ -25,7 +27,7 @@ import re
 import sqlite3
 import threading
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import Collection, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -50,7 +52,15 @@ _MAX_QUERY_TERMS = 64
 _FIELDS = (
     "id", "doc_id", "version", "source", "sourcepage", "ordinal", "page_start", "page_end",
     "char_start", "char_end", "content", "content_hash", "token_count", "headings",
+    "parent_id", "level", "kind", "embedding_text", "embedding_hash", "has_vector",
 )  # fmt: skip
+# Columns added after the first schema (strategies: hierarchy, enrichment), with the definition that gives old
+# rows their default: ``ensure`` adds the missing ones to an existing file.
+_ADDED_COLUMNS = {
+    "parent_id": "TEXT", "level": "INTEGER NOT NULL DEFAULT 0", "kind": "TEXT NOT NULL DEFAULT 'text'",
+    "embedding_text": "TEXT NOT NULL DEFAULT ''", "embedding_hash": "TEXT NOT NULL DEFAULT ''",
+    "has_vector": "INTEGER NOT NULL DEFAULT 1",
+}  # fmt: skip
 
 # Scripts written without spaces between words (Han, kana, Hangul, and their compatibility/extension blocks).
 _CJK = (
@@ -124,6 +134,7 @@ class LocalIndex:
         self._cache_key: tuple[int, int] | None = None
         self._cache_ids: list[str] = []
         self._cache_matrix = np.zeros((0, dimensions), dtype=np.float32)
+        self._cache_levels = np.zeros(0, dtype=np.int64)
 
     # -- connection and schema ----------------------------------------------------------------------------------
 
@@ -151,6 +162,12 @@ class LocalIndex:
                 conn.execute("PRAGMA synchronous=NORMAL")
                 conn.execute("BEGIN IMMEDIATE")
                 for statement in _SCHEMA:
+                    conn.execute(statement)
+                present = {row[1] for row in conn.execute("PRAGMA table_info(records)")}
+                for column, definition in _ADDED_COLUMNS.items():
+                    if column not in present:  # a file written before the column existed
+                        conn.execute(f"ALTER TABLE records ADD COLUMN {column} {definition}")
+                for statement in _ADDED_INDEXES:
                     conn.execute(statement)
                 meta = dict(conn.execute("SELECT key, value FROM meta"))
                 if not meta:
@@ -211,7 +228,7 @@ class LocalIndex:
             IndexError_: some records have no embedding or one of the wrong length (the message names them).
         """
         records = list({r.id: r for r in records}.values())
-        bad = [r.id for r in records if r.embedding is None or len(r.embedding) != self.dimensions]
+        bad = [r.id for r in records if r.has_vector and (r.embedding is None or len(r.embedding) != self.dimensions)]
         if bad:
             raise IndexError_(
                 f"{len(bad)} records lack a {self.dimensions}-dimensional embedding: {', '.join(bad[:10])}"
@@ -221,7 +238,9 @@ class LocalIndex:
                 r.id, r.doc_id, r.version, r.source, r.sourcepage, r.ordinal, r.page_start, r.page_end,
                 r.char_start, r.char_end, r.content, r.content_hash, r.token_count,
                 json.dumps(list(r.headings), ensure_ascii=False),
-                np.asarray(r.embedding, dtype="<f4").tobytes(),
+                r.parent_id, r.level, r.kind, r.embedding_text, r.embedding_hash, int(r.has_vector),
+                # A record without a vector stores an empty blob: vector search and reuse skip it.
+                np.asarray(r.embedding, dtype="<f4").tobytes() if r.has_vector else b"",
             )
             for r in records
         ]  # fmt: skip
@@ -280,19 +299,36 @@ class LocalIndex:
             return {row[0] for row in self._db().execute("SELECT DISTINCT doc_id FROM records")}
 
     def vectors_by_content_hash(self, hashes: Iterable[str]) -> dict[str, tuple[float, ...]]:
-        """``{content_hash: embedding}`` for the stored records whose ``content_hash`` is in *hashes*."""
+        """``{key: embedding}`` for the stored vectors whose ``vector_key`` is in *hashes*: the hash of the text the
+        vector came from (``embedding_hash`` when set, else ``content_hash``). Records without a vector are
+        skipped."""
         wanted = list(dict.fromkeys(hashes))
         found: dict[str, tuple[float, ...]] = {}
         with self._lock:
             db = self._db()
-            for start in range(0, len(wanted), _IN_GROUP):
-                group = wanted[start : start + _IN_GROUP]
+            for start in range(0, len(wanted), _IN_GROUP // 2):
+                group = wanted[start : start + _IN_GROUP // 2]
                 placeholders = ", ".join("?" * len(group))
                 cur = db.execute(
-                    f"SELECT content_hash, embedding FROM records WHERE content_hash IN ({placeholders})", group
+                    f"SELECT CASE WHEN embedding_hash != '' THEN embedding_hash ELSE content_hash END, embedding "
+                    f"FROM records WHERE (embedding_hash IN ({placeholders}) OR (embedding_hash = '' AND "
+                    f"content_hash IN ({placeholders}))) AND length(embedding) > 0", group + group,
+                )  # fmt: skip
+                for key, blob in cur:
+                    found.setdefault(key, tuple(np.frombuffer(blob, dtype="<f4").tolist()))
+        return found
+
+    def records_by_id(self, ids: Iterable[str]) -> dict[str, ChunkRecord]:
+        """The stored records among *ids* (without embeddings), by id."""
+        wanted = list(dict.fromkeys(ids))
+        found: dict[str, ChunkRecord] = {}
+        with self._lock:
+            for start in range(0, len(wanted), _IN_GROUP):
+                group = wanted[start : start + _IN_GROUP]
+                cur = self._db().execute(
+                    f"SELECT {', '.join(_FIELDS)} FROM records WHERE id IN ({', '.join('?' * len(group))})", group
                 )
-                for content_hash, blob in cur:
-                    found.setdefault(content_hash, tuple(np.frombuffer(blob, dtype="<f4").tolist()))
+                found.update((row[0], _record(row)) for row in cur)
         return found
 
     def count(self) -> int:
@@ -302,13 +338,16 @@ class LocalIndex:
 
     # -- search ------------------------------------------------------------------------------------------------
 
-    def search(self, query: str, vector: Sequence[float] | None, k: int = 5) -> list[SearchHit]:
+    def search(self, query: str, vector: Sequence[float] | None, k: int = 5, *,
+               levels: Collection[int] | None = None) -> list[SearchHit]:
         """Hybrid search: BM25 over *query* and cosine similarity to *vector*, fused by RRF (k = 60).
 
         Args:
             query: free text (any characters; never a syntax error); ``""`` for vector-only search.
             vector: ``dimensions`` floats, or ``None`` for keyword-only search.
             k: at most this many hits.
+            levels: only records whose ``level`` is one of these (``None``: all). Records stored without a vector
+                are found by keywords only.
 
         Returns:
             hits best first; ``score`` is the fused score ``Σ 1 / (60 + rank)`` over the rankings the record
@@ -321,9 +360,10 @@ class LocalIndex:
             return []
         depth = max(_MIN_DEPTH, 5 * k)
         with self._lock:
-            rankings = [self._keyword_ranking(query, depth)]
+            wanted = None if levels is None else sorted({int(v) for v in levels})
+            rankings = [self._keyword_ranking(query, depth, wanted)]
             if vector is not None:
-                rankings.append(self._vector_ranking(vector, depth))
+                rankings.append(self._vector_ranking(vector, depth, wanted))
             fused: dict[str, float] = {}
             for ranking in rankings:
                 for rank, record_id in enumerate(ranking, start=1):
@@ -337,24 +377,28 @@ class LocalIndex:
             by_id = {row[0]: _record(row) for row in cur}
         return [SearchHit(by_id[i], score) for i, score in best if i in by_id]
 
-    def _keyword_ranking(self, query: str, depth: int) -> list[str]:
+    def _keyword_ranking(self, query: str, depth: int, levels: list[int] | None = None) -> list[str]:
         expression = fts_query(query)
-        if not expression:
+        if not expression or levels == []:
             return []
         weights = ", ".join(str(w) for w in _BM25_WEIGHTS)
+        level_filter = f" AND r.level IN ({', '.join('?' * len(levels))})" if levels is not None else ""
         cur = self._db().execute(
             f"SELECT r.id FROM records_fts JOIN records r ON r.rowid = records_fts.rowid "
-            f"WHERE records_fts MATCH ? ORDER BY bm25(records_fts, {weights}), r.id LIMIT ?",
-            (expression, depth),
+            f"WHERE records_fts MATCH ?{level_filter} ORDER BY bm25(records_fts, {weights}), r.id LIMIT ?",
+            (expression, *(levels or ()), depth),
         )
         return [row[0] for row in cur]
 
-    def _vector_ranking(self, vector: Sequence[float], depth: int) -> list[str]:
+    def _vector_ranking(self, vector: Sequence[float], depth: int, levels: list[int] | None = None) -> list[str]:
         query = np.asarray(vector, dtype=np.float32)
         if query.shape != (self.dimensions,):
             raise ValueError(f"query vector has {query.size} dimensions, the index {self.dimensions}")
         norm = float(np.linalg.norm(query))
         ids, matrix = self._vectors()
+        if levels is not None:
+            keep = np.isin(self._cache_levels, levels)
+            ids, matrix = [i for i, kept in zip(ids, keep) if kept], matrix[keep]
         if norm == 0.0 or not ids:
             return []
         scores = matrix @ (query / norm)
@@ -368,9 +412,10 @@ class LocalIndex:
         db = self._db()
         key = (int(db.execute("PRAGMA data_version").fetchone()[0]), self._writes)
         if key != self._cache_key:
-            rows = db.execute("SELECT id, embedding FROM records").fetchall()
+            rows = db.execute("SELECT id, level, embedding FROM records WHERE length(embedding) > 0").fetchall()
             ids = [row[0] for row in rows]
-            matrix = np.frombuffer(b"".join(row[1] for row in rows), dtype="<f4").reshape(len(rows), self.dimensions)
+            self._cache_levels = np.asarray([row[1] for row in rows], dtype=np.int64)
+            matrix = np.frombuffer(b"".join(row[2] for row in rows), dtype="<f4").reshape(len(rows), self.dimensions)
             norms = np.linalg.norm(matrix, axis=1, keepdims=True)
             self._cache_matrix = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
             self._cache_ids = ids
@@ -381,6 +426,7 @@ class LocalIndex:
 def _record(row: Sequence[object]) -> ChunkRecord:
     values = dict(zip(_FIELDS, row))
     values["headings"] = tuple(json.loads(str(values["headings"])))
+    values["has_vector"] = bool(values["has_vector"])
     return ChunkRecord(**values)  # type: ignore[arg-type]
 
 
@@ -397,4 +443,8 @@ _SCHEMA = (
     """CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(
         content, headings, source, tokenize = 'porter unicode61 remove_diacritics 2'
     )""",
+)
+_ADDED_INDEXES = (
+    "CREATE INDEX IF NOT EXISTS records_parent_id ON records(parent_id)",
+    "CREATE INDEX IF NOT EXISTS records_embedding_hash ON records(embedding_hash)",
 )

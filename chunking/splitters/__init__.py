@@ -37,3 +37,17 @@ __all__ = [
     "TextSplitter",
     "TokenTextSplitter",
 ]
+
+# Chunking strategies (strategies.md §8-13), re-exported from chunking.strategies. Imported on first use: the
+# strategies themselves import this package.
+_STRATEGIES = ("ContextEnricher", "HierarchicalChunker", "LLMChunker", "ParentDocumentRetriever",
+               "PropositionChunker", "SemanticChunker")
+__all__ += list(_STRATEGIES)
+
+
+def __getattr__(name: str):
+    if name in _STRATEGIES:
+        import chunking.strategies
+
+        return getattr(chunking.strategies, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,103 @@
+"""The model clients of the strategies, built from settings once per process and shared, so that every document
+of a run uses one cache and one pair of call counters (``StrategyClients.model_calls``).
+
+* chat: ``CHAT_BACKEND`` ``offline`` → ``OfflineChatClient``; ``azure_openai`` → deployment ``CHAT_MODEL`` at
+  ``AZURE_OPENAI_ENDPOINT`` (API key, else Entra ID); ``openai`` → ``CHAT_MODEL`` at ``OPENAI_BASE_URL``.
+* embedder: the pipeline's (``make_embedder``), behind the model cache.
+* cache: blob container ``MODEL_CACHE_CONTAINER`` on the storage connection when set, else the folder
+  ``CHUNKING_STATE_DIR/cache``.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+from chunking.embeddings import make_embedder
+from chunking.settings import Settings
+from chunking.strategies.cache import BlobModelCache, CachedEmbedder, LocalModelCache, ModelCache
+from chunking.strategies.chat import ChatClient, OpenAIChatClient
+from chunking.strategies.offline import OfflineChatClient
+
+__all__ = ["StrategyClients", "make_chat_client", "make_model_cache", "reset_strategy_clients", "strategy_clients"]
+
+
+def make_chat_client(settings: Settings) -> ChatClient:
+    """The chat client selected by ``settings.chat_backend``.
+
+    Raises:
+        ValueError: unknown backend, or a required endpoint or model is missing (the message names the setting).
+    """
+    backend = settings.chat_backend
+    if backend == "offline":
+        return OfflineChatClient()
+    if not settings.chat_model:
+        raise ValueError(f"CHAT_BACKEND={backend} needs CHAT_MODEL")
+    if backend == "azure_openai":
+        if not settings.azure_openai_endpoint:
+            raise ValueError("CHAT_BACKEND=azure_openai needs AZURE_OPENAI_ENDPOINT")
+        return OpenAIChatClient.azure(endpoint=settings.azure_openai_endpoint, deployment=settings.chat_model,
+                                      api_key=settings.azure_openai_api_key or None,
+                                      api_version=settings.azure_openai_api_version)  # fmt: skip
+    if backend == "openai":
+        if not (settings.openai_api_key or settings.openai_base_url):
+            raise ValueError("CHAT_BACKEND=openai needs OPENAI_API_KEY or OPENAI_BASE_URL")
+        # Self-hosted OpenAI-compatible servers often need no key, but the SDK refuses to start without one.
+        return OpenAIChatClient.openai_compatible(model=settings.chat_model, api_key=settings.openai_api_key or "unused",
+                                                  base_url=settings.openai_base_url or None)  # fmt: skip
+    raise ValueError(f"unknown chat backend {backend!r} (CHAT_BACKEND: offline, azure_openai, openai)")
+
+
+def make_model_cache(settings: Settings) -> ModelCache:
+    """The model-result cache: ``BlobModelCache`` when ``settings.model_cache_container`` is set, else
+    ``LocalModelCache(settings.state_dir / "cache")``."""
+    if settings.model_cache_container:
+        return BlobModelCache(settings.storage_connection, settings.model_cache_container)
+    return LocalModelCache(settings.state_dir / "cache")
+
+
+@dataclass
+class StrategyClients:
+    """The shared clients of one configuration.
+
+    Attributes:
+        chat: the chat client. embedder: the pipeline's embedder behind ``cache`` (``CachedEmbedder``).
+        cache: the model-result cache.
+    """
+
+    chat: ChatClient
+    embedder: CachedEmbedder
+    cache: ModelCache
+
+    @property
+    def model_calls(self) -> int:
+        """Requests that reached a model so far: chat completions plus embedding requests (not cache hits)."""
+        return self.chat.requests + self.embedder.requests
+
+
+_lock = threading.Lock()
+_shared: dict[tuple, StrategyClients] = {}
+
+
+def _key(settings: Settings) -> tuple:
+    return (settings.chat_backend, settings.chat_model, settings.embedding_backend, settings.embedding_model,
+            settings.embedding_dimensions, settings.azure_openai_endpoint, settings.openai_base_url,
+            settings.model_cache_container, settings.storage_connection, str(settings.state_dir))  # fmt: skip
+
+
+def strategy_clients(settings: Settings) -> StrategyClients:
+    """The clients for *settings*, built on first use and shared by every later call with the same model and
+    cache settings (no network is touched by building them)."""
+    key = _key(settings)
+    with _lock:
+        if key not in _shared:
+            cache = make_model_cache(settings)
+            _shared[key] = StrategyClients(make_chat_client(settings), CachedEmbedder(make_embedder(settings), cache),
+                                           cache)  # fmt: skip
+        return _shared[key]
+
+
+def reset_strategy_clients() -> None:
+    """Forget the shared clients (tests; or after changing credentials)."""
+    with _lock:
+        _shared.clear()

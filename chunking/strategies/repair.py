@@ -1,0 +1,91 @@
+"""Size repair of unit groups (``shared/spec/strategies.md`` §8 rule 4), shared by the semantic and the LLM
+chunkers.
+
+Input: consecutive groups of units (half-open index ranges ``[i, j)`` that partition ``range(n)``), the distance
+``d[k]`` between unit ``k`` and unit ``k + 1``, and the exact token count of any group. Steps:
+
+1. **Too big**: a group over ``max_tokens`` with more than one unit is cut after its largest internal distance
+   (the earliest on ties), recursively, until every group fits or is a single unit.
+2. **Too small**: the first group under ``min_tokens`` (left to right) merges with the neighbour across the
+   smaller boundary distance (the left one on ties) if the merged group stays within ``max_tokens``; if it would
+   not, with the other neighbour on the same condition. Repeat until no group can merge.
+
+Both steps are deterministic: the same distances and counts give the same groups.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Sequence
+
+__all__ = ["Group", "repair_sizes"]
+
+Group = tuple[int, int]
+
+
+def repair_sizes(
+    groups: Sequence[Group],
+    distances: Sequence[float],
+    tokens: Callable[[int, int], int],
+    *,
+    min_tokens: int,
+    max_tokens: int,
+) -> list[Group]:
+    """Enforce ``min_tokens``/``max_tokens`` on *groups* (module docstring).
+
+    Args:
+        groups: ranges ``[i, j)`` of unit indices, consecutive, covering ``0 … n − 1``.
+        distances: ``n − 1`` floats, ``distances[k]`` between units ``k`` and ``k + 1``.
+        tokens: exact tokens of the group ``[i, j)`` (called with memoised arguments by the caller or not: it
+            should be cheap or cached).
+        min_tokens, max_tokens: the bounds, ``0 ≤ min_tokens ≤ max_tokens``.
+
+    Returns:
+        the repaired groups, still consecutive and covering the same units.
+    """
+    memo: dict[Group, int] = {}
+
+    def size(group: Group) -> int:
+        if group not in memo:
+            memo[group] = tokens(*group)
+        return memo[group]
+
+    fitted: list[Group] = []
+    for group in groups:
+        fitted.extend(_cut_to_fit(group, distances, size, max_tokens))
+    return _merge_small(fitted, distances, size, min_tokens, max_tokens)
+
+
+def _cut_to_fit(group: Group, distances: Sequence[float], size: Callable[[Group], int], max_tokens: int) -> list[Group]:
+    i, j = group
+    if j - i <= 1 or size(group) <= max_tokens:
+        return [group]
+    # max() keeps the first of equal values: the earliest cut on ties.
+    k = max(range(i, j - 1), key=lambda m: distances[m])
+    return _cut_to_fit((i, k + 1), distances, size, max_tokens) + _cut_to_fit((k + 1, j), distances, size, max_tokens)
+
+
+def _merge_small(groups: list[Group], distances: Sequence[float], size: Callable[[Group], int], min_tokens: int,
+                 max_tokens: int) -> list[Group]:
+    groups = list(groups)
+    merged = True
+    while merged and len(groups) > 1:
+        merged = False
+        for g, (i, j) in enumerate(groups):
+            if size((i, j)) >= min_tokens:
+                continue
+            left = distances[i - 1] if g > 0 else None
+            right = distances[j - 1] if g + 1 < len(groups) else None
+            order = [-1, 1] if right is None or (left is not None and left <= right) else [1, -1]
+            for side in order:
+                n = g + side
+                if not 0 <= n < len(groups):
+                    continue
+                candidate = (min(i, groups[n][0]), max(j, groups[n][1]))
+                if size(candidate) <= max_tokens:
+                    groups[min(g, n)] = candidate
+                    del groups[max(g, n)]
+                    merged = True
+                    break
+            if merged:
+                break
+    return groups
