@@ -7,7 +7,6 @@ against the splitter's internals, so a splitter bug cannot hide in a shared help
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Sequence
 
 from chunking.model import Chunk, Page
@@ -220,4 +219,4 @@ def pages_from_texts(texts: Sequence[str], gaps: Sequence[int] | None = None) ->
     return pages
 
 
-__all__ = ["check_determinism", "check_invariants", "document_slice", "pages_from_texts", "replace", "tokens"]
+__all__ = ["check_determinism", "check_invariants", "document_slice", "pages_from_texts", "tokens"]

@@ -14,16 +14,10 @@ from chunking.model import Chunk
 
 from .measure import BlockTokens
 
-__all__ = ["Draft", "Part", "slice_part"]
+__all__ = ["Draft", "Part", "SlicePart"]
 
 SlicePart = tuple[BlockTokens, int, int, int, int]
 Part = Union[str, SlicePart]
-
-
-def slice_part(block: BlockTokens, start: int, end: int, page_offset: int, page_num: int) -> SlicePart:
-    """A part made of ``block.text[start:end]``, whose first character is at document offset
-    ``page_offset + start`` on page ``page_num``."""
-    return (block, start, end, page_offset + start, page_num)
 
 
 class Draft:
@@ -112,19 +106,3 @@ class Draft:
             part_index=self.part_index,
             part_count=self.part_count,
         )
-
-
-def draft_from_range(text: str, parts: list[Part], start: int, end: int, est: int, kind: str = "text",
-                     exact: int | None = None) -> Draft | None:
-    """A draft of ``text[start:end]`` stripped (its parts cover the whole ``text``), or None if blank."""
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    if start >= end:
-        return None
-    holder = Draft(text, parts, 0, 0, 0, 0, 0)
-    own_parts = holder.sub_parts(start, end)
-    d0, p0 = holder.locate(start)
-    d1, p1 = holder.locate(end - 1)
-    return Draft(text[start:end], own_parts, d0, d1 + 1, p0, p1, est, kind, exact)

@@ -35,6 +35,8 @@ _SAFE_BOUNDARY = re.compile(
     "[A-Za-z\u3041-\u3096\u30a1-\u30fa\u4e00-\u9fef]"
     "(?=[\\s!-/:-@\\[-`{-~\u3001\u3002\uff0c\uff01\uff1f\uff08\uff09\u300c\u300d\u300e\u300f\uff1a\uff1b])"
 )
+_MEMO_MAX_CHARS = 16
+_MEMO_SIZE = 8192
 # Below this many characters a slice is simply re-encoded.
 _MIN_REUSE_CHARS = 48
 
@@ -77,10 +79,13 @@ class TokenMeasure:
             self._byte_lengths = _token_byte_lengths(encoding)
 
     def _count_memo(self, text: str) -> int:
-        # Heads and tails of chunks repeat (a look-ahead probe and the final measurement share them).
+        # Chunk heads and tails are a word or two ("The", "here."), which natural text repeats: short strings
+        # are memoised (long ones are not, so repeated documents gain nothing from it).
+        if len(text) > _MEMO_MAX_CHARS:
+            return len(self._encode(text))  # type: ignore[misc]
         n = self._memo.get(text)
         if n is None:
-            if len(self._memo) > 256:  # small: the memo is for neighbours, not for repeated documents
+            if len(self._memo) >= _MEMO_SIZE:
                 self._memo.clear()
             n = self._memo[text] = len(self._encode(text))  # type: ignore[misc]
         return n
