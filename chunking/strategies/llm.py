@@ -29,7 +29,7 @@ from chunking.model import Chunk, Page
 from chunking.strategies.cache import MemoryModelCache, ModelCache
 from chunking.strategies.chat import ChatClient, ChatTask, InvalidOutput, run_chat_tasks
 from chunking.strategies.prompts import PROMPTS, render_units, section
-from chunking.strategies.repair import repair_sizes
+from chunking.strategies.repair import group_tokens, repair_sizes
 from chunking.strategies.semantic import window_distances
 from chunking.strategies.text import DocumentText, Unit, sentence_units, unit_runs
 from chunking.tokens import token_counter as _token_counter
@@ -158,10 +158,7 @@ class LLMChunker:
         groups = list(zip(bounds, bounds[1:]))
         distances = window_distances(units, doc, self.distance_embedder, 0, self._count, 16_000, 256)
 
-        def tokens_of(i: int, j: int) -> int:
-            return self._count(doc.slice(units[i].start, max(u.end for u in units[i:j])))
-
-        groups = repair_sizes(groups, distances, tokens_of, min_tokens=self.min_chunk_tokens,
+        groups = repair_sizes(groups, distances, group_tokens(units, doc, self._count, self.max_chunk_tokens), min_tokens=self.min_chunk_tokens,
                               max_tokens=self.max_chunk_tokens)
         return [doc.chunk(units[i].start, max(u.end for u in units[i:j]), self._count,
                           kind="figure" if any(u.kind == "figure" for u in units[i:j]) else "text",

@@ -15,9 +15,13 @@ Both steps are deterministic: the same distances and counts give the same groups
 
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from itertools import accumulate
+from typing import TYPE_CHECKING, Callable, Sequence
 
-__all__ = ["Group", "repair_sizes"]
+if TYPE_CHECKING:
+    from chunking.strategies.text import DocumentText, Unit
+
+__all__ = ["Group", "group_tokens", "repair_sizes"]
 
 Group = tuple[int, int]
 
@@ -35,8 +39,8 @@ def repair_sizes(
     Args:
         groups: ranges ``[i, j)`` of unit indices, consecutive, covering ``0 … n − 1``.
         distances: ``n − 1`` floats, ``distances[k]`` between units ``k`` and ``k + 1``.
-        tokens: exact tokens of the group ``[i, j)`` (called with memoised arguments by the caller or not: it
-            should be cheap or cached).
+        tokens: tokens of the group ``[i, j)``, exact at least when it is within ``max_tokens`` (a group far over
+            the cap may be answered by an estimate above the cap); each group is asked once.
         min_tokens, max_tokens: the bounds, ``0 ≤ min_tokens ≤ max_tokens``.
 
     Returns:
@@ -56,12 +60,19 @@ def repair_sizes(
 
 
 def _cut_to_fit(group: Group, distances: Sequence[float], size: Callable[[Group], int], max_tokens: int) -> list[Group]:
-    i, j = group
-    if j - i <= 1 or size(group) <= max_tokens:
-        return [group]
-    # max() keeps the first of equal values: the earliest cut on ties.
-    k = max(range(i, j - 1), key=lambda m: distances[m])
-    return _cut_to_fit((i, k + 1), distances, size, max_tokens) + _cut_to_fit((k + 1, j), distances, size, max_tokens)
+    # An explicit stack, not recursion: equal distances (e.g. a run of wordless table-of-contents lines) peel one
+    # unit at a time, as deep as the group is long.
+    out: list[Group] = []
+    stack = [group]
+    while stack:
+        i, j = stack.pop()
+        if j - i <= 1 or size((i, j)) <= max_tokens:
+            out.append((i, j))
+            continue
+        # max() keeps the first of equal values: the earliest cut on ties.
+        k = max(range(i, j - 1), key=lambda m: distances[m])
+        stack.extend([(k + 1, j), (i, k + 1)])  # left popped first: groups come out in order
+    return out
 
 
 def _merge_small(groups: list[Group], distances: Sequence[float], size: Callable[[Group], int], min_tokens: int,
@@ -89,3 +100,19 @@ def _merge_small(groups: list[Group], distances: Sequence[float], size: Callable
             if merged:
                 break
     return groups
+
+
+def group_tokens(units: Sequence["Unit"], doc: "DocumentText", count: Callable[[str], int],
+                 max_tokens: int) -> Callable[[int, int], int]:
+    """Tokens of the document slice from unit ``i`` to unit ``j − 1``: exact, except that a group whose units sum
+    to more than twice *max_tokens* answers that sum (it is over the cap either way), so cutting a long run
+    does not re-encode it once per cut."""
+    sums = [0, *accumulate(u.tokens for u in units)]
+
+    def tokens(i: int, j: int) -> int:
+        estimate = sums[j] - sums[i]
+        if estimate > 2 * max_tokens:
+            return estimate
+        return count(doc.slice(units[i].start, max(u.end for u in units[i:j])))
+
+    return tokens

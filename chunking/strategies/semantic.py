@@ -29,7 +29,7 @@ import numpy as np
 from chunking.embeddings import Embedder, embed_all
 from chunking.model import Chunk, Page
 from chunking.strategies.cache import CachedEmbedder, ModelCache
-from chunking.strategies.repair import repair_sizes
+from chunking.strategies.repair import group_tokens, repair_sizes
 from chunking.strategies.text import EMBEDDING_MAX_TOKENS, DocumentText, Unit, sentence_units, unit_runs
 from chunking.tokens import token_counter as _token_counter
 
@@ -206,10 +206,7 @@ class SemanticChunker:
         bounds = [0, *(i + 1 for i in cuts), len(units)]
         groups = list(zip(bounds, bounds[1:]))
 
-        def tokens(i: int, j: int) -> int:
-            return self._count(doc.slice(units[i].start, max(u.end for u in units[i:j])))
-
-        groups = repair_sizes(groups, distances, tokens, min_tokens=self.min_chunk_tokens,
+        groups = repair_sizes(groups, distances, group_tokens(units, doc, self._count, self.max_chunk_tokens), min_tokens=self.min_chunk_tokens,
                               max_tokens=self.max_chunk_tokens)
         return [
             doc.chunk(units[i].start, max(u.end for u in units[i:j]), self._count,

@@ -2,7 +2,8 @@
 (``Unit``: sentences, figure blocks, pieces of oversize sentences), with document offsets.
 
 Units follow ``shared/spec/sentence-splitter.md``: step 1 (``<figure>`` blocks are units of their own), step 2
-(a text block is cut after every sentence end, §5.2), step 4 (a sentence over the unit cap is cut nearest its
+(a text block is cut after every sentence end, §5.2; a span with no letter or digit, such as the dots of a
+table of contents' leader, stays with the sentence before it), step 4 (a sentence over the unit cap is cut nearest its
 middle at a sentence end, word break, or hard), step 5 (a figure over ``max_figure_tokens`` becomes
 ``figure_part`` units, each a balanced figure). Every unit is stripped; whitespace is never a unit.
 """
@@ -29,6 +30,8 @@ EMBEDDING_MAX_TOKENS = 8191
 _BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
 # Units carry no character cap of their own; this only keeps step 4's character test from binding.
 _NO_CHAR_CAP = 10**9
+# A letter or a digit of any script.
+_WORDY = re.compile(r"[^\W_]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,8 +146,7 @@ def sentence_units(
         pos = 0
         blocks = figure_blocks(text) + [(len(text), len(text))]
         for fig_start, fig_end in blocks:
-            cuts = bounds.sentence_cuts(text, pos, fig_start) if fig_start > pos else []
-            for a, b in zip([pos, *cuts], [*cuts, fig_start]):
+            for a, b in _sentence_spans(text, pos, fig_start, bounds):
                 s, e = _strip(text, a, b)
                 gap += text[a:s]
                 if s == e:
@@ -184,6 +186,21 @@ def unit_runs(units: Sequence[Unit]) -> list[Unit | list[Unit]]:
         else:
             out.append([unit])
     return out
+
+
+def _sentence_spans(text: str, lo: int, hi: int, bounds: Boundaries) -> list[tuple[int, int]]:
+    """Step 2's spans of ``text[lo:hi]``, a span without any letter or digit (a dot leader ``" ."``, a stray
+    symbol) joined to the span before it: a unit says something."""
+    if hi <= lo:
+        return []
+    spans: list[tuple[int, int]] = []
+    cuts = bounds.sentence_cuts(text, lo, hi)
+    for a, b in zip([lo, *cuts], [*cuts, hi]):
+        if spans and not _WORDY.search(text, a, b):
+            spans[-1] = (spans[-1][0], b)
+        else:
+            spans.append((a, b))
+    return spans
 
 
 def _strip(text: str, start: int, end: int) -> tuple[int, int]:
