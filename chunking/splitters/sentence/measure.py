@@ -37,6 +37,7 @@ _SAFE_BOUNDARY = re.compile(
 )
 _MEMO_MAX_CHARS = 16
 _MEMO_SIZE = 8192
+_RECENT_SIZE = 32
 # Below this many characters a slice is simply re-encoded.
 _MIN_REUSE_CHARS = 48
 
@@ -76,18 +77,19 @@ class TokenMeasure:
             self._encode = encode
             self.count = self._count_memo
             self._memo: dict[str, int] = {}
+            self._recent: dict[str, int] = {}
             self._byte_lengths = _token_byte_lengths(encoding)
 
     def _count_memo(self, text: str) -> int:
         # Chunk heads and tails are a word or two ("The", "here."), which natural text repeats: short strings
-        # are memoised (long ones are not, so repeated documents gain nothing from it).
-        if len(text) > _MEMO_MAX_CHARS:
-            return len(self._encode(text))  # type: ignore[misc]
-        n = self._memo.get(text)
+        # are memoised. Longer ones only in a small recent memo: a look-ahead probe and the later final
+        # measurement of the same chunk share their head (a repeated document gains nothing from it).
+        memo = self._memo if len(text) <= _MEMO_MAX_CHARS else self._recent
+        n = memo.get(text)
         if n is None:
-            if len(self._memo) >= _MEMO_SIZE:
-                self._memo.clear()
-            n = self._memo[text] = len(self._encode(text))  # type: ignore[misc]
+            if len(memo) >= (_MEMO_SIZE if memo is self._memo else _RECENT_SIZE):
+                memo.clear()
+            n = memo[text] = len(self._encode(text))  # type: ignore[misc]
         return n
 
     def block(self, text: str, lo: int, hi: int, cuts: Sequence[int]) -> "BlockTokens":

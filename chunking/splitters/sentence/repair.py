@@ -144,7 +144,9 @@ class Repairer:
             return
         sep = join_separator(gap, a.text[-1], b.text[0])
         room = self.hard_chars - len(a.text) - len(sep)
-        if len(prefix) <= room and self._fits_tokens(sep + prefix, a.est):
+        if (self.byte_bound and len(prefix) <= room
+                and a.est + len((sep + prefix).encode("utf-8", "surrogatepass")) <= self.max_tokens):
+            # A BPE token is at least one UTF-8 byte: the whole prefix fits without counting it.
             self._attach(a, b, sep, prefix)
             return
         # Step 8.4 shortens the prefix by rules that do not depend on tokens, so the candidates are known in
