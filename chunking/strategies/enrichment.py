@@ -30,7 +30,7 @@ from chunking.splitters.sentence.config import SentenceSplitterConfig
 from chunking.strategies.cache import MemoryModelCache, ModelCache
 from chunking.strategies.chat import ChatClient, ChatTask, run_chat_tasks
 from chunking.strategies.prompts import PROMPTS, section
-from chunking.strategies.text import EMBEDDING_MAX_TOKENS, DocumentText
+from chunking.strategies.text import EMBEDDING_MAX_TOKENS, DocumentText, sentence_spans
 from chunking.tokens import token_counter as _token_counter
 
 __all__ = ["DEFAULT_LAYOUT", "ContextEnricher"]
@@ -129,8 +129,7 @@ class ContextEnricher:
         return previous, following
 
     def _sentences(self, text: str) -> list[str]:
-        cuts = self._bounds.sentence_cuts(text)
-        return [s for a, b in zip([0, *cuts], [*cuts, len(text)]) if (s := " ".join(text[a:b].split()))]
+        return [s for a, b in sentence_spans(text, 0, len(text), self._bounds) if (s := " ".join(text[a:b].split()))]
 
     def _tail(self, text: str) -> str:
         """The end of *text* within ``neighbour_max_tokens``, starting at a word."""

@@ -24,6 +24,7 @@ from chunking.splitters.sentence.boundaries import Boundaries, is_heading_like
 from chunking.splitters.sentence.config import SentenceSplitterConfig
 from chunking.strategies.chat import ChatError, Message
 from chunking.strategies.prompts import read_section, task_of
+from chunking.strategies.text import sentence_spans
 from chunking.tokens import token_counter
 
 __all__ = ["OfflineChatClient"]
@@ -138,8 +139,7 @@ class OfflineChatClient:
     # -- helpers ---------------------------------------------------------------------------------------------
 
     def _sentences(self, text: str) -> list[str]:
-        cuts = self._bounds.sentence_cuts(text)
-        spans = zip([0, *cuts], [*cuts, len(text)])
+        spans = sentence_spans(text, 0, len(text), self._bounds)
         return [folded for a, b in spans if (folded := _SPACES.sub(" ", text[a:b]).strip())]
 
     def _fit(self, sentence: str, cap: int) -> list[str]:

@@ -29,6 +29,7 @@ from chunking.splitters.sentence.oversize import cut_oversize
 from chunking.strategies.cache import MemoryModelCache, ModelCache
 from chunking.strategies.chat import ChatClient, ChatTask, InvalidOutput, run_chat_tasks
 from chunking.strategies.prompts import PROMPTS, section
+from chunking.strategies.text import sentence_spans
 from chunking.tokens import token_counter as _token_counter
 
 __all__ = ["PropositionChunker", "grounding", "parse_propositions"]
@@ -177,9 +178,8 @@ class PropositionChunker:
 
     def _sentences(self, text: str) -> list[str]:
         """The fallback propositions: *text*'s sentences, each cut to ``max_proposition_tokens``."""
-        cuts = self._bounds.sentence_cuts(text)
         out = []
-        for a, b in zip([0, *cuts], [*cuts, len(text)]):
+        for a, b in sentence_spans(text, 0, len(text), self._bounds):
             for piece in cut_oversize(text, a, b, max_tokens=self.max_proposition_tokens, hard_chars=10**9,
                                       overlap_fraction=0.0, boundaries=self._bounds, count=self._count):
                 if text[piece.start : piece.end].strip():

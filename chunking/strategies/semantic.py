@@ -178,7 +178,7 @@ class SemanticChunker:
         segments = [r for r in runs if isinstance(r, list)]
         sentences = sum(len(s) for s in segments)
         if sentences < 3:
-            return self._fall_back(pages, f"document too short ({sentences} sentences)")
+            return self._fall_back(pages, f"document too short ({sentences} sentence{'' if sentences == 1 else 's'})")
         try:
             distances = [window_distances(s, doc, self.embedder, self.buffer_size, self._count,
                                           self.max_batch_tokens, self.max_batch_inputs) for s in segments]

@@ -22,7 +22,7 @@ from chunking.splitters.sentence.figures import split_figure
 from chunking.splitters.sentence.oversize import cut_oversize
 from chunking.tokens import token_counter
 
-__all__ = ["EMBEDDING_MAX_TOKENS", "DocumentText", "Unit", "sentence_units", "unit_runs"]
+__all__ = ["EMBEDDING_MAX_TOKENS", "DocumentText", "Unit", "sentence_spans", "sentence_units", "unit_runs"]
 
 #: Per-input limit of the embedding models (text-embedding-3-*, ada-002), in tokens (Azure OpenAI quotas-limits).
 EMBEDDING_MAX_TOKENS = 8191
@@ -146,7 +146,7 @@ def sentence_units(
         pos = 0
         blocks = figure_blocks(text) + [(len(text), len(text))]
         for fig_start, fig_end in blocks:
-            for a, b in _sentence_spans(text, pos, fig_start, bounds):
+            for a, b in sentence_spans(text, pos, fig_start, bounds):
                 s, e = _strip(text, a, b)
                 gap += text[a:s]
                 if s == e:
@@ -188,7 +188,7 @@ def unit_runs(units: Sequence[Unit]) -> list[Unit | list[Unit]]:
     return out
 
 
-def _sentence_spans(text: str, lo: int, hi: int, bounds: Boundaries) -> list[tuple[int, int]]:
+def sentence_spans(text: str, lo: int, hi: int, bounds: Boundaries) -> list[tuple[int, int]]:
     """Step 2's spans of ``text[lo:hi]``, a span without any letter or digit (a dot leader ``" ."``, a stray
     symbol) joined to the span before it: a unit says something."""
     if hi <= lo:
