@@ -128,8 +128,8 @@ class ParentDocumentRetriever:
                 if parent and parent in family:
                     by_parent.setdefault(parent, []).append(rid)
             for parent, ids in by_parent.items():
-                if len(ids) / len(children[parent]) >= self.ratio and parent not in current:
-                    current[parent] = [h for rid in ids for h in current.pop(rid)]
+                if len(ids) / len(children[parent]) >= self.ratio:  # the parent may be a (keyword) hit itself
+                    current[parent] = current.get(parent, []) + [h for rid in ids for h in current.pop(rid)]
                     changed = True
         return [(family.get(rid) or hs[0].record, (family.get(rid) or hs[0].record).content, hs)
                 for rid, hs in current.items()]  # fmt: skip
@@ -173,7 +173,8 @@ class ParentDocumentRetriever:
             if out and self.budget is not None and used + record.token_count > self.budget:
                 break
             used += record.token_count
-            matches = tuple(ChildMatch(h.record.id, h.score, h.record.char_start, h.record.char_end) for h in hits)
+            matches = tuple(ChildMatch(h.record.id, h.score, h.record.char_start, h.record.char_end)
+                            for h in sorted(hits, key=lambda h: -h.score))
             out.append(RetrievedContext(record, max(h.score for h in hits), text, matches))
         return out
 
