@@ -33,7 +33,6 @@ _ASCII_ENDINGS = frozenset(".!?")
 _LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 _OPENING = "".join(sorted(OPENING_CHARS))
 _NEXT_NON_SPACE = re.compile(r"\s*(\S)")
-_LAST_SPACE = re.compile(r"\s\S*\Z")
 _WORD_TAIL_WINDOW = 24
 
 
@@ -147,25 +146,26 @@ class Boundaries:
         ascii_ends = ends & _ASCII_ENDINGS
         other_ends = ends - _ASCII_ENDINGS
         e, c = _char_class(ends), _char_class(config.closing_chars)
-        alternatives = []
+        closing = f"[{c}]*" if c else ""
+        dot = "." in ascii_ends
+        a = _char_class(ascii_ends)
+        # Every match starts by consuming one terminator, so the regex engine skips to candidates with its fast
+        # character-set scan; the alternatives then look back at that first character. Group 1 marks a run of
+        # dot leaders (". . . .", common in PDF tables of contents): one match for the whole run, every dot
+        # a (wordless) sentence end. Group 2 marks a single "." whose word must still be checked (rule 2).
+        never = "(?!)()"
+        alternatives = [
+            r"(?<=\s\.)((?: \.)+)(?=\s|\Z)" if dot else never,
+            # An ASCII run ends a sentence only before whitespace or the end of the text (rule 1).
+            rf"(?<=\s\.)(?![{a}]){closing}(?=\s|\Z)" if dot else "(?!)",
+            rf"(?<=\.)()(?![{a}]){closing}(?=\s|\Z)" if dot else never,
+            rf"(?<=[{a}])[{a}]*{closing}(?=\s|\Z)" if ascii_ends else "(?!)",
+        ]
         if other_ends:
             # A run holding any non-ASCII terminator always ends a sentence (CJK needs no following space).
-            alternatives.append(f"[{e}]*[{_char_class(other_ends)}][{e}]*[{c}]*" if c else
-                                f"[{e}]*[{_char_class(other_ends)}][{e}]*")
-        if ascii_ends:
-            a = _char_class(ascii_ends)
-            # A single "." after whitespace has no word before it; any other single "." is captured because
-            # the word before it still has to be checked (rule 2).
-            single_dot = r"(?<=\s)\.(?![" + a + r"])|(\.)(?![" + a + "])|" if "." in ascii_ends else ""
-            closing = f"[{c}]*" if c else ""
-            # An ASCII run ends a sentence only before whitespace or the end of the text (rule 1). It is tried
-            # first: its look-ahead fails on a run that goes on with a CJK terminator.
-            alternatives.insert(0, f"(?:{single_dot}[{a}]+){closing}(?=\\s|\\Z)")
-        # The leading look-ahead lets the regex engine skip quickly to candidate characters.
-        # Group 1: a run of dot leaders (". . . ."), common in the tables of contents of PDFs: one match for
-        # the run instead of one per dot. Group 2: a single "." whose word must be checked.
-        leaders = r"((?<=\s)\.(?: \.)+(?=\s|\Z))|" if "." in ascii_ends else "()"
-        self._cluster = re.compile(f"(?=[{e}])(?:{leaders}{'|'.join(alternatives)})")
+            o = _char_class(other_ends)
+            alternatives += [rf"(?<=[{o}])[{e}]*{closing}", rf"[{e}]*[{o}][{e}]*{closing}"]
+        self._cluster = re.compile(f"[{e}](?:{'|'.join(alternatives)})")
         self._word_breaks = frozenset(config.word_breaks)
         self._word_break = re.compile(f"[{_char_class(config.word_breaks)}]") if config.word_breaks else None
         self._abbreviations = config.abbreviations
@@ -243,13 +243,15 @@ class Boundaries:
     def first_sentence_cut(self, text: str, cmin: int, cmax: int) -> int:
         """The first cut ``c`` (see :meth:`sentence_cuts`, evaluated on all of ``text``) with
         ``cmin ≤ c < cmax``, or -1. Only the text near ``cmin`` is scanned."""
-        # A cluster never holds whitespace, so scanning from just after a whitespace character is exact.
-        start = max(0, cmin - 1)
-        floor = max(0, start - 64)
-        last_space = _LAST_SPACE.search(text, floor, start)
-        start = last_space.start() + 1 if last_space else (floor if floor == 0 else 0)
+        # Start where no cluster is cut in two: step back over terminators and closing characters only (the
+        # word check looks behind on its own).
+        start = min(max(0, cmin - 1), len(text))
+        endings, closing = self.endings, self.closing
+        while start > 0 and (text[start - 1] in endings or text[start - 1] in closing):
+            start -= 1
         hi = len(text)
-        for m in self._cluster.finditer(text, start, hi):
+        # Scanning stops a little after cmax: a cluster cut short there ends beyond cmax and is ignored anyway.
+        for m in self._cluster.finditer(text, start, min(hi, cmax + 8)):
             if m.start() >= cmax:
                 break
             group = m.lastindex
