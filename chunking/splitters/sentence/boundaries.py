@@ -205,6 +205,8 @@ class Boundaries:
         """Rule 2 of §5.2 for a single ``.`` at ``dot`` whose cluster ends at ``end`` (exclusive)."""
         if dot == lo or text[dot - 1].isspace():  # no word before the dot (e.g. dot leaders ". . .")
             return True
+        if not text[dot - 1].isalnum():
+            return True  # every exception ends in a letter or digit ("dr", "e.g", "J", "12")
         if dot - lo >= self._long and self._long_word.match(text, dot - self._long, dot):
             return True  # a word longer than every exception (the common case in prose)
         start = max(lo, dot - self._window)

@@ -145,9 +145,9 @@ class SentenceTextSplitter:
         tokens_before = block.tokens_before
         max_chars, max_tokens, hard_chars = cfg.max_chars, cfg.max_tokens, cfg.hard_chars
         i = 0
+        ta = tokens_before(lo)
         while i < m:
             a = pos[i]
-            ta = tokens_before(a)
             # Largest j with the spans i..j-1 within both caps (prefix sums are monotone: bisect, not a loop).
             j = j_chars = bisect_right(pos, a + max_chars, i + 1) - 1
             tj = tokens_before(pos[j]) if j > i else ta
@@ -161,20 +161,21 @@ class SentenceTextSplitter:
                         hi_j = mid
                 j = lo_j
             if j > i:
-                est = tj - ta if j == j_chars else tokens_before(pos[j]) - ta
+                if j != j_chars:
+                    tj = tokens_before(pos[j])
                 if keep_open and j == m:
-                    return block, a, hi, est
-                self._add_range(out, text, block, a, pos[j], offset, page_num, est)
-                i = j
+                    return block, a, hi, tj - ta
+                self._add_range(out, text, block, a, pos[j], offset, page_num, tj - ta)
+                i, ta = j, tj  # the next chunk starts where this one ends
                 continue
             # The first span alone is over a cap: cut it (step 4) or emit it alone.
             b = pos[i + 1]
-            t = tokens_before(b) - ta
-            if t > max_tokens or b - a > hard_chars:
+            tb = tokens_before(b)
+            if tb - ta > max_tokens or b - a > hard_chars:
                 self._add_oversize(out, text, block, a, b, offset, page_num)
             else:
-                self._add_range(out, text, block, a, b, offset, page_num, t)
-            i += 1
+                self._add_range(out, text, block, a, b, offset, page_num, tb - ta)
+            i, ta = i + 1, tb
         return None
 
     def _add_range(self, out: list[Draft], text: str, block: Any, a: int, b: int, offset: int, page_num: int,
