@@ -211,7 +211,13 @@ def _embed_and_upsert(message, result: StageTwoResult, settings: Settings, embed
     # A vector is reused by the hash of the text it was computed from (the enrichment's embedding text when
     # there is one), never by the content alone; records stored without a vector are not embedded.
     known = index.vectors_by_content_hash({r.vector_key for r in records if r.has_vector})
-    todo = [i for i, r in enumerate(records) if r.has_vector and r.vector_key not in known]
+    # One input per distinct text: a hierarchy level often repeats its parent's text exactly.
+    todo: list[int] = []
+    queued: set[str] = set()
+    for i, r in enumerate(records):
+        if r.has_vector and r.vector_key not in known and r.vector_key not in queued:
+            queued.add(r.vector_key)
+            todo.append(i)
     count = token_counter(settings.encoding) if any(records[i].embedding_text for i in todo) else None
     tokens = [count(records[i].embedding_text) if records[i].embedding_text else records[i].token_count
               for i in todo]  # fmt: skip
@@ -227,11 +233,10 @@ def _embed_and_upsert(message, result: StageTwoResult, settings: Settings, embed
     # What an embedding service bills: the encoding's tokens of every input sent (the offline embedder's own
     # counter measures something else).
     result.embedding_tokens = sum(tokens)
-    fresh = dict(zip(todo, vectors))
+    known.update((records[i].vector_key, tuple(v)) for i, v in zip(todo, vectors))
     result.embedded = len(todo)
     result.reused = sum(1 for r in records if r.has_vector) - len(todo)
-    index.upsert([r if not r.has_vector else r.with_embedding(fresh[i] if i in fresh else known[r.vector_key])
-                  for i, r in enumerate(records)])  # fmt: skip
+    index.upsert([r.with_embedding(known[r.vector_key]) if r.has_vector else r for r in records])
 
 
 def _count_version(index: SearchIndex, doc_id: str, version: str) -> int:
