@@ -152,11 +152,11 @@ class Repairer:
         # Step 8.4 shortens the prefix by rules that do not depend on tokens, so the candidates are known in
         # advance; the first one within the length cap is found directly and the token cap by galloping and
         # bisection (token counts grow with the prefix), instead of encoding every candidate in turn.
+        budget = self.max_tokens - a.est
+        if budget < (1 if self.byte_bound else 0):  # a non-empty text is at least one BPE token
+            return
         lengths = [n for n in self._shrink_lengths(prefix) if n <= room]
         if not lengths:
-            return
-        budget = self.max_tokens - a.est
-        if budget < 0:
             return
         exact = self.measure.exact
         if b.is_single_slice() and isinstance(b.parts[0][0], BlockTokens):
