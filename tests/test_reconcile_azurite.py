@@ -1,0 +1,92 @@
+"""Reconcile, poison handlers and ``status``: drift between container, ledger and index is repaired, and what
+failed on every attempt is recorded with its reason."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+
+import pytest
+
+from chunking.ids import doc_id
+from tests.test_incremental_azurite import Harness, _paragraphs, _qm
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def h(azurite, tmp_path, monkeypatch, request):
+    harness = Harness(azurite, "rc" + request.node.name.replace("_", "")[4:18].lower(), tmp_path, monkeypatch)
+    yield harness
+    harness.handlers.services.cache_clear()
+
+
+def test_reconcile_repairs_every_drift(h):
+    # indexed normally
+    h.upload("ok.txt", _paragraphs(4, "ok"))
+    h.drain()
+    # in the container, but the trigger never ran (no ledger entry, nothing indexed)
+    h.container.upload_blob("missed.txt", _paragraphs(4, "missed"))
+    # stuck: stage 1 ran, its messages were lost
+    h.upload("stuck.txt", _paragraphs(4, "stuck"))
+    h.queue.clear_messages()
+    h.drain()
+    ledger = h.s.ledger
+    entry, tag = ledger.store.read(doc_id(h.cname, "stuck.txt"))
+    old = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(hours=5)).isoformat(timespec="seconds")
+    assert ledger.store.write(dataclasses.replace(entry, updated_at=old), tag)
+    # orphaned: indexed, then the blob was deleted and the event lost
+    h.upload("orphan.txt", _paragraphs(4, "orphan"))
+    h.drain()
+    h.container.delete_blob("orphan.txt")
+    # the index lost a document the ledger says is indexed
+    h.upload("lost.txt", _paragraphs(4, "lost"))
+    h.drain()
+    h.s.index.delete(list(h.s.index.keys_of(doc_id(h.cname, "lost.txt"))))
+
+    report = h.handlers.handle_reconcile()
+    assert (sorted(report.missing), report.stuck, report.orphaned) == (["lost.txt", "missed.txt"], ["stuck.txt"],
+                                                                       ["orphan.txt"])
+    assert report.checked == 4
+    h.drain()
+    assert {e.source: e.status for e in ledger.entries()} == {
+        "ok.txt": "indexed", "missed.txt": "indexed", "stuck.txt": "indexed", "orphan.txt": "deleted",
+        "lost.txt": "indexed"}
+    h.assert_index_is_exactly_current()
+    again = h.handlers.handle_reconcile()
+    assert (again.missing, again.stuck, again.orphaned) == ([], [], [])
+
+
+def test_poison_handlers_record_the_reason(h):
+    h.upload("good.txt", _paragraphs(4, "good"))
+    h.drain()
+    # A new version whose batches keep failing in stage 2 until they are poisoned.
+    messages = h.upload("good.txt", _paragraphs(12, "newer"))
+    h.queue.clear_messages()
+    entry = h.s.ledger.get(doc_id(h.cname, "good.txt"))
+    h.s.ledger.record_error(entry.doc_id, "good.txt", entry.version, "batch 1 of 2: RateLimitError: 429")
+    now = dt.datetime.now(dt.timezone.utc)
+    h.app.record_batch_poison(_qm(messages[0], now))
+    entry = h.s.ledger.get(doc_id(h.cname, "good.txt"))
+    assert entry.status == "failed"
+    assert len(messages) >= 2
+    assert entry.error == f"batch 1 of {len(messages)} failed on every attempt: batch 1 of 2: RateLimitError: 429"
+    # the previous good version is still what the index holds
+    assert set(h.s.index.keys_of(entry.doc_id).values()) == {entry.indexed_version}
+
+    poison = {"FunctionId": "Host.Functions.ingest_document", "BlobType": "BlockBlob",
+              "ContainerName": h.cname, "BlobName": "bad/blob.pdf", "ETag": "\"0x1\""}
+    h.app.record_blob_poison(_qm(json.dumps(poison), now))
+    bad = h.s.ledger.get(doc_id(h.cname, "bad/blob.pdf"))
+    assert (bad.status, bad.source, bad.error) == ("failed", "bad/blob.pdf", "stage 1 failed on every attempt")
+
+
+def test_delete_event_for_a_blob_that_exists_again_is_ignored(h):
+    h.upload("back.txt", _paragraphs(3, "back"))
+    h.drain()
+    url = h.container.get_blob_client("back.txt").url
+    event = {"type": "Microsoft.Storage.BlobDeleted", "data": {"url": url}}  # CloudEvents schema
+    h.app.remove_deleted_blob(_qm(json.dumps(event), dt.datetime.now(dt.timezone.utc)))
+    assert h.s.ledger.get(doc_id(h.cname, "back.txt")).status == "indexed"
+    h.assert_index_is_exactly_current()
