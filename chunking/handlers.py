@@ -43,7 +43,11 @@ def services() -> Services:
     index = make_index(settings)
     index.ensure()
     payloads = make_payload_store(settings.storage_connection, settings.payload_container)
-    return Services(settings, make_embedder(settings), index, payloads, make_ledger(settings))
+    embedder = make_embedder(settings)
+    if settings.embedding_backend == "offline":
+        log.warning("embedding with %s: the offline lexical embedder (hashed words, not semantic); set "
+                    "AZURE_OPENAI_ENDPOINT or OPENAI_BASE_URL for real embeddings", embedder.name)
+    return Services(settings, embedder, index, payloads, make_ledger(settings))
 
 
 def handle_blob(data: bytes, blob_name: str, *, force: bool = False) -> StageOneResult:
