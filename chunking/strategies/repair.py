@@ -18,6 +18,8 @@ from __future__ import annotations
 from itertools import accumulate
 from typing import TYPE_CHECKING, Callable, Sequence
 
+import numpy as np
+
 if TYPE_CHECKING:
     from chunking.strategies.text import DocumentText, Unit
 
@@ -54,12 +56,13 @@ def repair_sizes(
         return memo[group]
 
     fitted: list[Group] = []
+    as_array = np.asarray(distances, dtype=np.float64)
     for group in groups:
-        fitted.extend(_cut_to_fit(group, distances, size, max_tokens))
+        fitted.extend(_cut_to_fit(group, as_array, size, max_tokens))
     return _merge_small(fitted, distances, size, min_tokens, max_tokens)
 
 
-def _cut_to_fit(group: Group, distances: Sequence[float], size: Callable[[Group], int], max_tokens: int) -> list[Group]:
+def _cut_to_fit(group: Group, distances: np.ndarray, size: Callable[[Group], int], max_tokens: int) -> list[Group]:
     # An explicit stack, not recursion: equal distances (e.g. a run of wordless table-of-contents lines) peel one
     # unit at a time, as deep as the group is long.
     out: list[Group] = []
@@ -69,8 +72,8 @@ def _cut_to_fit(group: Group, distances: Sequence[float], size: Callable[[Group]
         if j - i <= 1 or size((i, j)) <= max_tokens:
             out.append((i, j))
             continue
-        # max() keeps the first of equal values: the earliest cut on ties.
-        k = max(range(i, j - 1), key=lambda m: distances[m])
+        # argmax returns the first of equal values: the earliest cut on ties.
+        k = i + int(np.argmax(distances[i : j - 1]))
         stack.extend([(k + 1, j), (i, k + 1)])  # left popped first: groups come out in order
     return out
 
