@@ -250,6 +250,20 @@ def test_r4_every_chunk_fits_the_embedding_cap_even_for_a_huge_table():
     assert seen == [f"<tr><td>item {i}</td><td>{i * 7} units of stock</td>" for i in range(400)]
 
 
+def test_r4_a_figure_chunk_over_the_embedding_cap_is_emitted_as_its_parts():
+    def counter(text: str) -> int:  # the joined chunk counts more than its estimate
+        return len(text.strip()) // 10
+
+    figure = "<figure><img src='chart-of-the-quarterly-results.png'/></figure>"
+    text = "Nineteen chars one. Nineteen chars two. Nineteen chars six. " + figure
+    chunks = SentenceTextSplitter(max_tokens=5, max_chars=500, embedding_max_tokens=10, max_figure_tokens=10,
+                                  token_counter=counter).split_text(text)
+    assert rows(chunks) == [
+        ("Nineteen chars one. Nineteen chars two. Nineteen chars six.", 0, 59, 0, 0, 5, 0, "text"),
+        (figure, 60, 124, 0, 0, 6, 0, "figure"),
+    ]
+
+
 def test_r5_a_long_run_on_sentence_respects_the_character_cap():
     words = " ".join(f"word{i}" for i in range(300))[:1500]
     chunks = split(words)

@@ -29,11 +29,10 @@ class Draft:
         start, end, page_start, page_end: own span in document offsets and its pages.
         est: token estimate of ``text`` (§5.5); exact: exact tokens of ``text`` if known, else None.
         hard_left, hard_right: joined to the previous / next chunk by a hard cut (no look-ahead).
-        gap_after: gap class (§5.4) of the page whitespace after the own end, for cross-page joins.
     """
 
     __slots__ = ("text", "parts", "start", "end", "page_start", "page_end", "est", "exact", "kind",
-                 "part_index", "part_count", "hard_left", "hard_right", "overlap", "overlap_parts", "gap_after")
+                 "part_index", "part_count", "hard_left", "hard_right", "overlap", "overlap_parts")
 
     def __init__(self, text: str, parts: list[Part], start: int, end: int, page_start: int, page_end: int,
                  est: int, kind: str = "text", exact: int | None = None) -> None:
@@ -45,7 +44,6 @@ class Draft:
         self.hard_left = self.hard_right = False
         self.overlap = ""
         self.overlap_parts: list[Part] | None = None  # the look-ahead as parts, when known
-        self.gap_after = 0
 
     def locate(self, index: int) -> tuple[int, int]:
         """Document offset and page of own character ``index`` (which must come from a page slice)."""
