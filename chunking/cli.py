@@ -253,7 +253,8 @@ def _search_parents(args: argparse.Namespace, index, embedder) -> int:
         ], ensure_ascii=False, indent=2))
         return 0
     if not results:
-        print("no hits" + ("" if index.count() else " (the index is empty: run `python -m chunking ingest PATH` first)"))
+        print("no hits" + ("" if index.count() else
+                           " (the index is empty: run `python -m chunking ingest PATH` first)"))  # fmt: skip
         return 0
     for rank, r in enumerate(results, 1):
         heading = " > ".join(r.record.headings)

@@ -5,7 +5,7 @@ file extension (``chunking.formats``), with their parameters from ``settings.str
 | name | what runs |
 |---|---|
 | ``semantic`` | ``SemanticChunker`` (pipeline embedder, cached), max ``SPLIT_MAX_TOKENS`` |
-| ``hierarchical`` | ``HierarchicalChunker`` with ``HIERARCHY_LEVELS`` (level 0 cut at headings where the format has them) |
+| ``hierarchical`` | ``HierarchicalChunker``, ``HIERARCHY_LEVELS`` (level 0 cut at headings if the format has any) |
 | ``small_to_big`` | two levels, ``SMALL_TO_BIG_TOKENS`` (parent, child); only children get vectors |
 | ``sentence_window`` | sections (``SMALL_TO_BIG_TOKENS`` parent cap) without vectors, single sentences with |
 | ``propositions`` | ``PropositionChunker``: passages (no vector) and their propositions |
@@ -71,7 +71,8 @@ def _build(name: str, source: str, s: Settings, base: BaseSplitter, default: str
         from chunking.strategies.semantic import SemanticChunker
 
         semantic = SemanticChunker(
-            clients.embedder, buffer_size=opts.semantic_buffer_size, breakpoint_threshold_type=opts.semantic_threshold_type,
+            clients.embedder, buffer_size=opts.semantic_buffer_size,
+            breakpoint_threshold_type=opts.semantic_threshold_type,
             breakpoint_threshold_amount=opts.semantic_threshold_amount,
             min_chunk_tokens=min(opts.semantic_min_tokens, s.max_tokens), max_chunk_tokens=s.max_tokens,
             fallback=fallback, max_batch_tokens=s.embedding_batch_max_tokens,

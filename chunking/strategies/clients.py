@@ -43,8 +43,9 @@ def make_chat_client(settings: Settings) -> ChatClient:
         if not (settings.openai_api_key or settings.openai_base_url):
             raise ValueError("CHAT_BACKEND=openai needs OPENAI_API_KEY or OPENAI_BASE_URL")
         # Self-hosted OpenAI-compatible servers often need no key, but the SDK refuses to start without one.
-        return OpenAIChatClient.openai_compatible(model=settings.chat_model, api_key=settings.openai_api_key or "unused",
-                                                  base_url=settings.openai_base_url or None)  # fmt: skip
+        return OpenAIChatClient.openai_compatible(
+            model=settings.chat_model, api_key=settings.openai_api_key or "unused",
+            base_url=settings.openai_base_url or None)  # fmt: skip
     raise ValueError(f"unknown chat backend {backend!r} (CHAT_BACKEND: offline, azure_openai, openai)")
 
 

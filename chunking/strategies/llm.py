@@ -92,7 +92,8 @@ class LLMChunker:
         if not 0 <= min_chunk_tokens <= max_chunk_tokens or max_chunk_tokens < 1 or window_tokens < max_chunk_tokens:
             raise ValueError("need 0 ≤ min_chunk_tokens ≤ max_chunk_tokens ≤ window_tokens")
         self.chat, self.cache = chat, cache if cache is not None else MemoryModelCache()
-        self.window_tokens, self.min_chunk_tokens, self.max_chunk_tokens = window_tokens, min_chunk_tokens, max_chunk_tokens
+        self.window_tokens = window_tokens
+        self.min_chunk_tokens, self.max_chunk_tokens = min_chunk_tokens, max_chunk_tokens
         self.distance_embedder = distance_embedder or OfflineLexicalEmbedder()
         self._count = token_counter or _token_counter("cl100k_base")
         if fallback is None:
@@ -158,7 +159,8 @@ class LLMChunker:
         groups = list(zip(bounds, bounds[1:]))
         distances = window_distances(units, doc, self.distance_embedder, 0, self._count, 16_000, 256)
 
-        groups = repair_sizes(groups, distances, group_tokens(units, doc, self._count, self.max_chunk_tokens), min_tokens=self.min_chunk_tokens,
+        tokens = group_tokens(units, doc, self._count, self.max_chunk_tokens)
+        groups = repair_sizes(groups, distances, tokens, min_tokens=self.min_chunk_tokens,
                               max_tokens=self.max_chunk_tokens)
         return [doc.chunk(units[i].start, max(u.end for u in units[i:j]), self._count,
                           kind="figure" if any(u.kind == "figure" for u in units[i:j]) else "text",

@@ -206,7 +206,8 @@ class SemanticChunker:
         bounds = [0, *(i + 1 for i in cuts), len(units)]
         groups = list(zip(bounds, bounds[1:]))
 
-        groups = repair_sizes(groups, distances, group_tokens(units, doc, self._count, self.max_chunk_tokens), min_tokens=self.min_chunk_tokens,
+        tokens = group_tokens(units, doc, self._count, self.max_chunk_tokens)
+        groups = repair_sizes(groups, distances, tokens, min_tokens=self.min_chunk_tokens,
                               max_tokens=self.max_chunk_tokens)
         return [
             doc.chunk(units[i].start, max(u.end for u in units[i:j]), self._count,

@@ -107,8 +107,8 @@ class DocumentText:
         and exact token count."""
         body = self.slice(start, end) if text is None else text
         return Chunk(text=body, char_start=start, char_end=end, page_start=self.page_at(start),
-                     page_end=self.page_at(max(start, end - 1)), token_count=count(body), kind=kind,  # type: ignore[arg-type]
-                     headings=headings, metadata=dict(metadata or {}))
+                     page_end=self.page_at(max(start, end - 1)), token_count=count(body),
+                     kind=kind, headings=headings, metadata=dict(metadata or {}))  # type: ignore[arg-type]
 
 
 def sentence_units(

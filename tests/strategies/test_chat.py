@@ -37,9 +37,10 @@ class FakeChatAPI:
             status, headers = self.plan.pop(0)
             return httpx.Response(status, headers=headers, json={"error": {"message": "busy", "code": str(status)}})
         message = {"role": "assistant", "content": self.content}
+        finish = "stop" if self.content else "content_filter"
         return httpx.Response(200, json={
             "id": "c1", "object": "chat.completion", "created": 0, "model": "m",
-            "choices": [{"index": 0, "message": message, "finish_reason": "stop" if self.content else "content_filter"}],
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
             "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13},
         })
 

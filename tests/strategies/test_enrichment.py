@@ -41,7 +41,8 @@ def test_default_layout():
 
 def test_parts_can_be_turned_off():
     assert texts(ContextEnricher(breadcrumb=False, neighbour_sentences=0).enrich(CHUNKS)) == [None, None, None]
-    assert texts(ContextEnricher(neighbour_sentences=0).enrich(CHUNKS[1:2])) == ["Pricing › Tea\n\nIt costs 5 dollars."]
+    alone = ContextEnricher(neighbour_sentences=0).enrich(CHUNKS[1:2])
+    assert texts(alone) == ["Pricing › Tea\n\nIt costs 5 dollars."]
 
 
 def test_neighbours_are_cut_at_a_word_within_their_cap():
@@ -70,7 +71,8 @@ def test_over_the_limit_drop_context_then_neighbours_then_breadcrumb_from_the_le
     assert enrich(count_tokens(full) - 1) == "Doc › Section\n\nAlpha beta gamma.\nDelta epsilon zeta eta theta."
     assert enrich(count_tokens("Doc › Section\n\nDelta epsilon zeta eta theta.")) == (
         "Doc › Section\n\nDelta epsilon zeta eta theta.")
-    assert enrich(count_tokens("Section\n\nDelta epsilon zeta eta theta.")) == "Section\n\nDelta epsilon zeta eta theta."
+    shortest = "Section\n\nDelta epsilon zeta eta theta."
+    assert enrich(count_tokens(shortest)) == shortest
     assert enrich(3) == ""  # only the content fits: nothing to add, content never cut
 
 

@@ -91,7 +91,9 @@ def test_a_vector_is_reused_only_for_the_text_it_was_computed_from(tmp_path):
 
 def test_an_index_created_with_strategy_fields():
     def handler(sent: Sent) -> tuple:
-        return (404, {"error": {"code": "ResourceNotFound", "message": "no"}}) if sent.method == "GET" else (201, sent.body)
+        if sent.method == "GET":
+            return 404, {"error": {"code": "ResourceNotFound", "message": "no"}}
+        return 201, sent.body
 
     index, service, _ = make(handler, strategy_fields=True)
     index.ensure()

@@ -18,7 +18,8 @@ from chunking.splitters import SentenceTextSplitter
 
 from .helpers import ScriptedChat, TopicEmbedder, assert_covers, user_text
 
-PARAGRAPHS = "Tea grows on hills. It needs rain.\n\nCoffee grows in the tropics. It needs shade.\n\nWater boils at 100 degrees."
+PARAGRAPHS = ("Tea grows on hills. It needs rain.\n\nCoffee grows in the tropics. It needs shade.\n\n"
+              "Water boils at 100 degrees.")
 # Twelve units of 6 tokens each, three per topic.
 TOPICS = " ".join(f"Topic{i // 3} fact {i}." for i in range(12))
 
