@@ -9,6 +9,7 @@ Sources: Azure OpenAI chat completions and quotas (https://learn.microsoft.com/a
 from __future__ import annotations
 
 import logging
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
@@ -81,6 +82,7 @@ class OpenAIChatClient:
         self.name = f"{backend}/{model}"
         self.requests = 0
         self.tokens = 0
+        self._lock = threading.Lock()  # run_chat_tasks calls from several threads
 
     @classmethod
     def azure(
@@ -122,9 +124,10 @@ class OpenAIChatClient:
             model=self.model, messages=[dict(m) for m in messages], temperature=temperature, max_tokens=max_tokens,
             **extra,
         )
-        self.requests += 1
         usage = getattr(response, "usage", None)
-        self.tokens += int(getattr(usage, "total_tokens", 0) or 0)
+        with self._lock:
+            self.requests += 1
+            self.tokens += int(getattr(usage, "total_tokens", 0) or 0)
         choices = getattr(response, "choices", None) or []
         content = choices[0].message.content if choices else None
         if not content:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections import Counter
 from typing import Any, Callable, Mapping, Sequence
 
@@ -62,6 +63,7 @@ class OfflineChatClient:
     def __init__(self, token_counter_: Callable[[str], int] | None = None) -> None:
         self.name = self.VERSION
         self.requests = 0
+        self._lock = threading.Lock()  # run_chat_tasks calls from several threads
         self._count = token_counter_ or token_counter("cl100k_base")
         self._bounds = Boundaries(SentenceSplitterConfig())
         self._tasks: dict[str, Callable[[str, str], str]] = {
@@ -72,7 +74,8 @@ class OfflineChatClient:
     def complete(self, messages: Sequence[Message], *, temperature: float = 0.0, max_tokens: int = 1024,
                  response_format: Mapping[str, Any] | None = None) -> str:
         """Answer a strategy prompt. Raises ``ChatError`` for a prompt of no known task."""
-        self.requests += 1
+        with self._lock:
+            self.requests += 1
         system = next((m["content"] for m in messages if m.get("role") == "system"), "")
         user = "\n".join(m["content"] for m in messages if m.get("role") == "user")
         handler = self._tasks.get(task_of(system))
