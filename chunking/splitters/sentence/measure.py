@@ -144,7 +144,7 @@ class BlockTokens:
         text: the page text; the block is ``text[lo:hi]`` (character indices).
     """
 
-    __slots__ = ("text", "lo", "hi", "_starts", "_ascii", "_cp_chars", "_cp_bytes", "_prefix")
+    __slots__ = ("text", "lo", "hi", "_starts", "_ascii", "_cp_chars", "_cp_bytes", "_prefix", "_utf8")
 
     def __init__(self, measure: TokenMeasure, text: str, lo: int, hi: int, cuts: Sequence[int]) -> None:
         self.text, self.lo, self.hi = text, lo, hi
@@ -153,7 +153,13 @@ class BlockTokens:
         block = text if lo == 0 and hi == len(text) else text[lo:hi]
         self._ascii = block.isascii()
         self._cp_chars, self._cp_bytes = [lo], [0]
-        if measure._encode is not None and (self._ascii or _utf8_encodable(block)):
+        self._utf8: bytes | None = None
+        if not self._ascii:
+            try:
+                self._utf8 = block.encode("utf-8")
+            except UnicodeEncodeError:  # lone surrogates: tiktoken would replace them, shifting byte offsets
+                pass
+        if measure._encode is not None and (self._ascii or self._utf8 is not None):
             ids = measure._encode(block)
             self._starts = list(accumulate(map(measure._byte_lengths.__getitem__, ids), initial=0))
         else:
@@ -177,6 +183,30 @@ class BlockTokens:
         if self._starts is None:
             return self._prefix[pos]  # type: ignore[index]
         return bisect_left(self._starts, self._byte_offset(pos))
+
+    def char_limit(self, start: int, tokens_at_start: int, max_tokens: int) -> int:
+        """Largest position ``p ≥ start`` with ``tokens_before(p) - tokens_at_start ≤ max_tokens`` (or ``hi``).
+
+        One bisection in the token offsets and one UTF-8 decode, instead of a search over span boundaries.
+        """
+        if self._starts is None:
+            raise ValueError("token offsets are unknown for this block")
+        k = tokens_at_start + max_tokens
+        if k >= len(self._starts) - 1:
+            return self.hi
+        limit = self._starts[k]  # the first token beyond the cap starts here
+        if self._ascii:
+            return self.lo + limit
+        base = self._byte_offset(start)
+        # Characters whose UTF-8 encoding ends by ``limit``; a character cut by ``limit`` is dropped.
+        return start + len(self._utf8[base:limit].decode("utf-8", "ignore"))  # type: ignore[index]
+
+    def prefix_counter(self, start: int) -> Callable[[int], int]:
+        """A function ``n -> tokens_before(start + n)`` for several ``n`` (the start is converted once)."""
+        if self._starts is None or self._ascii:
+            return lambda n: self.tokens_before(start + n)
+        base, text, starts = self._byte_offset(start), self.text, self._starts
+        return lambda n: bisect_left(starts, base + len(text[start:start + n].encode("utf-8")))
 
     def count(self, start: int, end: int) -> int:
         """Estimated tokens of ``text[start:end]``: the block's tokens that start in it."""
@@ -216,10 +246,3 @@ class BlockTokens:
                 return q1, q1
             window *= 4
 
-
-def _utf8_encodable(text: str) -> bool:
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:  # lone surrogates: tiktoken would replace them, shifting byte offsets
-        return False
-    return True

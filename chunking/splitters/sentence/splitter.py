@@ -143,15 +143,19 @@ class SentenceTextSplitter:
         pos = [lo] + cuts
         m = len(cuts)
         tokens_before = block.tokens_before
+        offsets = block.knows_offsets
         max_chars, max_tokens, hard_chars = cfg.max_chars, cfg.max_tokens, cfg.hard_chars
         i = 0
         ta = tokens_before(lo)
         while i < m:
             a = pos[i]
             # Largest j with the spans i..j-1 within both caps (prefix sums are monotone: bisect, not a loop).
-            j = j_chars = bisect_right(pos, a + max_chars, i + 1) - 1
+            limit = a + max_chars
+            if offsets:
+                limit = min(limit, block.char_limit(a, ta, max_tokens))
+            j = bisect_right(pos, limit, i + 1) - 1
             tj = tokens_before(pos[j]) if j > i else ta
-            if j > i and tj - ta > max_tokens:
+            if j > i and tj - ta > max_tokens:  # counts known only at span boundaries: bisect them
                 lo_j, hi_j = i, j  # invariant: lo_j fits (or is i), hi_j does not
                 while hi_j - lo_j > 1:
                     mid = (lo_j + hi_j) // 2
@@ -160,9 +164,8 @@ class SentenceTextSplitter:
                     else:
                         hi_j = mid
                 j = lo_j
+                tj = tokens_before(pos[j])
             if j > i:
-                if j != j_chars:
-                    tj = tokens_before(pos[j])
                 if keep_open and j == m:
                     return block, a, hi, tj - ta
                 self._add_range(out, text, block, a, pos[j], offset, page_num, tj - ta)
