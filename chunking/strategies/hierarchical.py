@@ -12,6 +12,9 @@
    from the top: ``[2, 0, 3]``), ``embed`` (the level is in ``embed_levels``). ``chunking.records`` turns the path
    into the key ``{doc_id}-{version8}-{level}-{path}`` and the parent's key into ``parent_id``.
 4. A ``figure_part`` (a piece of a figure over 8,191 tokens) is not re-wrapped and gets no children.
+
+The record field ``ordinal`` stays the position in the document (pre-order), as every other splitter's; the
+ordinal within the parent is the last element of ``path`` and of the key.
 """
 
 from __future__ import annotations

@@ -121,9 +121,11 @@ class SemanticChunker:
         ValueError: an unknown threshold type, ``buffer_size < 0``, or bounds out of order.
 
     Example:
-        >>> chunker = SemanticChunker(OfflineLexicalEmbedder(), min_chunk_tokens=1, max_chunk_tokens=50)
+        >>> from chunking.embeddings import OfflineLexicalEmbedder
+        >>> chunker = SemanticChunker(OfflineLexicalEmbedder(), buffer_size=0, min_chunk_tokens=1,
+        ...                           max_chunk_tokens=50)
         >>> [c.text for c in chunker.split_text("Cats purr. Cats nap. Cats purr and nap. Rust compiles code. "
-        ...                                     "Rust code compiles fast.")]  # doctest: +SKIP
+        ...                                     "Rust code compiles fast.")]
         ['Cats purr. Cats nap. Cats purr and nap.', 'Rust compiles code. Rust code compiles fast.']
     """
 
