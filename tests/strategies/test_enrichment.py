@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from chunking.model import Chunk
 from chunking.strategies.cache import MemoryModelCache
@@ -107,3 +109,20 @@ def test_configuration_errors():
         ContextEnricher(generated_context=True)
     with pytest.raises(ValueError, match="layout must name content"):
         ContextEnricher(layout=(("breadcrumb",),))
+
+
+_words = st.lists(st.sampled_from(["tea", "cup", "茶葉", "rain", "boil", "leaf"]), min_size=1, max_size=40)
+_chunk_texts = st.lists(_words.map(lambda ws: " ".join(ws).capitalize() + "."), min_size=1, max_size=6)
+
+
+@settings(max_examples=40, deadline=None)
+@given(_chunk_texts, st.lists(st.sampled_from(["Tea", "Green", "茶"]), max_size=3), st.integers(1, 120),
+       st.integers(0, 2))
+def test_embedding_text_fits_contains_the_content_and_never_changes_it(texts, headings, limit, neighbours):
+    chunks = [chunk(t, 100 * i, tuple(headings)) for i, t in enumerate(texts)]
+    out = ContextEnricher(neighbour_sentences=neighbours, max_embedding_tokens=limit).enrich(chunks, title="doc.md")
+    for before, after in zip(chunks, out):
+        assert after.text == before.text and after.char_start == before.char_start
+        embedded = after.metadata.get("embedding_text", after.text)
+        assert before.text in embedded
+        assert count_tokens(embedded) <= limit or embedded == before.text  # content is never cut

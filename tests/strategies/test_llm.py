@@ -7,6 +7,8 @@ import json
 import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from chunking.strategies.cache import MemoryModelCache
 from chunking.strategies.chat import InvalidOutput
@@ -16,7 +18,7 @@ from chunking.strategies.prompts import read_section
 from chunking.model import Page
 from chunking.splitters import SentenceTextSplitter
 
-from .helpers import ScriptedChat, TopicEmbedder, assert_covers, user_text
+from .helpers import ScriptedChat, TopicEmbedder, assert_covers, assert_ordered, assert_verbatim, user_text
 
 PARAGRAPHS = ("Tea grows on hills. It needs rain.\n\nCoffee grows in the tropics. It needs shade.\n\n"
               "Water boils at 100 degrees.")
@@ -133,3 +135,25 @@ def test_offline_router_prefers_markdown_for_documents_with_headings():
     router = LLMRouter(OfflineChatClient(), ["sentence", "markdown"])
     assert router.route([Page(0, 0, "# A\ntext\n## B\nmore")]) == "markdown"
     assert router.route([Page(0, 0, PARAGRAPHS)]) == "sentence"
+
+
+_sentence = st.lists(st.sampled_from(["tea", "leaf", "茶", "rain", "cup", "boil"]), min_size=1, max_size=14).map(
+    lambda ws: " ".join(ws).capitalize() + ".")
+_text = st.lists(st.lists(_sentence, min_size=1, max_size=6).map(" ".join), min_size=1, max_size=5).map("\n\n".join)
+
+
+@settings(max_examples=30, deadline=None)
+@given(_text, st.randoms(use_true_random=False), st.integers(8, 40), st.integers(0, 20))
+def test_properties_whatever_valid_breaks_the_model_returns(text, rng, max_tokens, min_tokens):
+    def answer(messages):
+        n = len(_lines(messages))
+        return json.dumps({"breaks": sorted(rng.sample(range(n), rng.randint(0, n)))})
+
+    chunker = LLMChunker(ScriptedChat(answer), min_chunk_tokens=min(min_tokens, max_tokens),
+                         max_chunk_tokens=max_tokens, window_tokens=max_tokens * 3)
+    chunks = chunker.split_text(text)
+    pages = [Page(0, 0, text)]
+    assert_covers(chunks, pages)
+    assert_verbatim(chunks, pages)
+    assert_ordered(chunks)
+    assert all(c.token_count <= max_tokens and not c.metadata.get("llm_fallback") for c in chunks)
