@@ -19,6 +19,7 @@ parameter, model name and prompt version, and becomes part of the document versi
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import PurePosixPath
 from typing import Any, Callable, Sequence
 
@@ -145,9 +146,19 @@ def _enriched(config: dict[str, Any], split: Split, source: str, s: Settings) ->
         chat=clients.chat if clients else None, cache=clients.cache if clients else None,
     )  # fmt: skip
     title = PurePosixPath(source).name
+    from chunking.formats import HEADING_EXTENSIONS, extension_of
+
+    headed = extension_of(source) in HEADING_EXTENSIONS
 
     def enriched(pages: Sequence[Page]) -> list[Chunk]:
         pages = list(pages)
-        return enricher.enrich(split(pages), title=title, pages=pages)
+        chunks = split(pages)
+        if headed:  # the heading path the records will carry (chunking.records), for the breadcrumb
+            from chunking.records import HeadingOutline
+
+            outline = HeadingOutline(pages)
+            chunks = [c if c.headings else dataclasses.replace(c, headings=outline.path_at(c.char_start))
+                      for c in chunks]
+        return enricher.enrich(chunks, title=title, pages=pages)
 
     return {**config, "enrich": enricher.config()}, enriched

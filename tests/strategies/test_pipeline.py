@@ -148,3 +148,11 @@ def test_enriched_chunks_never_reuse_a_vector_of_other_text(tmp_path):
     plain.index, plain.ledger = p.index, p.ledger
     _, two = plain.ingest("plain.md", same)
     assert sum(t.embedded for t in two) == 2 and sum(t.reused for t in two) == 0  # content alone: new vectors
+
+
+def test_enrichment_breadcrumb_has_the_heading_path_of_heading_formats(tmp_path):
+    p = Pipeline(settings_for(tmp_path, ".md=llm+enrich", ENRICH_NEIGHBOUR_SENTENCES="0"), tmp_path)
+    one, _ = p.ingest("guide.md")
+    records = p.records(one)
+    assert records and all(r.embedding_text.startswith(f"guide.md › {' › '.join(r.headings)}\n\n") for r in records)
+    assert {r.headings for r in records} >= {("Part 0",), ("Part 5",)}
