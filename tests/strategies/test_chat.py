@@ -8,7 +8,7 @@ import threading
 import time
 from typing import Any
 
-import httpx
+import httpx2 as httpx  # the HTTP client of openai 3.x
 import openai
 import pytest
 
