@@ -88,7 +88,9 @@ def test_token_windows_are_verbatim_and_never_break_characters(text, size, overl
     pairs = TokenTextSplitter(chunk_size=size, chunk_overlap=overlap).split_text_with_offsets(text)
     for chunk, _ in pairs:
         assert "\ufffd" not in chunk
-        assert count_tokens(chunk) <= size or len(chunk) == 1
+        # Over the size only when a window of whole tokens ends inside a character and is extended to the
+        # character's end (' 東' is 2 tokens: the space and the first bytes of 東 share one).
+        assert count_tokens(chunk) <= size or count_tokens(chunk[:-1]) <= size
     check_chunks(text, pairs, overlap=overlap > 0)
 
 
