@@ -220,7 +220,7 @@ def _embed_and_upsert(message, result: StageTwoResult, settings: Settings, embed
             todo.append(i)
     count = token_counter(settings.encoding) if any(records[i].embedding_text for i in todo) else None
     tokens = [count(records[i].embedding_text) if records[i].embedding_text else records[i].token_count
-              for i in todo]  # fmt: skip
+              for i in todo]
     requests_before = embedder.requests
     vectors = embed_all(
         embedder,
