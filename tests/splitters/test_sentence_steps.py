@@ -429,3 +429,18 @@ def test_split_text_equals_split_pages_of_one_page():
     text = "One sentence here. 第二句。 Third one?"
     splitter = SentenceTextSplitter(max_chars=20)
     assert splitter.split_text(text) == list(splitter.split_pages([Page(0, 0, text)]))
+
+
+def test_long_blocks_are_encoded_in_two_halves_with_identical_tokens(corpus):
+    from chunking.splitters.sentence.measure import _PARALLEL_MIN_CHARS, TokenMeasure
+    from chunking.tokens import get_encoding
+
+    enc = get_encoding()
+    measure = TokenMeasure("cl100k_base")
+    zh = (corpus / "debian-reference-ch02.zh-cn.html").read_text(encoding="utf-8") * 2
+    en = "The quick brown fox, it said, jumps (over) the lazy dog; twice. " * 2000
+    for text in (zh, en):
+        assert len(text) >= _PARALLEL_MIN_CHARS
+        assert measure.encode(text) == enc.encode_ordinary(text)
+    chunks = SentenceTextSplitter().split_text(en)
+    assert all(c.token_count == len(enc.encode_ordinary(c.text)) for c in chunks)

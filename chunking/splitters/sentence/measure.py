@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import re
 from bisect import bisect_left
+from concurrent.futures import ThreadPoolExecutor
 from itertools import accumulate
 from typing import Callable, Sequence
 
@@ -40,6 +41,14 @@ _MEMO_SIZE = 8192
 _RECENT_SIZE = 32
 # Below this many characters a slice is simply re-encoded.
 _MIN_REUSE_CHARS = 48
+# A block at least this long is encoded in two halves at once (tiktoken releases the GIL while it encodes).
+_PARALLEL_MIN_CHARS = 65_536
+
+
+@functools.cache
+def _encoder_thread() -> ThreadPoolExecutor:
+    """One background thread that encodes the first half of a long block while the caller encodes the second."""
+    return ThreadPoolExecutor(max_workers=1, thread_name_prefix="sentence-encode")
 
 
 @functools.cache
@@ -95,6 +104,18 @@ class TokenMeasure:
     def block(self, text: str, lo: int, hi: int, cuts: Sequence[int]) -> "BlockTokens":
         """Count the tokens of the text block ``text[lo:hi]`` whose spans end at ``cuts`` (ascending)."""
         return BlockTokens(self, text, lo, hi, cuts)
+
+    def encode(self, block: str) -> list[int]:
+        """The tokens of *block*; a long block is encoded as two halves at once, cut where the tokenizer always
+        cuts (so the tokens are identical)."""
+        encode = self._encode
+        if len(block) >= _PARALLEL_MIN_CHARS:
+            cut = _SAFE_BOUNDARY.search(block, len(block) // 2)
+            if cut is not None:
+                head = _encoder_thread().submit(encode, block[: cut.end()])
+                tail = encode(block[cut.end():])  # type: ignore[misc]
+                return head.result() + tail
+        return encode(block)  # type: ignore[misc]
 
     def exact(self, parts: Sequence[object], suffix: str = "") -> int:
         """Exact token count of the concatenation of ``parts`` and ``suffix``.
@@ -160,7 +181,7 @@ class BlockTokens:
             except UnicodeEncodeError:  # lone surrogates: tiktoken would replace them, shifting byte offsets
                 pass
         if measure._encode is not None and (self._ascii or self._utf8 is not None):
-            ids = measure._encode(block)
+            ids = measure.encode(block)
             self._starts = list(accumulate(map(measure._byte_lengths.__getitem__, ids), initial=0))
         else:
             # Injected counter (or text the tokenizer would alter): count every span on its own.
