@@ -23,7 +23,7 @@ from typing import Any, Callable, Collection, Iterable, Literal, Sequence, TypeV
 from chunking.model import Document
 from chunking.splitters._spans import Span, normalize_keep, strip_span
 
-__all__ = ["TextSplitter", "merge_pieces", "tiktoken_length_function"]
+__all__ = ["DocumentSplitting", "TextSplitter", "merge_pieces", "tiktoken_length_function"]
 
 logger = logging.getLogger(__name__)
 
@@ -133,6 +133,25 @@ def tiktoken_length_function(
     allowed = allowed_special if allowed_special == "all" else set(allowed_special)
     disallowed = disallowed_special if disallowed_special == "all" else tuple(disallowed_special)
     return lambda text: len(encoding.encode(text, allowed_special=allowed, disallowed_special=disallowed))
+
+
+class DocumentSplitting:
+    """``split_documents``/``transform_documents`` for the header splitters, whose ``_split(text, metadata)``
+    returns the Documents of one text with a deep copy of *metadata* first in each."""
+
+    def _split(self, text: str, base: dict[str, Any]) -> list[Document]:
+        raise NotImplementedError
+
+    def split_documents(self, documents: Iterable[Document]) -> list[Document]:
+        """Split each Document; metadata is a deep copy of its own, then the header path."""
+        out: list[Document] = []
+        for document in documents:
+            out.extend(self._split(document.page_content, document.metadata))
+        return out
+
+    def transform_documents(self, documents: Iterable[Document], **kwargs: Any) -> list[Document]:
+        """Same as :meth:`split_documents`."""
+        return self.split_documents(documents)
 
 
 class TextSplitter(ABC):

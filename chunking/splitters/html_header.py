@@ -14,9 +14,10 @@ from __future__ import annotations
 
 import copy
 import os
-from typing import Any, Callable, Iterable
+from typing import Any, Callable
 
 from chunking.model import Document
+from chunking.splitters.base import DocumentSplitting
 from chunking.splitters._html_render import HtmlUnit, render_units
 from chunking.splitters.character import RecursiveCharacterTextSplitter
 from chunking.tokens import get_encoding
@@ -28,7 +29,7 @@ PRESERVED_MAX_TOKENS = 8191
 _HEADER_TAGS = {f"h{level}": level for level in range(1, 7)}
 
 
-class HTMLHeaderTextSplitter:
+class HTMLHeaderTextSplitter(DocumentSplitting):
     """Split HTML at the configured ``h1``–``h6`` headers into sections of plain text in document order.
 
     Algorithm: module docstring (``splitter-family.md`` §9).
@@ -95,17 +96,6 @@ class HTMLHeaderTextSplitter:
                 return self.split_text(handle.read())
         data = file.read()
         return self.split_text(data.decode("utf-8") if isinstance(data, bytes) else data)
-
-    def split_documents(self, documents: Iterable[Document]) -> list[Document]:
-        """Split each Document's HTML; metadata is a deep copy of its own, then the header path."""
-        out: list[Document] = []
-        for document in documents:
-            out.extend(self._split(document.page_content, document.metadata))
-        return out
-
-    def transform_documents(self, documents: Iterable[Document], **kwargs: Any) -> list[Document]:
-        """Same as :meth:`split_documents`."""
-        return self.split_documents(documents)
 
     def _split(self, html: str, base: dict[str, Any]) -> list[Document]:
         units = render_units(html, self._levels, frozenset(self.elements_to_preserve))

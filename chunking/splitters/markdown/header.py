@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable
 
 from chunking.model import Document
+from chunking.splitters.base import DocumentSplitting
 from chunking.splitters.markdown.fences import MarkdownLines, parse_atx_heading, scan_lines, trim_blank_lines
 
 __all__ = ["HeaderSection", "MarkdownHeaderTextSplitter", "header_sections"]
@@ -141,7 +142,7 @@ def _section_units(text: str, lines: MarkdownLines, section: HeaderSection) -> l
     return [span for span in trimmed if span is not None]
 
 
-class MarkdownHeaderTextSplitter:
+class MarkdownHeaderTextSplitter(DocumentSplitting):
     """Split Markdown into sections at the configured headings; each section keeps its heading path as metadata.
 
     Algorithm: module docstring (``splitter-family.md`` §6). Fences follow CommonMark: a ``#`` line inside a fenced
@@ -191,17 +192,6 @@ class MarkdownHeaderTextSplitter:
     def split_text(self, text: str) -> list[Document]:
         """Split Markdown *text*; metadata is the header path (plus ``start_index`` if asked)."""
         return self._split(text, {})
-
-    def split_documents(self, documents: Iterable[Document]) -> list[Document]:
-        """Split each Document; metadata is a deep copy of its own, then the header path."""
-        out: list[Document] = []
-        for document in documents:
-            out.extend(self._split(document.page_content, document.metadata))
-        return out
-
-    def transform_documents(self, documents: Iterable[Document], **kwargs: Any) -> list[Document]:
-        """Same as :meth:`split_documents`."""
-        return self.split_documents(documents)
 
     def _split(self, text: str, base: dict[str, Any]) -> list[Document]:
         lines = scan_lines(text)

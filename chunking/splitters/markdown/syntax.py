@@ -12,9 +12,10 @@ pass over the lines, linear time:
 from __future__ import annotations
 
 import copy
-from typing import Any, Iterable
+from typing import Any
 
 from chunking.model import Document
+from chunking.splitters.base import DocumentSplitting
 from chunking.splitters.markdown.fences import is_thematic_break, parse_atx_heading, scan_lines
 
 __all__ = ["ExperimentalMarkdownSyntaxTextSplitter"]
@@ -22,7 +23,7 @@ __all__ = ["ExperimentalMarkdownSyntaxTextSplitter"]
 _DEFAULT_HEADERS = [("#" * level, f"Header {level}") for level in range(1, 7)]
 
 
-class ExperimentalMarkdownSyntaxTextSplitter:
+class ExperimentalMarkdownSyntaxTextSplitter(DocumentSplitting):
     """Split Markdown at headings, fenced code blocks and thematic breaks, keeping the text byte for byte.
 
     Algorithm: module docstring (``splitter-family.md`` §7). Stateless between calls (safe to share).
@@ -69,17 +70,6 @@ class ExperimentalMarkdownSyntaxTextSplitter:
     def split_text(self, text: str) -> list[Document]:
         """Split Markdown *text*; metadata is the header path (plus ``Code`` for code blocks)."""
         return self._split(text, {})
-
-    def split_documents(self, documents: Iterable[Document]) -> list[Document]:
-        """Split each Document; metadata is a deep copy of its own, then the header path."""
-        out: list[Document] = []
-        for document in documents:
-            out.extend(self._split(document.page_content, document.metadata))
-        return out
-
-    def transform_documents(self, documents: Iterable[Document], **kwargs: Any) -> list[Document]:
-        """Same as :meth:`split_documents`."""
-        return self.split_documents(documents)
 
     def _chunks(self, text: str) -> list[tuple[int, int, dict[str, str]]]:
         lines = scan_lines(text)
