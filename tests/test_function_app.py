@@ -9,17 +9,7 @@ import typing
 import azure.functions as func
 import pytest
 from azure.functions.blob import InputStream
-
-
-class FakeOut(func.Out):
-    def __init__(self) -> None:
-        self.value = None
-
-    def set(self, val) -> None:
-        self.value = val
-
-    def get(self):
-        return self.value
+from tests.functions_host import FakeOut
 
 
 @pytest.fixture(scope="module")

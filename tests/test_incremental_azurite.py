@@ -8,7 +8,6 @@ import datetime as dt
 import json
 import time
 
-import azure.functions as func
 import pytest
 from azure.functions.blob import InputStream
 from azure.storage.blob import BlobServiceClient
@@ -17,6 +16,7 @@ from azure.storage.queue import QueueClient, TextBase64DecodePolicy, TextBase64E
 from chunking.ids import doc_id
 from chunking.payloads import MemoryPayloadStore
 from chunking.pipeline import run_stage_one
+from tests.functions_host import FakeOut, queue_message
 
 pytestmark = pytest.mark.integration
 
@@ -27,17 +27,6 @@ def _paragraphs(n: int, tag: str) -> bytes:
         f"Paragraph {i} of {tag} explains step number {i} in plain words. It adds detail {i * 7} for the reader."
         for i in range(n)
     ).encode()
-
-
-class FakeOut(func.Out):
-    def __init__(self) -> None:
-        self.value = None
-
-    def set(self, val) -> None:
-        self.value = val
-
-    def get(self):
-        return self.value
 
 
 class Harness:
@@ -146,11 +135,9 @@ class _NoLedger:
         return None
 
 
-def _qm(body: str, now, dequeue_count: int = 1):
-    from azure.functions.queue import QueueMessage
-
-    return QueueMessage(id="m", body=body.encode(), dequeue_count=dequeue_count, insertion_time=now,
-                        expiration_time=now, time_next_visible=now, pop_receipt="r")
+def _qm(body: str, now=None, dequeue_count: int = 1):
+    """Kept for the tests that import it: a queue message as the worker builds it."""
+    return queue_message(body, dequeue_count)
 
 
 @pytest.fixture

@@ -5,28 +5,15 @@ document's chunks and find each document by a phrase from its middle."""
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 
-import azure.functions as func
 import pytest
 from azure.functions.blob import InputStream
-from azure.functions.queue import QueueMessage
 from azure.storage.blob import BlobServiceClient
 from azure.storage.queue import QueueClient, TextBase64DecodePolicy, TextBase64EncodePolicy
+from tests.functions_host import FakeOut, queue_message
 
 pytestmark = pytest.mark.integration
-
-
-class FakeOut(func.Out):
-    def __init__(self) -> None:
-        self.value = None
-
-    def set(self, val) -> None:
-        self.value = val
-
-    def get(self):
-        return self.value
 
 
 @pytest.fixture(scope="module")
@@ -97,16 +84,12 @@ def test_corpus_end_to_end(azurite, deployed, corpus):
         expected[name] = len(messages)
 
     handled = 0
-    now = dt.datetime.now(dt.timezone.utc)
     while True:
         batch = list(queue.receive_messages(messages_per_page=32, visibility_timeout=60))
         if not batch:
             break
         for m in batch:
-            msg = QueueMessage(id=m.id, body=m.content.encode("utf-8"), dequeue_count=m.dequeue_count,
-                               insertion_time=now, expiration_time=now, time_next_visible=now,
-                               pop_receipt=m.pop_receipt)
-            deployed["index_chunk_batch"](msg)
+            deployed["index_chunk_batch"](queue_message(m.content, m.dequeue_count))
             queue.delete_message(m)
             handled += 1
     assert handled == sum(expected.values())
