@@ -92,8 +92,9 @@ def _parser() -> argparse.ArgumentParser:
     split.add_argument("file", type=Path)
     split.add_argument("--format", choices=("table", "jsonl"), default="table", help="output format (default table)")
     split.add_argument("--splitter", default="auto", metavar="NAME",
-                       help="auto (the format's default), sentence, markdown, html, json, csv or code:<language> "
-                       "(e.g. code:python)")
+                       help="auto (the format's default); sentence, markdown, html, json, csv, code:<language> "
+                       "(e.g. code:python); or a strategy: semantic, hierarchical, small_to_big, sentence_window, "
+                       "propositions, llm, router, and any of these with +enrich")
     split.add_argument("--max-tokens", type=int, default=None, metavar="N", help="hard token cap per chunk (default 500)")
     split.add_argument("--max-chars", type=int, default=None, metavar="N",
                        help="soft character length per chunk (default 1000)")
@@ -156,15 +157,21 @@ def _status(args: argparse.Namespace, settings) -> int:
     entries = make_ledger(settings).entries()
     counts = {s: sum(1 for e in entries if e.status == s) for s in ("indexed", "queued", "failed", "deleted")}
     failed = [e for e in entries if e.status == "failed"]
+    noted = [e for e in entries if e.note and e.status != "failed"]
     if args.json:
         print(json.dumps({"counts": counts, "failed": [
             {"source": e.source, "doc_id": e.doc_id, "version": e.version, "error": e.error, "attempts": e.attempts,
-             "updated_at": e.updated_at} for e in failed]}, ensure_ascii=False, indent=2))
+             "updated_at": e.updated_at} for e in failed],
+            "notes": [{"source": e.source, "status": e.status, "note": e.note} for e in noted]},
+            ensure_ascii=False, indent=2))
         return 0
     print(", ".join(f"{n} {s}" for s, n in counts.items()))
     if failed:
         print()
         _table(("failed source", "reason", "since"), [(e.source, e.error, e.updated_at) for e in failed])
+    if noted:
+        print()
+        _table(("source", "status", "note"), [(e.source, e.status, e.note) for e in noted])
     return 0
 
 
