@@ -58,6 +58,7 @@ class IngestSummary:
 
     rows: list[DocumentRow] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
     def count(self, outcome: str) -> int:
@@ -80,6 +81,7 @@ class IngestSummary:
             "seconds": round(self.seconds, 3),
             "failures": [{"source": r.source, "error": r.error} for r in self.rows if r.outcome == "failed"],
             "deleted_sources": list(self.deleted),
+            "ignored_sources": list(self.ignored),
             "per_document": [
                 {"source": r.source, "outcome": r.outcome, "pages": r.pages, "chunks": r.chunks,
                  "max_chunk_tokens": r.max_tokens, "tokens": r.tokens, "embedding_tokens": r.embedding_tokens,
@@ -90,31 +92,48 @@ class IngestSummary:
         }
 
 
-def collect_files(paths: Sequence[Path]) -> tuple[list[tuple[Path, str]], list[str]]:
-    """``(file, source)`` pairs for *paths* and the folder scopes (``"folder/"`` prefixes) they cover.
+def source_name(path: Path, cwd: Path | None = None) -> str:
+    """The source name of a local file: its path relative to the working directory (``samples/a.pdf``) when it
+    lies inside it, else its absolute path; ``/``-separated. Naming a file directly or through its folder gives
+    the same name, so the same document id; two files of the same name in different folders stay apart."""
+    resolved = path.resolve()
+    try:
+        return resolved.relative_to((cwd or Path.cwd()).resolve()).as_posix()
+    except ValueError:
+        return resolved.as_posix()
 
-    A folder's files (recursively, hidden ones skipped) are named ``folder/relative/path`` after the folder's
-    own name, a file given directly by its name, so the same files get the same document ids from any
-    working directory.
+
+def collect_files(paths: Sequence[Path], cwd: Path | None = None) -> tuple[list[tuple[Path, str]], list[str], list[str]]:
+    """``(file, source)`` pairs for *paths*, the folder scopes (``"folder/"`` source prefixes) they cover, and the
+    files of those folders passed over because no parser reads their type (``LICENSE``, ``.png``…).
+
+    Folders are searched recursively, hidden files and folders skipped; a file named directly is always taken
+    (an unsupported one then fails with its reason). Sources are named by :func:`source_name`.
 
     Raises:
         FileNotFoundError: a path does not exist.
     """
+    from chunking.parsers import SUPPORTED_EXTENSIONS
+
     found: list[tuple[Path, str]] = []
     scopes: list[str] = []
+    ignored: list[str] = []
     for path in paths:
         if path.is_dir():
-            scope = path.resolve().name
-            scopes.append(f"{scope}/")
+            scopes.append(source_name(path, cwd).rstrip("/") + "/")
             for file in sorted(p for p in path.rglob("*") if p.is_file()):
                 rel = file.relative_to(path)
-                if not any(part.startswith(".") for part in rel.parts):
-                    found.append((file, f"{scope}/{rel.as_posix()}"))
+                if any(part.startswith(".") for part in rel.parts):
+                    continue
+                if file.suffix.lower() in SUPPORTED_EXTENSIONS:
+                    found.append((file, source_name(file, cwd)))
+                else:
+                    ignored.append(source_name(file, cwd))
         elif path.is_file():
-            found.append((path, path.name))
+            found.append((path, source_name(path, cwd)))
         else:
             raise FileNotFoundError(f"{path}: no such file or folder")
-    return found, scopes
+    return found, scopes, ignored
 
 
 def ingest_files(

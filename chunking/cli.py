@@ -19,6 +19,10 @@ _EPILOG = """\
 Settings come from the environment (see local.settings.sample.json and the README): with none, everything is
 local: the offline lexical embedder (not semantic) and a single-file index in ./.chunking/ (CHUNKING_STATE_DIR).
 Set AZURE_SEARCH_ENDPOINT and AZURE_OPENAI_ENDPOINT (+ deployment settings) to use Azure instead.
+
+Page numbers: fields (page_start, page_end, --format jsonl) are 0-based; sourcepage (#page=N) and the tables
+printed for people are 1-based.
+Exit status: 0 success; 1 some document failed (ingest) ; 2 bad usage or unreachable service.
 """
 
 
@@ -42,8 +46,13 @@ def _parser() -> argparse.ArgumentParser:
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                        help="log each stage's work")
     parser.add_argument("-v", "--verbose", action="store_true", help="log each stage's work")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    real_add = sub.add_parser
+    sub.add_parser = lambda *a, **k: real_add(*a, parents=[common], **k)  # -v after the command too
 
     ingest = sub.add_parser(
         "ingest",
@@ -76,7 +85,7 @@ def _parser() -> argparse.ArgumentParser:
 
     search = sub.add_parser("search", help="hybrid (keyword + vector) search of the index",
                             description="Search the index; prints hits with source page and score.")
-    search.add_argument("query")
+    search.add_argument("query", help="words or a phrase to look for (any language)")
     search.add_argument("-k", type=int, default=5, metavar="N", help="number of hits (default 5)")
     search.add_argument("--json", action="store_true",
                         help="print hits as a JSON list of {source, sourcepage, content, score, …}")
@@ -95,7 +104,7 @@ def _parser() -> argparse.ArgumentParser:
                        help="auto (the format's default); sentence, markdown, html, json, csv, code:<language> "
                        "(e.g. code:python); or a strategy: semantic, hierarchical, small_to_big, sentence_window, "
                        "propositions, llm, router, and any of these with +enrich")
-    split.add_argument("--max-tokens", type=int, default=None, metavar="N", help="hard token cap per chunk (default 500)")
+    split.add_argument("--max-tokens", type=int, default=None, metavar="N", help="token cap of text chunks (default 500); tables and figures stay whole up to 8191")
     split.add_argument("--max-chars", type=int, default=None, metavar="N",
                        help="soft character length per chunk (default 1000)")
     split.set_defaults(func=_split)
@@ -114,7 +123,7 @@ def _ingest(args: argparse.Namespace, settings) -> int:
     from chunking.ledger import make_ledger
 
     try:
-        files, scopes = collect_files(args.paths)
+        files, scopes, ignored = collect_files(args.paths)
     except FileNotFoundError as exc:
         print(f"python -m chunking ingest: {exc}", file=sys.stderr)
         return 2
@@ -129,6 +138,7 @@ def _ingest(args: argparse.Namespace, settings) -> int:
     except ValueError as exc:
         print(f"python -m chunking ingest: {exc}", file=sys.stderr)
         return 2
+    summary.ignored = ignored
     totals = summary.to_dict()
     if args.json:
         print(json.dumps(totals, ensure_ascii=False, indent=2))
@@ -145,7 +155,10 @@ def _ingest(args: argparse.Namespace, settings) -> int:
               f"{totals['deleted']} deleted, {totals['failed']} failed; {totals['embedding_tokens']} embedding "
               f"tokens in {totals['embedding_requests']} requests ({settings.embedding_backend}) -> {where}; "
               f"{summary.seconds:.1f} s")
-    return 1 if totals["failed"] and not totals["documents"] else 0
+        if ignored:
+            print(f"{len(ignored)} files of unsupported types passed over: {', '.join(ignored[:5])}"
+                  f"{' …' if len(ignored) > 5 else ''}")
+    return 1 if totals["failed"] else 0
 
 
 # ----------------------------------------------------------------------------------------------- status
@@ -181,13 +194,19 @@ def _status(args: argparse.Namespace, settings) -> int:
 def _reconcile(args: argparse.Namespace, settings) -> int:
     from azure.core.exceptions import AzureError
 
+    from azure.storage.blob import BlobServiceClient
+
     from chunking import handlers
 
-    try:
+    try:  # one quick probe, so a storage that is not running fails in seconds, not after the SDK's retries
+        BlobServiceClient.from_connection_string(settings.storage_connection, retry_total=0,
+                                                 connection_timeout=5).get_service_properties()
         report = handlers.handle_reconcile()
-    except AzureError as exc:
-        print(f"python -m chunking reconcile: storage not reachable ({settings.storage_connection.split(';')[0]}): "
-              f"{str(exc).splitlines()[0]}", file=sys.stderr)
+    except (AzureError, ValueError) as exc:
+        hint = " (for local storage start Azurite: npx azurite)" if "devstoreaccount1" in str(exc) or \
+            settings.storage_connection.startswith("UseDevelopmentStorage") else ""
+        print(f"python -m chunking reconcile: storage not reachable ({settings.storage_connection.split(';')[0]})"
+              f"{hint}: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 2
     data = report.to_dict()
     if args.json:
@@ -204,8 +223,10 @@ def _reconcile(args: argparse.Namespace, settings) -> int:
 def _table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
     cells = [[str(c) for c in headers]] + [[str(c) for c in row] for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    numeric = [all(isinstance(row[i], (int, float)) or str(row[i]).replace(".", "").replace("-", "").isdigit()
+                   or row[i] == "" for row in rows) and rows != [] for i in range(len(headers))]
     for n, row in enumerate(cells):
-        print("  ".join(c.ljust(w) if i == 0 or i == len(row) - 1 else c.rjust(w)
+        print("  ".join(c.rjust(w) if numeric[i] else c.ljust(w)
                         for i, (c, w) in enumerate(zip(row, widths))).rstrip())
         if n == 0:
             print("  ".join("-" * w for w in widths))
@@ -218,6 +239,12 @@ def _search(args: argparse.Namespace, settings) -> int:
     from chunking.embeddings import make_embedder
     from chunking.index import make_index
 
+    if not args.query.strip():
+        print("python -m chunking search: the query is empty", file=sys.stderr)
+        return 2
+    if args.k < 1:
+        print(f"python -m chunking search: -k must be at least 1, got {args.k}", file=sys.stderr)
+        return 2
     index = make_index(settings)
     index.ensure()
     if args.parents or args.window:
@@ -300,8 +327,9 @@ def _split(args: argparse.Namespace, settings) -> int:
         for chunk in chunks:
             print(json.dumps(chunk.to_dict(), ensure_ascii=False))
         return 0
-    rows = [(n, f"{c.page_start}-{c.page_end}", f"{c.char_start}-{c.char_end}", c.token_count, len(c.text), c.kind,
+    rows = [(n, f"{c.page_start + 1}" if c.page_start == c.page_end else f"{c.page_start + 1}-{c.page_end + 1}", f"{c.char_start}-{c.char_end}", c.token_count, len(c.text), c.kind,
              " ".join(c.text.split())[:70]) for n, c in enumerate(chunks)]
-    _table(("#", "pages", "chars", "tokens", "len", "kind", "text"), rows)
-    print(f"\n{len(chunks)} chunks from {len(pages)} pages of {args.file}")
+    _table(("#", "page", "chars", "tokens", "len", "kind", "text"), rows)
+    print(f"\n{len(chunks)} chunk{'s' * (len(chunks) != 1)} from {len(pages)} page{'s' * (len(pages) != 1)} "
+          f"of {args.file}")
     return 0

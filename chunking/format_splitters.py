@@ -35,7 +35,9 @@ def split_sentences(pages: Sequence[Page], max_tokens: int, max_chars: int) -> l
 def split_html_sections(pages: Sequence[Page], max_tokens: int, max_chars: int) -> list[Chunk]:
     """Header-aware, then sentence: each ``#`` section of the parsed page (the HTML parser renders headings as
     Markdown lines, and code in fences) is split on its own by the sentence splitter, so no chunk spans two
-    sections and each carries its heading path."""
+    sections and each carries its heading path. A heading with no text of its own before the next heading
+    (``## Part`` directly followed by ``### Chapter``) opens the next section instead of becoming a chunk of
+    its own; the section's path is then the deepest heading's."""
     from chunking.records import HeadingOutline
     from chunking.splitters import SentenceTextSplitter
 
@@ -43,13 +45,29 @@ def split_html_sections(pages: Sequence[Page], max_tokens: int, max_chars: int) 
     outline = HeadingOutline(pages)
     chunks: list[Chunk] = []
     for page in pages:
+        text = page.text
         starts = sorted({0, *(o - page.offset for o in outline.offsets_in(page))})
-        for start, end in zip(starts, starts[1:] + [len(page.text)]):
-            section = Page(0, page.offset + start, page.text[start:end])
-            path = outline.path_at(page.offset + start)
+        # A section that is only headings runs on into the next: the next one's start is dropped.
+        kept = starts[:1] + [b for a, b in zip(starts, starts[1:]) if text[_last_heading_end(text, a, b):b].strip()]
+        for start, end in zip(kept, kept[1:] + [len(text)]):
+            section = Page(0, page.offset + start, text[start:end])
+            body = _last_heading_end(text, start, end)
+            path = outline.path_at(page.offset + body)
             for chunk in splitter.split_pages([section]):
                 chunks.append(_replace(chunk, page_start=page.page_num, page_end=page.page_num, headings=path))
     return chunks
+
+
+def _last_heading_end(text: str, start: int, end: int) -> int:
+    """Offset where the run of heading (and blank) lines that opens ``text[start:end]`` ends."""
+    pos = start
+    while pos < end:
+        line_end = text.find("\n", pos, end)
+        line_end = end if line_end < 0 else line_end
+        if text[pos:line_end].strip() and _HEADING.match(text[pos:line_end]) is None:
+            break
+        pos = line_end + 1
+    return min(pos, end)
 
 
 def split_markdown(pages: Sequence[Page], max_tokens: int, max_chars: int) -> list[Chunk]:

@@ -31,8 +31,10 @@ def workdir(tmp_path_factory, corpus):
 
 
 def test_ingest_then_skip_then_search(workdir):
+    (workdir / "docs" / "LICENSE").write_text("not a document type we read")
     first = run(["ingest", "docs", "--json"], workdir)
-    assert first.returncode == 0, first.stderr
+    assert first.returncode == 1, first.stderr  # one document failed
+    assert "rejected docs/broken.pdf: not a valid PDF" in first.stderr
     summary = json.loads(first.stdout)
     assert (summary["added"], summary["updated"], summary["skipped"], summary["failed"]) == (3, 0, 0, 1)
     assert summary["failures"] == [{"source": "docs/broken.pdf", "error": summary["failures"][0]["error"]}]
@@ -42,6 +44,10 @@ def test_ingest_then_skip_then_search(workdir):
 
     again = json.loads(run(["ingest", "docs", "--json"], workdir).stdout)
     assert (again["skipped"], again["embedding_tokens"], again["embedding_requests"]) == (3, 0, 0)
+    assert again["ignored_sources"] == ["docs/LICENSE"]
+    # The same file named directly is the same document.
+    direct = json.loads(run(["ingest", "docs/pyenv-README.md", "--json"], workdir).stdout)
+    assert direct["per_document"][0]["source"] == "docs/pyenv-README.md" and direct["skipped"] == 1
 
     hits = json.loads(run(["search", "pyenv install", "-k", "3", "--json"], workdir).stdout)
     assert len(hits) == 3
@@ -73,3 +79,12 @@ def test_split_jsonl_and_errors(workdir, corpus):
     (workdir / "empty").mkdir()
     empty = run(["ingest", "--cleanup", "full", "empty"], workdir)
     assert empty.returncode == 2 and "would delete every document" in empty.stderr
+
+
+def test_same_name_in_two_folders_are_two_documents(tmp_path):
+    for folder, words in (("x", "apples and pears"), ("y", "rivers and lakes")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "a.txt").write_text(f"A note about {words}.")
+    out = json.loads(run(["ingest", "x/a.txt", str(tmp_path / "y" / "a.txt"), "--json"], tmp_path).stdout)
+    assert [r["source"] for r in out["per_document"]] == ["x/a.txt", "y/a.txt"]
+    assert out["added"] == 2

@@ -68,6 +68,15 @@ def test_html_sections_carry_headings_and_never_span_two_sections():
     assert [text[c.char_start:c.char_end] for c in chunks] == [c.text for c in chunks]
 
 
+def test_html_heading_only_sections_join_the_next():
+    text = "# Guide\n\n## Part one\n\n### Setup\nRun it.\n\n### Use\nOpen it.\n"
+    chunks = splitter_for("g.html", Settings()).split([Page(0, 0, text)])
+    assert [(c.text, c.headings) for c in chunks] == [
+        ("# Guide\n\n## Part one\n\n### Setup\nRun it.", ("Guide", "Part one", "Setup")),
+        ("### Use\nOpen it.", ("Guide", "Part one", "Use")),
+    ]
+
+
 def test_markdown_keeps_fences_whole_and_records_the_heading_path():
     text = "# Setup\n\nInstall it.\n\n## Shell\n\n```sh\n# not a heading\necho hi\n```\n"
     chunks = splitter_for("r.md", Settings()).split([Page(0, 0, text)])
