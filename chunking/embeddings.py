@@ -412,7 +412,8 @@ def make_embedder(settings: "Settings") -> Embedder:
     """The embedder selected by ``settings.embedding_backend``.
 
     ``"offline"`` → ``OfflineLexicalEmbedder(settings.embedding_dimensions)``; ``"azure_openai"`` → deployment
-    ``settings.embedding_model`` at ``settings.azure_openai_endpoint`` (API key, else Entra ID); ``"openai"`` →
+    ``settings.azure_openai_deployment`` (default: named like ``settings.embedding_model``, the model, which
+    decides whether ``dimensions`` is sent) at ``settings.azure_openai_endpoint`` (API key, else Entra ID); ``"openai"`` →
     ``settings.embedding_model`` at ``settings.openai_base_url`` (OpenAI itself when empty).
 
     Raises:
@@ -428,9 +429,11 @@ def make_embedder(settings: "Settings") -> Embedder:
     if backend == "azure_openai":
         if not settings.azure_openai_endpoint:
             raise ValueError("EMBEDDING_BACKEND=azure_openai needs AZURE_OPENAI_ENDPOINT")
-        return OpenAIEmbedder.azure(endpoint=settings.azure_openai_endpoint, deployment=settings.embedding_model,
+        return OpenAIEmbedder.azure(endpoint=settings.azure_openai_endpoint,
+                                    deployment=settings.azure_openai_deployment or settings.embedding_model,
                                     dimensions=dims, api_key=settings.azure_openai_api_key or None,
-                                    api_version=settings.azure_openai_api_version, token_counter=counter)  # fmt: skip
+                                    api_version=settings.azure_openai_api_version, token_counter=counter,
+                                    send_dimensions="text-embedding-3" in settings.embedding_model)
     if backend == "openai":
         if not (settings.openai_api_key or settings.openai_base_url):
             raise ValueError("EMBEDDING_BACKEND=openai needs OPENAI_API_KEY or OPENAI_BASE_URL")

@@ -87,6 +87,8 @@ class Settings:
     # Embeddings.
     embedding_backend: str = "offline"  # "offline" | "azure_openai" | "openai"
     embedding_model: str = "text-embedding-3-small"
+    # Azure OpenAI deployment of the embedding model ('' = named like the model).
+    azure_openai_deployment: str = ""
     embedding_dimensions: int = 256
     embedding_batch_max_tokens: int = 16_000
     embedding_batch_max_inputs: int = 256
@@ -180,6 +182,7 @@ class Settings:
             batch_max_chunks=_int(env, "BATCH_MAX_CHUNKS", 64, 1),
             embedding_backend=embedding_backend,
             embedding_model=_str(env, "EMBEDDING_MODEL", "text-embedding-3-small"),
+            azure_openai_deployment=_str(env, "AZURE_OPENAI_EMBEDDING_DEPLOYMENT"),
             embedding_dimensions=_int(env, "EMBEDDING_DIMENSIONS", default_dims, 1),
             embedding_batch_max_tokens=_int(env, "EMBEDDING_BATCH_MAX_TOKENS", 16_000, 8191),
             embedding_batch_max_inputs=_int(env, "EMBEDDING_BATCH_MAX_INPUTS", 256, 1),

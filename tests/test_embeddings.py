@@ -402,3 +402,20 @@ def test_counters_count_requests_and_billed_tokens_across_batches():
     embedder = compatible(FakeEmbeddingsAPI(4))
     embed_all(embedder, ["a", "b", "c"], [1, 1, 1], max_batch_tokens=2)
     assert (embedder.requests, embedder.tokens) == (2, 21)  # usage.prompt_tokens: 14 + 7
+
+
+def test_make_embedder_uses_the_azure_deployment_setting(monkeypatch):
+    from chunking.embeddings import OpenAIEmbedder, make_embedder
+    from chunking.settings import Settings
+
+    seen = {}
+
+    def fake_azure(**kwargs):
+        seen.update(kwargs)
+        return "embedder"
+
+    monkeypatch.setattr(OpenAIEmbedder, "azure", staticmethod(fake_azure))
+    settings = Settings.from_env({"AZURE_OPENAI_ENDPOINT": "https://x.openai.azure.com", "AZURE_OPENAI_API_KEY": "k",
+                                  "AZURE_OPENAI_EMBEDDING_DEPLOYMENT": "emb-prod"})
+    assert make_embedder(settings) == "embedder"
+    assert (seen["deployment"], seen["send_dimensions"], seen["dimensions"]) == ("emb-prod", True, 1536)
