@@ -126,12 +126,15 @@ class Ledger:
 
         return self._change(doc_id, source, fn)
 
-    def record_error(self, doc_id: str, source: str, version: str, error: str) -> None:
-        """A transient failure on *version* (it will be retried): remember the reason and count the attempt."""
+    def record_error(self, doc_id: str, source: str, version: str | None, error: str, container: str = "") -> None:
+        """A transient failure on *version* (it will be retried): remember the reason and count the attempt.
+        ``version=None``: a failure before the version was known (stage 1 crashed), recorded whatever is current."""
 
         def fn(e: LedgerEntry) -> LedgerEntry | None:
-            if e.version != version:
+            if version is not None and e.version != version:
                 return None
+            if container and not e.container:
+                e = dataclasses.replace(e, container=container)
             return dataclasses.replace(e, error=error[:_MAX_ERROR_CHARS], attempts=e.attempts + 1)
 
         self._change(doc_id, source, fn)

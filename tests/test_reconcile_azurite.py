@@ -58,7 +58,7 @@ def test_reconcile_repairs_every_drift(h):
     assert (again.missing, again.stuck, again.orphaned) == ([], [], [])
 
 
-def test_poison_handlers_record_the_reason(h):
+def test_poison_handlers_record_the_reason(h, monkeypatch):
     h.upload("good.txt", _paragraphs(4, "good"))
     h.drain()
     # A new version whose batches keep failing in stage 2 until they are poisoned.
@@ -75,11 +75,21 @@ def test_poison_handlers_record_the_reason(h):
     # the previous good version is still what the index holds
     assert set(h.s.index.keys_of(entry.doc_id).values()) == {entry.indexed_version}
 
+    # Stage 1 crashing (a bug, a storage outage) is retried by the host; the reason is kept for the poison handler.
+    def crash(*args, **kwargs):
+        raise RuntimeError("storage unavailable (simulated)")
+
+    monkeypatch.setattr("chunking.handlers.run_stage_one", crash)
+    with pytest.raises(RuntimeError):
+        h.upload("bad/blob.pdf", b"%PDF-1.4 whatever")
+    monkeypatch.undo()
     poison = {"FunctionId": "Host.Functions.ingest_document", "BlobType": "BlockBlob",
               "ContainerName": h.cname, "BlobName": "bad/blob.pdf", "ETag": "\"0x1\""}
     h.app.record_blob_poison(_qm(json.dumps(poison), now))
     bad = h.s.ledger.get(doc_id(h.cname, "bad/blob.pdf"))
-    assert (bad.status, bad.source, bad.error) == ("failed", "bad/blob.pdf", "stage 1 failed on every attempt")
+    assert (bad.status, bad.source, bad.error) == (
+        "failed", "bad/blob.pdf",
+        "stage 1 failed on every attempt (last error: stage 1: RuntimeError: storage unavailable (simulated))")
 
 
 def test_delete_event_for_a_blob_that_exists_again_is_ignored(h):
