@@ -79,10 +79,10 @@ def test_poison_handlers_record_the_reason(h, monkeypatch):
     def crash(*args, **kwargs):
         raise RuntimeError("storage unavailable (simulated)")
 
-    monkeypatch.setattr("chunking.handlers.run_stage_one", crash)
-    with pytest.raises(RuntimeError):
-        h.upload("bad/blob.pdf", b"%PDF-1.4 whatever")
-    monkeypatch.undo()
+    with monkeypatch.context() as patch:
+        patch.setattr("chunking.handlers.run_stage_one", crash)
+        with pytest.raises(RuntimeError):
+            h.upload("bad/blob.pdf", b"%PDF-1.4 whatever")
     poison = {"FunctionId": "Host.Functions.ingest_document", "BlobType": "BlockBlob",
               "ContainerName": h.cname, "BlobName": "bad/blob.pdf", "ETag": "\"0x1\""}
     h.app.record_blob_poison(_qm(json.dumps(poison), now))
