@@ -92,16 +92,10 @@ class OpenAIChatClient:
         """A client on an Azure OpenAI chat *deployment*: API key when given, else Microsoft Entra ID through
         ``DefaultAzureCredential`` (scope ``https://cognitiveservices.azure.com/.default``). *timeout_s* is per
         HTTP attempt, in seconds."""
-        from openai import AzureOpenAI
+        from chunking.openai_clients import azure_openai_client
 
-        auth: dict[str, Any] = {"api_key": api_key}
-        if not api_key:
-            from azure.identity import DefaultAzureCredential, get_bearer_token_provider
-
-            scope = "https://cognitiveservices.azure.com/.default"
-            auth = {"azure_ad_token_provider": get_bearer_token_provider(DefaultAzureCredential(), scope)}
-        client = AzureOpenAI(azure_endpoint=endpoint, api_version=api_version, max_retries=max_retries,
-                             timeout=timeout_s, http_client=http_client, **auth)  # fmt: skip
+        client = azure_openai_client(endpoint=endpoint, api_key=api_key, api_version=api_version,
+                                     max_retries=max_retries, timeout_s=timeout_s, http_client=http_client)
         return cls(client, deployment, backend="azure_openai")
 
     @classmethod
@@ -110,10 +104,10 @@ class OpenAIChatClient:
         http_client: Any = None,
     ) -> "OpenAIChatClient":  # fmt: skip
         """A client on OpenAI (*base_url* ``None``) or any OpenAI-compatible server at *base_url*."""
-        from openai import OpenAI
+        from chunking.openai_clients import openai_compatible_client
 
-        client = OpenAI(base_url=base_url or None, api_key=api_key, max_retries=max_retries, timeout=timeout_s,
-                        http_client=http_client)  # fmt: skip
+        client = openai_compatible_client(api_key=api_key, base_url=base_url, max_retries=max_retries,
+                                          timeout_s=timeout_s, http_client=http_client)
         return cls(client, model, backend="openai")
 
     def complete(self, messages: Sequence[Message], *, temperature: float = 0.0, max_tokens: int = 1024,
