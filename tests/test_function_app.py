@@ -71,7 +71,7 @@ def test_every_binding_setting_is_in_the_sample_settings(registered):
 
 
 def test_out_annotation_is_typing_list(app_env):
-    # func.Out[list[str]] breaks function indexing in the worker (python-worker #1176).
+    # A PEP 585 annotation (list of str) inside func.Out breaks function indexing (python-worker #1176).
     hints = typing.get_type_hints(app_env.ingest_document.build().get_user_function())
     assert typing.get_args(hints["batches"]) == (typing.List[str],)  # noqa: UP006
 

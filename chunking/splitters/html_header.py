@@ -163,7 +163,7 @@ class HTMLHeaderTextSplitter(DocumentSplitting):
 def _cut_preserved(unit: HtmlUnit) -> list[str]:
     """*unit* whole if within :data:`PRESERVED_MAX_TOKENS` tokens, else its rows (lines) grouped under that cap, a
     table's header row repeated at the top of every group. A single row over the cap stays whole."""
-    encode = get_encoding("cl100k_base").encode_ordinary
+    encode = get_encoding().encode_ordinary  # cl100k_base, the shipped BPE file
     if len(encode(unit.text)) <= PRESERVED_MAX_TOKENS:
         return [unit.text]
     header = list(unit.rows[: unit.header_rows])
