@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import random
+import re
 import time
 from typing import Any, Callable, Collection, Iterable, Iterator, Sequence, TypeVar
 
@@ -59,6 +60,12 @@ from chunking.index.azure_schema import (  # schema and request sizing; batches_
 _T = TypeVar("_T")
 
 __all__ = ["AzureSearchIndex", "batches_by_size", "index_definition", "odata_string", "strategy_field_definitions"]
+
+
+def simple_query_text(query: str) -> str:
+    """*query* as literal words for the ``simple`` query syntax: its operators (``+ | - " * ( ) ~ \\``) are
+    escaped with a backslash, so user text never changes the query's meaning or fails to parse."""
+    return re.sub(r'([+|\-"*()~\\])', r"\\\1", query)
 
 
 def _credential(credential: Any) -> Any:
@@ -399,7 +406,7 @@ class AzureSearchIndex:
                                 fields=VECTOR_FIELD)
             ]  # fmt: skip
         extra = {"filter": level_filter} if level_filter else {}
-        search = functools.partial(self._search, search_text=query if query.strip() else None,
+        search = functools.partial(self._search, search_text=simple_query_text(query) if query.strip() else None,
                                    vector_queries=vector_queries, select=self._select, top=k, **extra)  # fmt: skip
         results = self._with_retries("search", search)
         return [SearchHit(_record(doc), float(doc["@search.score"])) for doc in results][:k]

@@ -503,3 +503,11 @@ def test_importing_chunking_index_does_not_import_the_azure_sdk():
     root = Path(__file__).resolve().parents[2]
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_user_text_is_escaped_for_the_simple_query_syntax():
+    from chunking.index.azure_search import simple_query_text
+
+    assert simple_query_text('install -y "pkg" (a|b) c* ~d e\\f +g') == \
+        'install \\-y \\"pkg\\" \\(a\\|b\\) c\\* \\~d e\\\\f \\+g'
+    assert simple_query_text("日本語の検索") == "日本語の検索"
