@@ -194,18 +194,16 @@ def _status(args: argparse.Namespace, settings) -> int:
 def _reconcile(args: argparse.Namespace, settings) -> int:
     from azure.core.exceptions import AzureError
 
-    from azure.storage.blob import BlobServiceClient
-
     from chunking import handlers
+    from chunking.storage import blob_service, describe
 
     try:  # one quick probe, so a storage that is not running fails in seconds, not after the SDK's retries
-        BlobServiceClient.from_connection_string(settings.storage_connection, retry_total=0,
-                                                 connection_timeout=5).get_service_properties()
+        blob_service(settings, retry_total=0, connection_timeout=5).get_service_properties()
         report = handlers.handle_reconcile()
     except (AzureError, ValueError) as exc:
         hint = " (for local storage start Azurite: npx azurite)" if "devstoreaccount1" in str(exc) or \
             settings.storage_connection.startswith("UseDevelopmentStorage") else ""
-        print(f"python -m chunking reconcile: storage not reachable ({settings.storage_connection.split(';')[0]})"
+        print(f"python -m chunking reconcile: storage not reachable ({describe(settings)})"
               f"{hint}: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 2
     data = report.to_dict()

@@ -18,6 +18,7 @@ from chunking.payloads import PayloadStore, make_payload_store
 from chunking.pipeline import StageOneResult, StageTwoResult, run_stage_one, run_stage_two
 from chunking.reconcile import ReconcileReport, delete_document, parse_blob_events, reconcile
 from chunking.settings import Settings
+from chunking.storage import blob_service, queue_client
 
 __all__ = [
     "Services", "handle_batch", "handle_batch_poison", "handle_blob", "handle_blob_event", "handle_blob_poison",
@@ -42,7 +43,7 @@ def services() -> Services:
     settings = Settings.from_env()
     index = make_index(settings)
     index.ensure()
-    payloads = make_payload_store(settings.storage_connection, settings.payload_container)
+    payloads = make_payload_store(settings)
     embedder = make_embedder(settings)
     if settings.embedding_backend == "offline":
         log.warning("embedding with %s: the offline lexical embedder (hashed words, not semantic); set "
@@ -164,16 +165,8 @@ def handle_reconcile() -> ReconcileReport:
 
 
 def _container(settings: Settings):
-    from azure.storage.blob import BlobServiceClient
-
-    return BlobServiceClient.from_connection_string(settings.storage_connection).get_container_client(
-        settings.documents_container)
+    return blob_service(settings).get_container_client(settings.documents_container)
 
 
 def _batch_queue(settings: Settings):
-    # The Functions queue trigger expects base64 (host default); the SDK does not encode by default (pitfall 3).
-    from azure.storage.queue import QueueClient, TextBase64DecodePolicy, TextBase64EncodePolicy
-
-    return QueueClient.from_connection_string(
-        settings.storage_connection, settings.batch_queue,
-        message_encode_policy=TextBase64EncodePolicy(), message_decode_policy=TextBase64DecodePolicy())
+    return queue_client(settings, settings.batch_queue)

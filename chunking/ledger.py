@@ -14,7 +14,7 @@ import sqlite3
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Literal, Protocol
+from typing import Any, Callable, Iterator, Literal, Protocol
 
 __all__ = ["Ledger", "LedgerEntry", "LocalLedgerStore", "Status", "TableLedgerStore", "make_ledger"]
 
@@ -211,10 +211,12 @@ class TableLedgerStore:
     """The ledger in an Azure Storage table (Azurite emulates it); one entity per document (PartitionKey
     ``"doc"``, RowKey = doc_id), the tag is the entity's ETag."""
 
-    def __init__(self, connection_string: str, table: str) -> None:
+    def __init__(self, storage: Any, table: str) -> None:
+        """*storage*: a connection string or a ``TableServiceClient`` (see ``chunking.storage``)."""
         from azure.data.tables import TableServiceClient
 
-        self._client = TableServiceClient.from_connection_string(connection_string).create_table_if_not_exists(table)
+        service = TableServiceClient.from_connection_string(storage) if isinstance(storage, str) else storage
+        self._client = service.create_table_if_not_exists(table)
 
     def read(self, doc_id: str) -> tuple[LedgerEntry | None, object]:
         from azure.core.exceptions import ResourceNotFoundError
@@ -258,5 +260,7 @@ def make_ledger(settings) -> Ledger:
     """The ledger for *settings*: a storage table when ``settings.ledger_backend == "table"``, else the SQLite
     file ``settings.state_dir / "ledger.sqlite3"``."""
     if settings.ledger_backend == "table":
-        return Ledger(TableLedgerStore(settings.storage_connection, settings.ledger_table))
+        from chunking.storage import table_service
+
+        return Ledger(TableLedgerStore(table_service(settings), settings.ledger_table))
     return Ledger(LocalLedgerStore(settings.state_dir / "ledger.sqlite3"))

@@ -7,7 +7,7 @@ only a pointer (the *claim check*).
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 __all__ = ["BlobPayloadStore", "MemoryPayloadStore", "PayloadMissingError", "PayloadStore", "make_payload_store"]
 
@@ -57,15 +57,17 @@ class BlobPayloadStore:
     """Payloads as blobs of one container (created on first write), via ``azure-storage-blob``.
 
     Args:
-        connection_string: a storage connection string (``UseDevelopmentStorage=true`` works with Azurite).
+        storage: a storage connection string (``UseDevelopmentStorage=true`` works with Azurite) or a
+            ``BlobServiceClient`` (see ``chunking.storage``).
         container: the container name (setting ``PAYLOAD_CONTAINER``).
     """
 
-    def __init__(self, connection_string: str, container: str) -> None:
+    def __init__(self, storage: Any, container: str) -> None:
         from azure.storage.blob import BlobServiceClient
 
         self.location = container
-        self._container = BlobServiceClient.from_connection_string(connection_string).get_container_client(container)
+        service = BlobServiceClient.from_connection_string(storage) if isinstance(storage, str) else storage
+        self._container = service.get_container_client(container)
         self._created = False
 
     def put(self, name: str, data: bytes) -> None:
@@ -100,6 +102,8 @@ class BlobPayloadStore:
         return count
 
 
-def make_payload_store(connection_string: str, container: str) -> PayloadStore:
-    """The blob payload store for a storage connection string (Azure Storage or Azurite)."""
-    return BlobPayloadStore(connection_string, container)
+def make_payload_store(settings: Any) -> PayloadStore:
+    """The blob payload store of *settings* (``PAYLOAD_CONTAINER`` on the app's storage)."""
+    from chunking.storage import blob_service
+
+    return BlobPayloadStore(blob_service(settings), settings.payload_container)

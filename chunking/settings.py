@@ -61,6 +61,11 @@ class Settings:
 
     # Storage (blob trigger container, chunk-batch queue, claim-check payloads).
     storage_connection: str = "UseDevelopmentStorage=true"
+    # Identity-based storage (used when storage_connection is empty): account name, or service URIs.
+    storage_account: str = ""
+    storage_blob_uri: str = ""
+    storage_queue_uri: str = ""
+    storage_table_uri: str = ""
     documents_container: str = "documents"
     batch_queue: str = "chunk-batches"
     payload_container: str = "chunk-payloads"
@@ -151,7 +156,11 @@ class Settings:
             raise SettingsError("INDEX_BACKEND=azure needs AZURE_SEARCH_ENDPOINT")
         # An explicit storage connection means a shared ledger in its table service (Functions, Azurite);
         # the CLI on a laptop with no storage configured keeps its ledger beside its local index.
-        ledger_backend = _str(env, "LEDGER_BACKEND", "table" if _str(env, "AzureWebJobsStorage") else "local")
+        identity = {k: _str(env, f"AzureWebJobsStorage__{k}") for k in
+                    ("accountName", "blobServiceUri", "queueServiceUri", "tableServiceUri")}
+        connection = _str(env, "AzureWebJobsStorage", "" if any(identity.values()) else "UseDevelopmentStorage=true")
+        ledger_backend = _str(env, "LEDGER_BACKEND", "table" if _str(env, "AzureWebJobsStorage") or
+                              any(identity.values()) else "local")
         if ledger_backend not in ("local", "table"):
             raise SettingsError(f"LEDGER_BACKEND must be local or table, got {ledger_backend!r}")
         default_dims = 256 if embedding_backend == "offline" else 1536
@@ -165,7 +174,11 @@ class Settings:
         if chat_backend != "offline" and not chat_model:
             raise SettingsError(f"CHAT_BACKEND={chat_backend} needs CHAT_MODEL (the model or deployment name)")
         return cls(
-            storage_connection=_str(env, "AzureWebJobsStorage", "UseDevelopmentStorage=true"),
+            storage_connection=connection,
+            storage_account=identity["accountName"],
+            storage_blob_uri=identity["blobServiceUri"],
+            storage_queue_uri=identity["queueServiceUri"],
+            storage_table_uri=identity["tableServiceUri"],
             documents_container=_str(env, "DOCUMENTS_CONTAINER", "documents"),
             batch_queue=_str(env, "CHUNK_BATCH_QUEUE", "chunk-batches"),
             payload_container=_str(env, "PAYLOAD_CONTAINER", "chunk-payloads"),

@@ -98,16 +98,17 @@ class BlobModelCache:
     """Entries as blobs ``<key[:2]>/<key>`` of one container, via ``azure-storage-blob``.
 
     Args:
-        connection_string: a storage connection string (Azurite's works).
+        storage: a storage connection string (Azurite's works) or a ``BlobServiceClient``.
         container: the container (setting ``MODEL_CACHE_CONTAINER``), created on first write.
         max_concurrency: parallel blob requests per ``get_many``/``put_many`` (≥ 1).
     """
 
-    def __init__(self, connection_string: str, container: str, max_concurrency: int = 8) -> None:
+    def __init__(self, storage: Any, container: str, max_concurrency: int = 8) -> None:
         from azure.storage.blob import BlobServiceClient
 
         self.location = container
-        self._container = BlobServiceClient.from_connection_string(connection_string).get_container_client(container)
+        service = BlobServiceClient.from_connection_string(storage) if isinstance(storage, str) else storage
+        self._container = service.get_container_client(container)
         self._created = False
         self._workers = max(1, max_concurrency)
 

@@ -53,7 +53,9 @@ def make_model_cache(settings: Settings) -> ModelCache:
     """The model-result cache: ``BlobModelCache`` when ``settings.model_cache_container`` is set, else
     ``LocalModelCache(settings.state_dir / "cache")``."""
     if settings.model_cache_container:
-        return BlobModelCache(settings.storage_connection, settings.model_cache_container)
+        from chunking.storage import blob_service
+
+        return BlobModelCache(blob_service(settings), settings.model_cache_container)
     return LocalModelCache(settings.state_dir / "cache")
 
 
@@ -83,7 +85,8 @@ _shared: dict[tuple, StrategyClients] = {}
 def _key(settings: Settings) -> tuple:
     return (settings.chat_backend, settings.chat_model, settings.embedding_backend, settings.embedding_model,
             settings.embedding_dimensions, settings.azure_openai_endpoint, settings.openai_base_url,
-            settings.model_cache_container, settings.storage_connection, str(settings.state_dir))  # fmt: skip
+            settings.model_cache_container, settings.storage_connection, settings.storage_account,
+            settings.storage_blob_uri, str(settings.state_dir))
 
 
 def strategy_clients(settings: Settings) -> StrategyClients:
