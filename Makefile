@@ -22,7 +22,7 @@ node_modules/.installed: package.json package-lock.json
 ## demo: set up, ingest samples/ into the local index (offline embedder), then search it
 demo: $(VENV)/.installed
 	$(PY) -m chunking ingest samples/
-	$(PY) -m chunking search "How do I install the program?" -k 3
+	$(PY) -m chunking search "how to print the question papers" -k 3
 
 ## test: set up (Python and npm dev tools), then run every test; pytest's "no tests ran" (exit 5) is a failure
 test: $(VENV)/.installed-dev node_modules/.installed
