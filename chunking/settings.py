@@ -36,6 +36,15 @@ def _int(env: Mapping[str, str], name: str, default: int, minimum: int = 0) -> i
     return value
 
 
+def _bool(env: Mapping[str, str], name: str, default: bool = False) -> bool:
+    raw = _str(env, name).lower()
+    if not raw:
+        return default
+    if raw not in ("true", "false", "1", "0", "yes", "no"):
+        raise SettingsError(f"{name} must be true or false, got {raw!r}")
+    return raw in ("true", "1", "yes")
+
+
 def _str(env: Mapping[str, str], name: str, default: str = "") -> str:
     raw = env.get(name)
     return default if raw is None or raw.strip() == "" else raw.strip()
@@ -107,6 +116,7 @@ class Settings:
     search_endpoint: str = ""
     search_api_key: str = ""
     search_index_name: str = "chunks"
+    search_semantic_ranker: bool = False
     # Model-based chunking strategies (chunking.strategies): the chat model, where model results are cached
     # (a blob container of the storage connection when set, else state_dir / "cache"), and their parameters.
     chat_backend: str = "offline"  # "offline" | "azure_openai" | "openai"
@@ -208,6 +218,7 @@ class Settings:
             search_endpoint=search_endpoint,
             search_api_key=_str(env, "AZURE_SEARCH_API_KEY"),
             search_index_name=_str(env, "AZURE_SEARCH_INDEX", "chunks"),
+            search_semantic_ranker=_bool(env, "AZURE_SEARCH_SEMANTIC_RANKER"),
             chat_backend=chat_backend,
             chat_model=chat_model,
             chat_max_concurrency=_int(env, "CHAT_MAX_CONCURRENCY", 4, 1),

@@ -54,5 +54,6 @@ def make_index(settings: "Settings") -> SearchIndex:
             settings.search_index_name,
             settings.embedding_dimensions,
             settings.search_api_key or None,
+            semantic_ranker=settings.search_semantic_ranker,
         )
     raise ValueError(f"unknown index backend {settings.index_backend!r} (INDEX_BACKEND: local, azure)")

@@ -48,6 +48,7 @@ from chunking.index.azure_schema import (  # schema and request sizing; batches_
     MAX_BATCH_BYTES,
     MAX_BATCH_DOCS,
     RETRYABLE_STATUS,
+    SEMANTIC_CONFIG,
     STRATEGY_FIELDS,
     VECTOR_FIELD,
     _uses_strategy_fields,
@@ -118,7 +119,8 @@ class AzureSearchIndex:
         self, endpoint: str, index_name: str, dimensions: int, credential: Any = None, *,
         max_batch_docs: int = MAX_BATCH_DOCS, max_batch_bytes: int = MAX_BATCH_BYTES, max_attempts: int = 5,
         backoff_s: float = 1.0, max_backoff_s: float = 30.0, max_retry_after_s: float = 60.0,
-        sleep: Callable[[float], None] = time.sleep, strategy_fields: bool | None = None, **client_kwargs: Any,
+        sleep: Callable[[float], None] = time.sleep, strategy_fields: bool | None = None,
+        semantic_ranker: bool = False, **client_kwargs: Any,
     ) -> None:  # fmt: skip
         if dimensions < 1 or max_attempts < 1 or not 1 <= max_batch_docs <= MAX_BATCH_DOCS:
             raise ValueError("dimensions and max_attempts must be ≥ 1, max_batch_docs in 1..1000")
@@ -127,6 +129,7 @@ class AzureSearchIndex:
         self.backoff_s, self.max_backoff_s, self.max_retry_after_s = backoff_s, max_backoff_s, max_retry_after_s
         self._sleep = sleep
         self.strategy_fields = strategy_fields
+        self.semantic_ranker = semantic_ranker
         self._has_strategy_fields = False  # known after ensure() or the first upsert that needs them
         cred = _credential(credential)
         client_kwargs.setdefault("retry_total", 0)  # see the module docstring: retries are ours
@@ -385,7 +388,8 @@ class AzureSearchIndex:
     def search(self, query: str, vector: Sequence[float] | None, k: int = 5, *,
                levels: Collection[int] | None = None) -> list[SearchHit]:
         """Hybrid query: full-text *query* plus, when *vector* is given, a k-NN query on ``embedding``; the
-        service fuses them with RRF. ``score`` is ``@search.score``. Records come without embeddings. *levels*
+        service fuses them with RRF, then (with ``semantic_ranker``) re-ranks them semantically. ``score`` is
+        ``@search.score`` (the reranker score with the semantic ranker). Records come without embeddings. *levels*
         filters on ``level`` (an index without the strategy fields holds only level 0)."""
         if k < 1 or (not query.strip() and vector is None):
             return []
@@ -405,11 +409,15 @@ class AzureSearchIndex:
                 VectorizedQuery(vector=[float(x) for x in vector], k_nearest_neighbors=max(k, _MIN_VECTOR_K),
                                 fields=VECTOR_FIELD)
             ]  # fmt: skip
-        extra = {"filter": level_filter} if level_filter else {}
+        extra: dict[str, Any] = {"filter": level_filter} if level_filter else {}
+        if self.semantic_ranker and query.strip():
+            # The semantic ranker re-ranks the fused top 50 (a paid feature of the service, off by default).
+            extra.update(query_type="semantic", semantic_configuration_name=SEMANTIC_CONFIG)
         search = functools.partial(self._search, search_text=simple_query_text(query) if query.strip() else None,
                                    vector_queries=vector_queries, select=self._select, top=k, **extra)  # fmt: skip
         results = self._with_retries("search", search)
-        return [SearchHit(_record(doc), float(doc["@search.score"])) for doc in results][:k]
+        score = "@search.reranker_score" if self.semantic_ranker and query.strip() else "@search.score"
+        return [SearchHit(_record(doc), float(doc.get(score) or doc["@search.score"])) for doc in results][:k]
 
     def count(self) -> int:
         """Number of documents (the service's count; eventually consistent after writes)."""

@@ -511,3 +511,26 @@ def test_user_text_is_escaped_for_the_simple_query_syntax():
     assert simple_query_text('install -y "pkg" (a|b) c* ~d e\\f +g') == \
         'install \\-y \\"pkg\\" \\(a\\|b\\) c\\* \\~d e\\\\f \\+g'
     assert simple_query_text("日本語の検索") == "日本語の検索"
+
+
+def test_semantic_ranker_when_enabled():
+    def answer(sent):
+        return 200, {"value": [{**stored(1), "@search.rerankerScore": 2.5}]}
+
+    index, service, _ = make(answer, semantic_ranker=True)
+    hits = index.search("install on linux", [0.1, 0.2, 0.3, 0.4], k=1)
+    body = service.sent[0].body
+    assert (body["queryType"], body["semanticConfiguration"]) == ("semantic", "default")
+    assert [h.score for h in hits] == [2.5]
+    plain, service2, _ = make(lambda sent: (200, {"value": []}))
+    plain.search("words", None, k=1)
+    assert "queryType" not in service2.sent[0].body
+
+
+def test_semantic_ranker_setting():
+    from chunking.settings import Settings, SettingsError
+
+    assert Settings.from_env({"AZURE_SEARCH_SEMANTIC_RANKER": "true"}).search_semantic_ranker is True
+    assert Settings.from_env({}).search_semantic_ranker is False
+    with pytest.raises(SettingsError, match="AZURE_SEARCH_SEMANTIC_RANKER"):
+        Settings.from_env({"AZURE_SEARCH_SEMANTIC_RANKER": "maybe"})
