@@ -83,9 +83,8 @@ class Settings:
     # Ledger: "table" (Azure Table Storage / Azurite, on the storage connection) or "local" (SQLite in state_dir).
     ledger_backend: str = "local"
     ledger_table: str = "chunkingledger"
-    # Deletes and repair: Event Grid BlobDeleted events arrive on this queue; reconcile re-enqueues a document
-    # still `queued` after stuck_after_seconds.
-    events_queue: str = "blob-events"
+    # Repair: reconcile re-enqueues a document still `queued` after stuck_after_seconds. (The queue of Event Grid
+    # BlobDeleted events, BLOB_EVENTS_QUEUE, is read by the Functions host from the app settings directly.)
     stuck_after_seconds: int = 3600
     # Splitting.
     max_tokens: int = 500
@@ -129,10 +128,6 @@ class Settings:
     def local_index_path(self) -> Path:
         """The local single-file index (SQLite)."""
         return self.state_dir / "index.sqlite3"
-
-    @property
-    def uses_azure(self) -> bool:
-        return self.index_backend == "azure" or self.embedding_backend != "offline"
 
     def replace(self, **changes: object) -> "Settings":
         return dataclasses.replace(self, **changes)
@@ -195,7 +190,6 @@ class Settings:
             state_dir=Path(_str(env, "CHUNKING_STATE_DIR", ".chunking")),
             ledger_backend=ledger_backend,
             ledger_table=_str(env, "LEDGER_TABLE", "chunkingledger"),
-            events_queue=_str(env, "BLOB_EVENTS_QUEUE", "blob-events"),
             stuck_after_seconds=_int(env, "STUCK_AFTER_SECONDS", 3600, 1),
             max_tokens=_int(env, "SPLIT_MAX_TOKENS", 500, 1),
             max_chars=_int(env, "SPLIT_MAX_CHARS", 1000, 1),

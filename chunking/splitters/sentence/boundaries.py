@@ -166,7 +166,6 @@ class Boundaries:
             o = _char_class(other_ends)
             alternatives += [rf"(?<=[{o}])[{e}]*{closing}", rf"[{e}]*[{o}][{e}]*{closing}"]
         self._cluster = re.compile(f"[{e}](?:{'|'.join(alternatives)})")
-        self._word_breaks = frozenset(config.word_breaks)
         self._word_break = re.compile(f"[{_char_class(config.word_breaks)}]") if config.word_breaks else None
         self._abbreviations = config.abbreviations
         self._before_number = config.abbreviations_before_number
@@ -269,9 +268,6 @@ class Boundaries:
         return -1
 
     # ---- word breaks ---------------------------------------------------------------------------------------
-
-    def is_word_break(self, ch: str) -> bool:
-        return ch in self._word_breaks
 
     def word_break_positions(self, text: str, lo: int, hi: int) -> list[int]:
         """Indices ``i`` in ``[lo, hi)`` where ``text[i]`` is a word-break character."""
