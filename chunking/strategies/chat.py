@@ -8,6 +8,8 @@ Sources: Azure OpenAI chat completions and quotas (https://learn.microsoft.com/a
 
 from __future__ import annotations
 
+import json
+
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -16,7 +18,7 @@ from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 
 from chunking.strategies.cache import ModelCache, cache_key
 
-__all__ = ["ChatClient", "ChatError", "ChatTask", "InvalidOutput", "OpenAIChatClient", "run_chat_tasks"]
+__all__ = ["ChatClient", "ChatError", "ChatTask", "InvalidOutput", "OpenAIChatClient", "json_list", "run_chat_tasks"]
 
 log = logging.getLogger("chunking.strategies")
 
@@ -29,6 +31,22 @@ class ChatError(RuntimeError):
 
 class InvalidOutput(ValueError):
     """A model answer failed a strategy's validation; the message says which rule."""
+
+
+def json_list(answer: str, key: str) -> list:
+    """The list under *key* of a JSON-object model answer (``{"key": [...]}``).
+
+    Raises:
+        InvalidOutput: the answer is not JSON, not an object, or has no list under *key*.
+    """
+    try:
+        data = json.loads(answer)
+    except (TypeError, ValueError) as exc:
+        raise InvalidOutput(f"not JSON: {exc}") from None
+    items = data.get(key) if isinstance(data, dict) else None
+    if not isinstance(items, list):
+        raise InvalidOutput(f'no "{key}" list')
+    return items
 
 
 @runtime_checkable

@@ -27,7 +27,7 @@ from typing import Callable, Iterable, Sequence
 from chunking.embeddings import Embedder, OfflineLexicalEmbedder
 from chunking.model import Chunk, Page
 from chunking.strategies.cache import MemoryModelCache, ModelCache
-from chunking.strategies.chat import ChatClient, ChatTask, InvalidOutput, run_chat_tasks
+from chunking.strategies.chat import ChatClient, ChatTask, InvalidOutput, json_list, run_chat_tasks
 from chunking.strategies.prompts import PROMPTS, render_units, section
 from chunking.strategies.repair import group_tokens, repair_sizes
 from chunking.strategies.semantic import window_distances
@@ -50,13 +50,7 @@ def parse_breaks(answer: str, units: int) -> list[int]:
         InvalidOutput: not JSON, no ``breaks`` list, a non-integer, an index outside ``0 … units − 1``, or
             indices not strictly increasing.
     """
-    try:
-        data = json.loads(answer)
-    except (TypeError, ValueError) as exc:
-        raise InvalidOutput(f"not JSON: {exc}") from None
-    breaks = data.get("breaks") if isinstance(data, dict) else None
-    if not isinstance(breaks, list):
-        raise InvalidOutput('no "breaks" list')
+    breaks = json_list(answer, "breaks")
     if any(isinstance(b, bool) or not isinstance(b, int) for b in breaks):
         raise InvalidOutput("breaks must be integers")
     if any(not 0 <= b < units for b in breaks):

@@ -27,7 +27,7 @@ from chunking.splitters.sentence.boundaries import Boundaries
 from chunking.splitters.sentence.config import SentenceSplitterConfig
 from chunking.splitters.sentence.oversize import cut_oversize
 from chunking.strategies.cache import MemoryModelCache, ModelCache
-from chunking.strategies.chat import ChatClient, ChatTask, InvalidOutput, run_chat_tasks
+from chunking.strategies.chat import ChatClient, ChatTask, InvalidOutput, json_list, run_chat_tasks
 from chunking.strategies.prompts import PROMPTS, section
 from chunking.strategies.text import sentence_spans
 from chunking.tokens import token_counter as _token_counter
@@ -71,13 +71,7 @@ def parse_propositions(answer: str, passage: str, *, max_propositions: int, max_
     Raises:
         InvalidOutput: the answer breaks a rule, or no proposition is grounded.
     """
-    try:
-        data = json.loads(answer)
-    except (TypeError, ValueError) as exc:
-        raise InvalidOutput(f"not JSON: {exc}") from None
-    items = data.get("propositions") if isinstance(data, dict) else None
-    if not isinstance(items, list):
-        raise InvalidOutput('no "propositions" list')
+    items = json_list(answer, "propositions")
     if not items or len(items) > max_propositions:
         raise InvalidOutput(f"{len(items)} propositions (allowed 1 to {max_propositions})")
     out = []

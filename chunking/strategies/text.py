@@ -19,7 +19,7 @@ from chunking.model import Chunk, Page
 from chunking.splitters.sentence.boundaries import Boundaries, figure_blocks
 from chunking.splitters.sentence.config import SentenceSplitterConfig
 from chunking.splitters.sentence.figures import split_figure
-from chunking.splitters.sentence.oversize import cut_oversize
+from chunking.splitters.sentence.oversize import cut_oversize, strip_range
 from chunking.tokens import token_counter
 
 __all__ = ["EMBEDDING_MAX_TOKENS", "DocumentText", "Unit", "sentence_spans", "sentence_units", "unit_runs"]
@@ -147,7 +147,7 @@ def sentence_units(
         blocks = figure_blocks(text) + [(len(text), len(text))]
         for fig_start, fig_end in blocks:
             for a, b in sentence_spans(text, pos, fig_start, bounds):
-                s, e = _strip(text, a, b)
+                s, e = strip_range(text, a, b)
                 gap += text[a:s]
                 if s == e:
                     continue
@@ -202,10 +202,3 @@ def sentence_spans(text: str, lo: int, hi: int, bounds: Boundaries) -> list[tupl
             spans.append((a, b))
     return spans
 
-
-def _strip(text: str, start: int, end: int) -> tuple[int, int]:
-    while start < end and text[start].isspace():
-        start += 1
-    while end > start and text[end - 1].isspace():
-        end -= 1
-    return start, end

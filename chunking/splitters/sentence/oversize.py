@@ -17,7 +17,7 @@ from typing import Callable, NamedTuple
 
 from .boundaries import Boundaries, is_combining
 
-__all__ = ["Piece", "cut_oversize"]
+__all__ = ["Piece", "cut_oversize", "strip_range"]
 
 
 class Piece(NamedTuple):
@@ -30,7 +30,8 @@ class Piece(NamedTuple):
     hard_left: bool
 
 
-def _strip(text: str, start: int, end: int) -> tuple[int, int]:
+def strip_range(text: str, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` without its leading and trailing whitespace (possibly empty: ``start == end``)."""
     while start < end and text[start].isspace():
         start += 1
     while end > start and text[end - 1].isspace():
@@ -96,7 +97,7 @@ def cut_oversize(
         if marker:
             pending_junction.append(marker == 2)
             continue
-        lo, hi = _strip(text, lo, hi)
+        lo, hi = strip_range(text, lo, hi)
         if lo >= hi:
             continue
         n = hi - lo
@@ -124,7 +125,7 @@ def cut_oversize(
         hard_left = [False] + hard_after
     pieces = []
     for s, e, hard in zip(starts, ends, hard_left):
-        s, e = _strip(text, s, e)
+        s, e = strip_range(text, s, e)
         if s < e:
             t = known.get((s, e))
             pieces.append(Piece(s, e, count(text[s:e]) if t is None else t, hard))
@@ -171,13 +172,13 @@ def _overlap_hard_cuts(text, leaves, hard_after, span_len, hard_cuts, fraction, 
         hard_left[i + 1] = True
         # A (already carrying its left extension) grows right into B, longest first.
         for r in range(o, 0, -1):
-            s, e = _strip(text, starts[i], b_lo + r)
+            s, e = strip_range(text, starts[i], b_lo + r)
             if fits(s, e):
                 ends[i] = e
                 break
         # B grows left into the original A.
         for ext in range(o, 0, -1):
-            s, e = _strip(text, a_hi - ext, b_hi)
+            s, e = strip_range(text, a_hi - ext, b_hi)
             if fits(s, e):
                 starts[i + 1] = s
                 break
