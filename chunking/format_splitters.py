@@ -12,11 +12,11 @@ import re
 from typing import Callable, Sequence
 
 from chunking.model import Chunk, Page
+from chunking.splitters.markdown.fences import parse_atx_heading
 from chunking.tokens import token_counter
 
 __all__ = ["split_code", "split_csv", "split_html_sections", "split_json", "split_markdown", "split_sentences"]
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 #: The embedding models' per-input limit (text-embedding-3-*, ada-002), in tokens.
 EMBEDDING_MAX_TOKENS = 8191
 
@@ -64,7 +64,7 @@ def _last_heading_end(text: str, start: int, end: int) -> int:
     while pos < end:
         line_end = text.find("\n", pos, end)
         line_end = end if line_end < 0 else line_end
-        if text[pos:line_end].strip() and _HEADING.match(text[pos:line_end]) is None:
+        if text[pos:line_end].strip() and parse_atx_heading(text[pos:line_end].removesuffix("\r")) is None:
             break
         pos = line_end + 1
     return min(pos, end)

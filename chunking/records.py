@@ -3,25 +3,23 @@
 from __future__ import annotations
 
 import bisect
-import re
 from typing import Iterable, Sequence
 
 from chunking.ids import chunk_id, content_hash
 from chunking.model import Chunk, ChunkRecord, Page
+from chunking.splitters.markdown.fences import parse_atx_heading, scan_lines
 
 __all__ = ["HeadingOutline", "build_records", "hierarchical_id"]
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
 
 
 class HeadingOutline:
-    """The Markdown ``#`` headings of a document text with their offsets, to answer "which heading path holds
+    """The Markdown ATX headings of a document text with their offsets, to answer "which heading path holds
     character *i*?" by binary search.
 
-    Parsers render HTML and DOCX headings as ``#`` lines, so one outline serves Markdown, HTML and DOCX. Lines
-    inside fenced code blocks (CommonMark ``````` / ``~~~`` fences) are not headings (a ``# comment`` in a shell
-    snippet must not become a section).
+    Parsers render HTML and DOCX headings as ``#`` lines, so one outline serves Markdown, HTML and DOCX. Headings
+    and fenced code follow CommonMark (``chunking.splitters.markdown.fences``): a ``# comment`` inside a fenced
+    shell snippet is not a section, ``#tag`` is not a heading, and closing ``#``s are not part of the title.
     """
 
     def __init__(self, pages: Iterable[Page]) -> None:
@@ -29,16 +27,22 @@ class HeadingOutline:
         self._paths: list[tuple[str, ...]] = []
         path: list[tuple[int, str]] = []
         for page in pages:
-            fenced = _fenced_ranges(page.text)
-            for match in _HEADING.finditer(page.text):
-                if any(a <= match.start() < b for a, b in fenced):
+            text = page.text
+            if "#" not in text:
+                continue
+            lines = scan_lines(text)
+            for index, (start, end) in enumerate(lines.spans):
+                if lines.block_of_line[index] >= 0 or "#" not in text[start:min(end, start + 8)]:
                     continue
-                level = len(match.group(1))
+                heading = parse_atx_heading(lines.line(text, index))
+                if heading is None or not heading[1]:
+                    continue
+                level, title = heading
                 while path and path[-1][0] >= level:
                     path.pop()
-                path.append((level, match.group(2).strip()))
-                self._offsets.append(page.offset + match.start())
-                self._paths.append(tuple(title for _, title in path))
+                path.append((level, title))
+                self._offsets.append(page.offset + start)
+                self._paths.append(tuple(t for _, t in path))
 
     def offsets_in(self, page: Page) -> list[int]:
         """Document offsets of the headings that lie on *page*."""
@@ -50,20 +54,6 @@ class HeadingOutline:
         """Heading path (outermost first) in force at document offset *char_offset*; ``()`` before any heading."""
         i = bisect.bisect_right(self._offsets, char_offset) - 1
         return self._paths[i] if i >= 0 else ()
-
-
-def _fenced_ranges(text: str) -> list[tuple[int, int]]:
-    ranges = []
-    opening: re.Match[str] | None = None
-    for match in _FENCE.finditer(text):
-        if opening is None:
-            opening = match
-        elif match.group(1)[0] == opening.group(1)[0] and len(match.group(1)) >= len(opening.group(1)):
-            ranges.append((opening.start(), match.end()))
-            opening = None
-    if opening is not None:  # an unclosed fence runs to the end (CommonMark)
-        ranges.append((opening.start(), len(text)))
-    return ranges
 
 
 def hierarchical_id(document_id: str, version: str, level: int, path: Sequence[int]) -> str:

@@ -29,3 +29,12 @@ def test_build_records_fields():
     plain = build_records(chunks, doc_id="dabc", version="v", source="a/b.md", paginated=False,
                           outline=HeadingOutline([Page(0, 0, "# T\n" + "x" * 30)]))
     assert plain[0].sourcepage == "a/b.md" and plain[1].headings == ("T",)
+
+
+def test_outline_follows_commonmark_headings():
+    text = "# Languages ##\n#tag is not a heading\n## C#\nbody\n  ~~~\n## inside a tilde fence\n  ~~~\n## After\n"
+    outline = HeadingOutline([Page(0, 0, text)])
+    assert outline.path_at(text.index("#tag")) == ("Languages",)
+    assert outline.path_at(text.index("body")) == ("Languages", "C#")
+    assert outline.path_at(text.index("## inside")) == ("Languages", "C#")
+    assert outline.path_at(text.index("## After")) == ("Languages", "After")
