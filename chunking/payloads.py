@@ -63,21 +63,17 @@ class BlobPayloadStore:
     """
 
     def __init__(self, storage: Any, container: str) -> None:
-        from azure.storage.blob import BlobServiceClient
+        from chunking.storage import blob_container
 
         self.location = container
-        service = BlobServiceClient.from_connection_string(storage) if isinstance(storage, str) else storage
-        self._container = service.get_container_client(container)
+        self._container = blob_container(storage, container)
         self._created = False
 
     def put(self, name: str, data: bytes) -> None:
-        from azure.core.exceptions import ResourceExistsError
-
         if not self._created:
-            try:
-                self._container.create_container()
-            except ResourceExistsError:
-                pass
+            from chunking.storage import create_container
+
+            create_container(self._container)
             self._created = True
         self._container.upload_blob(name, data, overwrite=True)
 

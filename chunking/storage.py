@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["blob_service", "describe", "queue_client", "table_service"]
+__all__ = ["blob_container", "blob_service", "create_container", "describe", "queue_client", "table_service"]
 
 
 def _account_url(settings: Any, service: str) -> str:
@@ -37,6 +37,24 @@ def blob_service(settings: Any, **kwargs: Any) -> Any:
     if settings.storage_connection:
         return BlobServiceClient.from_connection_string(settings.storage_connection, **kwargs)
     return BlobServiceClient(_account_url(settings, "blob"), credential=_credential(), **kwargs)
+
+
+def blob_container(storage: Any, name: str) -> Any:
+    """The ``ContainerClient`` *name* of *storage*: a connection string or a ``BlobServiceClient``."""
+    from azure.storage.blob import BlobServiceClient
+
+    service = BlobServiceClient.from_connection_string(storage) if isinstance(storage, str) else storage
+    return service.get_container_client(name)
+
+
+def create_container(container: Any) -> None:
+    """Create the blob container *container* (a ``ContainerClient``) unless it exists."""
+    from azure.core.exceptions import ResourceExistsError
+
+    try:
+        container.create_container()
+    except ResourceExistsError:
+        pass
 
 
 def queue_client(settings: Any, queue: str, **kwargs: Any) -> Any:

@@ -104,11 +104,10 @@ class BlobModelCache:
     """
 
     def __init__(self, storage: Any, container: str, max_concurrency: int = 8) -> None:
-        from azure.storage.blob import BlobServiceClient
+        from chunking.storage import blob_container
 
         self.location = container
-        service = BlobServiceClient.from_connection_string(storage) if isinstance(storage, str) else storage
-        self._container = service.get_container_client(container)
+        self._container = blob_container(storage, container)
         self._created = False
         self._workers = max(1, max_concurrency)
 
@@ -129,13 +128,10 @@ class BlobModelCache:
     def put_many(self, items: Mapping[str, str]) -> None:
         if not items:
             return
-        from azure.core.exceptions import ResourceExistsError
-
         if not self._created:
-            try:
-                self._container.create_container()
-            except ResourceExistsError:
-                pass
+            from chunking.storage import create_container
+
+            create_container(self._container)
             self._created = True
 
         def put(item: tuple[str, str]) -> None:
