@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from pathlib import PurePosixPath
 
 from chunking.model import Page
-from chunking.parsers import csv, docx, html, json, pdf, text
+from chunking.parsers import docx, html, json, pdf, text
 from chunking.parsers._common import ParseError, UnsupportedFileType
 
 __all__ = ["SUPPORTED_EXTENSIONS", "ParseError", "UnsupportedFileType", "parse_document"]
@@ -27,10 +27,10 @@ _PARSERS: dict[str, _Parser] = {
     ".docx": docx.parse,
     ".html": html.parse,
     ".htm": html.parse,
-    ".csv": csv.parse,
     ".json": json.parse,
     **dict.fromkeys(
-        (".md", ".markdown", ".txt", ".text", ".rst", ".log", ".xml", ".yaml", ".yml")
+        # CSV stays CSV text too: its rows are grouped by the CSV splitter (quoted newlines are normalised as well).
+        (".csv", ".md", ".markdown", ".txt", ".text", ".rst", ".log", ".xml", ".yaml", ".yml")
         + (".py", ".js", ".ts", ".go", ".java", ".c", ".h", ".cpp", ".rs"),
         text.parse,
     ),

@@ -1,8 +1,8 @@
-"""chunking.parsers.csv: CSV text verbatim."""
+"""CSV files: parsed as text (chunking.parsers.text), CSV verbatim."""
 
 from __future__ import annotations
 
-from chunking.parsers import csv, parse_document
+from chunking.parsers import parse_document, text
 from tests.parsers.helpers import assert_page_invariants, corpus_bytes, parse_corpus
 
 RELEASES = "debian-releases.csv"
@@ -27,7 +27,7 @@ def test_corpus_csv_keeps_header_and_rows():
 def test_quoted_newlines_are_normalised_and_a_bom_is_dropped():
     data = b'\xef\xbb\xbfname,note\r\n"A","two\r\nlines"\r\n'
 
-    assert [p.text for p in csv.parse(data, source="t.csv")] == ['name,note\n"A","two\nlines"\n']
+    assert [p.text for p in text.parse(data, source="t.csv")] == ['name,note\n"A","two\nlines"\n']
 
 
 def test_stray_quote_does_not_fail_the_file():
