@@ -7,6 +7,7 @@ dependency of the Azure SDKs) only as the last resort, because guessing is slow 
 from __future__ import annotations
 
 import codecs
+import html
 import re
 from collections.abc import Iterable, Iterator
 
@@ -106,6 +107,17 @@ def pages_from_texts(texts: Iterable[str]) -> Iterator[Page]:
     for page_num, text in enumerate(texts):
         yield Page(page_num, offset, text)
         offset += len(text)
+
+
+def table_cell(tag: str, attributes: str, text: str) -> str:
+    """One ``<th>``/``<td>`` cell with its attributes (e.g. ``' rowspan="2"'``) and HTML-escaped text."""
+    return f"<{tag}{attributes}>{html.escape(text, quote=False)}</{tag}>"
+
+
+def figure_table(lines: list[str]) -> str:
+    """Table rows (and caption) as one ``<figure><table>`` block, a line per row: how every parser renders a
+    table, so that the sentence splitter keeps it whole and splits it by rows only when it must."""
+    return "<figure><table>\n" + "\n".join(lines) + "\n</table></figure>"
 
 
 def _html_codec(label: str | None) -> str | None:

@@ -17,7 +17,6 @@ Steps:
 
 from __future__ import annotations
 
-import html
 import io
 import re
 import zipfile
@@ -30,7 +29,7 @@ from docx.oxml.ns import qn
 from docx.text.paragraph import Paragraph
 
 from chunking.model import Page
-from chunking.parsers._common import ParseError, pages_from_texts
+from chunking.parsers._common import ParseError, figure_table, pages_from_texts, table_cell
 
 __all__ = ["parse"]
 
@@ -246,12 +245,12 @@ def _figure(tbl) -> str:
                 attributes += f' colspan="{tc.grid_span}"'
             text = _flat_text(tc)
             has_text = has_text or bool(text)
-            rendered.append(f"<{name}{attributes}>{html.escape(text, quote=False)}</{name}>")
+            rendered.append(table_cell(name, attributes, text))
         if rendered:
             lines.append("<tr>" + "".join(rendered) + "</tr>")
     if not has_text:
         return ""
-    return "<figure><table>\n" + "\n".join(lines) + "\n</table></figure>"
+    return figure_table(lines)
 
 
 def _row_cells(tr) -> list[tuple[int, object]]:

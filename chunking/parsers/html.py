@@ -28,7 +28,7 @@ from bs4 import BeautifulSoup, Comment, Declaration, Doctype, NavigableString, P
 from bs4.dammit import EncodingDetector
 
 from chunking.model import Page
-from chunking.parsers._common import decode_text, normalize_newlines, pages_from_texts
+from chunking.parsers._common import decode_text, figure_table, normalize_newlines, pages_from_texts, table_cell
 
 __all__ = ["parse"]
 
@@ -286,12 +286,12 @@ def _figure(table: Tag) -> str:
             name = "th" if cell.name == "th" or in_head else "td"
             text = _flat_text(cell)
             has_text = has_text or bool(text)
-            cells.append(f"<{name}{_span_attributes(cell)}>{html.escape(text, quote=False)}</{name}>")
+            cells.append(table_cell(name, _span_attributes(cell), text))
         if cells:
             lines.append("<tr>" + "".join(cells) + "</tr>")
     if not has_text:
         return ""
-    return "<figure><table>\n" + "\n".join(lines) + "\n</table></figure>"
+    return figure_table(lines)
 
 
 def _span_attributes(cell: Tag) -> str:
