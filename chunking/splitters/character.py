@@ -219,36 +219,38 @@ def _glue_decorators(text: str, pieces: list[Span]) -> list[Span]:
     return glued
 
 
-class PythonCodeTextSplitter(RecursiveCharacterTextSplitter):
-    """:meth:`RecursiveCharacterTextSplitter.from_language` with ``Language.PYTHON`` (regex separators)."""
+class _LanguagePreset(RecursiveCharacterTextSplitter):
+    """A recursive splitter whose separators are the regex preset of ``_language`` (unless given)."""
+
+    _language: Language
 
     def __init__(self, **kwargs: Any) -> None:
-        kwargs.setdefault("separators", self.get_separators_for_language(Language.PYTHON))
+        kwargs.setdefault("separators", self.get_separators_for_language(self._language))
         kwargs["is_separator_regex"] = True
         super().__init__(**kwargs)
 
 
-class MarkdownTextSplitter(RecursiveCharacterTextSplitter):
+class PythonCodeTextSplitter(_LanguagePreset):
+    """:meth:`RecursiveCharacterTextSplitter.from_language` with ``Language.PYTHON`` (regex separators)."""
+
+    _language = Language.PYTHON
+
+
+class MarkdownTextSplitter(_LanguagePreset):
     """:meth:`RecursiveCharacterTextSplitter.from_language` with ``Language.MARKDOWN``.
 
     Differs from LangChain on purpose: the separators are regular expressions and match; LangChain's subclass
     escapes them, so its heading and rule separators never match.
     """
 
-    def __init__(self, **kwargs: Any) -> None:
-        kwargs.setdefault("separators", self.get_separators_for_language(Language.MARKDOWN))
-        kwargs["is_separator_regex"] = True
-        super().__init__(**kwargs)
+    _language = Language.MARKDOWN
 
 
-class LatexTextSplitter(RecursiveCharacterTextSplitter):
+class LatexTextSplitter(_LanguagePreset):
     """:meth:`RecursiveCharacterTextSplitter.from_language` with ``Language.LATEX``.
 
     Differs from LangChain on purpose: the separators are regular expressions and match; LangChain's subclass
     escapes them, so they never match.
     """
 
-    def __init__(self, **kwargs: Any) -> None:
-        kwargs.setdefault("separators", self.get_separators_for_language(Language.LATEX))
-        kwargs["is_separator_regex"] = True
-        super().__init__(**kwargs)
+    _language = Language.LATEX
