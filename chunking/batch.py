@@ -115,6 +115,7 @@ def collect_files(paths: Sequence[Path], cwd: Path | None = None) -> tuple[list[
     """
     from chunking.parsers import SUPPORTED_EXTENSIONS
 
+    cwd = (cwd or Path.cwd()).resolve()
     found: list[tuple[Path, str]] = []
     scopes: list[str] = []
     ignored: list[str] = []

@@ -111,10 +111,10 @@ def _format_splitter(name: str, settings: Settings,
     config = {"splitter": name, "max_tokens": settings.max_tokens, "max_chars": settings.max_chars,
               "rules": _RULES_VERSION}
     if name in ("sentence", "html"):
-        from chunking.splitters import SentenceTextSplitter
+        from chunking.splitters import SentenceSplitterConfig
 
-        config["sentence"] = SentenceTextSplitter(max_tokens=settings.max_tokens,
-                                                  max_chars=settings.max_chars).fingerprint()
+        config["sentence"] = SentenceSplitterConfig(max_tokens=settings.max_tokens,
+                                                    max_chars=settings.max_chars).fingerprint()
     return config, lambda pages: split(pages, settings.max_tokens, settings.max_chars)
 
 
