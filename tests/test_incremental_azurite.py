@@ -4,7 +4,6 @@ blobs in the container."""
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import time
 
@@ -90,7 +89,7 @@ class Harness:
                 continue
             for m in batch:
                 try:
-                    self.app.index_chunk_batch(_qm(m.content, dt.datetime.now(dt.timezone.utc), m.dequeue_count))
+                    self.app.index_chunk_batch(queue_message(m.content, m.dequeue_count))
                 except RuntimeError:
                     continue
                 self.queue.delete_message(m)
@@ -135,11 +134,6 @@ class _NoLedger:
         return None
 
 
-def _qm(body: str, now=None, dequeue_count: int = 1):
-    """Kept for the tests that import it: a queue message as the worker builds it."""
-    return queue_message(body, dequeue_count)
-
-
 @pytest.fixture
 def h(azurite, tmp_path, monkeypatch, request):
     harness = Harness(azurite, request.node.name.replace("_", "")[4:20].lower(), tmp_path, monkeypatch)
@@ -182,7 +176,7 @@ def test_delete_event_removes_chunks(h):
     url = blob.url
     blob.delete_blob()
     event = {"eventType": "Microsoft.Storage.BlobDeleted", "subject": "x", "data": {"url": url}}
-    h.app.remove_deleted_blob(_qm(json.dumps([event]), dt.datetime.now(dt.timezone.utc)))
+    h.app.remove_deleted_blob(queue_message(json.dumps([event])))
     assert h.s.ledger.get(doc_id(h.cname, "gone.txt")).status == "deleted"
     h.assert_index_is_exactly_current()
 

@@ -10,7 +10,8 @@ import json
 import pytest
 
 from chunking.ids import doc_id
-from tests.test_incremental_azurite import Harness, _paragraphs, _qm
+from tests.functions_host import queue_message
+from tests.test_incremental_azurite import Harness, _paragraphs
 
 pytestmark = pytest.mark.integration
 
@@ -66,8 +67,7 @@ def test_poison_handlers_record_the_reason(h, monkeypatch):
     h.queue.clear_messages()
     entry = h.s.ledger.get(doc_id(h.cname, "good.txt"))
     h.s.ledger.record_error(entry.doc_id, "good.txt", entry.version, "batch 1 of 2: RateLimitError: 429")
-    now = dt.datetime.now(dt.timezone.utc)
-    h.app.record_batch_poison(_qm(messages[0], now))
+    h.app.record_batch_poison(queue_message(messages[0]))
     entry = h.s.ledger.get(doc_id(h.cname, "good.txt"))
     assert entry.status == "failed"
     assert len(messages) >= 2
@@ -85,7 +85,7 @@ def test_poison_handlers_record_the_reason(h, monkeypatch):
             h.upload("bad/blob.pdf", b"%PDF-1.4 whatever")
     poison = {"FunctionId": "Host.Functions.ingest_document", "BlobType": "BlockBlob",
               "ContainerName": h.cname, "BlobName": "bad/blob.pdf", "ETag": "\"0x1\""}
-    h.app.record_blob_poison(_qm(json.dumps(poison), now))
+    h.app.record_blob_poison(queue_message(json.dumps(poison)))
     bad = h.s.ledger.get(doc_id(h.cname, "bad/blob.pdf"))
     assert (bad.status, bad.source, bad.error) == (
         "failed", "bad/blob.pdf",
@@ -97,6 +97,6 @@ def test_delete_event_for_a_blob_that_exists_again_is_ignored(h):
     h.drain()
     url = h.container.get_blob_client("back.txt").url
     event = {"type": "Microsoft.Storage.BlobDeleted", "data": {"url": url}}  # CloudEvents schema
-    h.app.remove_deleted_blob(_qm(json.dumps(event), dt.datetime.now(dt.timezone.utc)))
+    h.app.remove_deleted_blob(queue_message(json.dumps(event)))
     assert h.s.ledger.get(doc_id(h.cname, "back.txt")).status == "indexed"
     h.assert_index_is_exactly_current()
