@@ -444,3 +444,32 @@ def test_long_blocks_are_encoded_in_two_halves_with_identical_tokens(corpus):
         assert measure.encode(text) == enc.encode_ordinary(text)
     chunks = SentenceTextSplitter().split_text(en)
     assert all(c.token_count == len(enc.encode_ordinary(c.text)) for c in chunks)
+
+
+@pytest.mark.parametrize("text", ["plain ASCII, twice.", "Ünïcödé wörds — and “quotes”.", "中文句子。日本語の文。🙂🙂 x",
+                                  "<|endoftext|> is text here", "𠀋𡈽𡌛 丼 ☃☃☃", ""])
+def test_block_tokens_before_counts_tokens_whose_first_byte_lies_before_the_position(text):
+    from chunking.splitters.sentence.measure import BlockTokens, TokenMeasure
+    from chunking.tokens import get_encoding
+
+    enc = get_encoding()
+    page = "xx " + text
+    block = BlockTokens(TokenMeasure("cl100k_base"), page, 3, len(page), [len(page)])
+    assert block.knows_offsets
+    first_bytes, byte = [], 0
+    for token in enc.encode_ordinary(text):
+        first_bytes.append(byte)
+        byte += len(enc.decode_single_token_bytes(token))
+    for pos in range(len(text) + 1):
+        before = len(text[:pos].encode("utf-8"))
+        assert block.tokens_before(3 + pos) == sum(b < before for b in first_bytes), (text, pos)
+        # char_limit: the furthest position whose count from the block start stays within the cap.
+        cap = block.tokens_before(3 + pos)
+        limit = block.char_limit(3, 0, cap)
+        assert block.tokens_before(limit) <= cap and (limit == len(page) or block.tokens_before(limit + 1) > cap)
+
+
+def test_token_char_starts_refuse_lone_surrogates():
+    from chunking.splitters.sentence.measure import TokenMeasure
+
+    assert TokenMeasure("cl100k_base").token_char_starts("a\ud800b", 0) is None

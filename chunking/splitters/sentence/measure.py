@@ -52,16 +52,20 @@ def _encoder_thread() -> ThreadPoolExecutor:
 
 
 @functools.cache
-def _token_byte_lengths(encoding_name: str) -> list[int]:
-    """Byte length of every ordinary token of the encoding, indexed by token id."""
+def _token_char_tables(encoding_name: str) -> tuple[list[int], bytes]:
+    """Per token id of the encoding: the number of UTF-8 lead bytes (characters that begin in the token), and
+    whether the token's first byte continues a character begun by the previous token (1) or not (0)."""
     enc = get_encoding(encoding_name)
-    lengths = [0] * enc.n_vocab
+    leads = [0] * enc.n_vocab
+    continues = bytearray(enc.n_vocab)
     for token in range(enc.n_vocab):
         try:
-            lengths[token] = len(enc.decode_single_token_bytes(token))
+            data = enc.decode_single_token_bytes(token)
         except KeyError:  # ids without a token (gaps before the special tokens)
             continue
-    return lengths
+        leads[token] = sum((byte & 0xC0) != 0x80 for byte in data)
+        continues[token] = bool(data) and (data[0] & 0xC0) == 0x80
+    return leads, bytes(continues)
 
 
 class TokenMeasure:
@@ -80,14 +84,12 @@ class TokenMeasure:
         if token_counter is not None:
             self.count: Callable[[str], int] = token_counter
             self._encode = None
-            self._byte_lengths: list[int] = []
         else:
-            encode = get_encoding(encoding).encode_ordinary
-            self._encode = encode
+            self._encode = get_encoding(encoding).encode_ordinary
             self.count = self._count_memo
             self._memo: dict[str, int] = {}
             self._recent: dict[str, int] = {}
-            self._byte_lengths = _token_byte_lengths(encoding)
+            self._lead_bytes, self._continues_char = _token_char_tables(encoding)
 
     def _count_memo(self, text: str) -> int:
         # Chunk heads and tails are a word or two ("The", "here."), which natural text repeats: short strings
@@ -116,6 +118,24 @@ class TokenMeasure:
                 tail = encode(block[cut.end():])  # type: ignore[misc]
                 return head.result() + tail
         return encode(block)  # type: ignore[misc]
+
+    def token_char_starts(self, block: str, lo: int) -> tuple[list[int], list[int] | None] | None:
+        """Where the tokens of *block* start, as character indices of the page (``lo`` + index in *block*).
+
+        Returns ``(leads, ids)``: ``leads[k]`` is the number of characters that begin before token ``k`` (UTF-8
+        lead bytes, summed over the tokens before it), ``leads[-1] == lo + len(block)``; ``ids`` is the token
+        list when some token may start inside a multi-byte character (byte-level BPE splits CJK and emoji),
+        else None. Such a token starts at character ``leads[k] - 1``. None if the tokenizer would alter the
+        text (lone surrogates).
+        """
+        if not block.isascii():
+            try:
+                block.encode("utf-8")
+            except UnicodeEncodeError:
+                return None
+        ids = self.encode(block)
+        leads = list(accumulate(map(self._lead_bytes.__getitem__, ids), initial=lo))
+        return leads, (None if block.isascii() else ids)
 
     def exact(self, parts: Sequence[object], suffix: str = "") -> int:
         """Exact token count of the concatenation of ``parts`` and ``suffix``.
@@ -161,28 +181,25 @@ class PlainText:
 class BlockTokens:
     """The tokens of one text block of a page, for span counts and exact slice counts.
 
+    The block is encoded once; the start of every token is kept as a character index of the page (a token
+    that starts inside a multi-byte character, as byte-level BPE allows for CJK, is placed at that character).
+
     Attributes:
         text: the page text; the block is ``text[lo:hi]`` (character indices).
     """
 
-    __slots__ = ("text", "lo", "hi", "_starts", "_ascii", "_cp_chars", "_cp_bytes", "_prefix", "_utf8")
+    __slots__ = ("text", "lo", "hi", "_starts", "_ids", "_continues", "_prefix")
 
     def __init__(self, measure: TokenMeasure, text: str, lo: int, hi: int, cuts: Sequence[int]) -> None:
         self.text, self.lo, self.hi = text, lo, hi
         self._starts: list[int] | None = None
+        self._ids: list[int] | None = None
         self._prefix: dict[int, int] | None = None
         block = text if lo == 0 and hi == len(text) else text[lo:hi]
-        self._ascii = block.isascii()
-        self._cp_chars, self._cp_bytes = [lo], [0]
-        self._utf8: bytes | None = None
-        if not self._ascii:
-            try:
-                self._utf8 = block.encode("utf-8")
-            except UnicodeEncodeError:  # lone surrogates: tiktoken would replace them, shifting byte offsets
-                pass
-        if measure._encode is not None and (self._ascii or self._utf8 is not None):
-            ids = measure.encode(block)
-            self._starts = list(accumulate(map(measure._byte_lengths.__getitem__, ids), initial=0))
+        known = measure.token_char_starts(block, lo) if measure._encode is not None else None
+        if known is not None:
+            self._starts, self._ids = known
+            self._continues = measure._continues_char
         else:
             # Injected counter (or text the tokenizer would alter): count every span on its own.
             prefix = {lo: 0}
@@ -201,50 +218,35 @@ class BlockTokens:
 
     def tokens_before(self, pos: int) -> int:
         """Number of the block's tokens that start before character ``pos`` (``lo ≤ pos ≤ hi``)."""
-        if self._starts is None:
+        starts = self._starts
+        if starts is None:
             return self._prefix[pos]  # type: ignore[index]
-        return bisect_left(self._starts, self._byte_offset(pos))
+        k = bisect_left(starts, pos)
+        ids = self._ids
+        if ids is not None:
+            # Tokens that start inside the character before ``pos`` are listed at ``pos``: they count too.
+            continues, n = self._continues, len(ids)
+            while k < n and starts[k] == pos and continues[ids[k]]:
+                k += 1
+        return k
 
     def char_limit(self, start: int, tokens_at_start: int, max_tokens: int) -> int:
         """Largest position ``p ≥ start`` with ``tokens_before(p) - tokens_at_start ≤ max_tokens`` (or ``hi``).
 
-        One bisection in the token offsets and one UTF-8 decode, instead of a search over span boundaries.
+        The start of the first token beyond the cap; a character that token starts inside is left out.
         """
         if self._starts is None:
             raise ValueError("token offsets are unknown for this block")
         k = tokens_at_start + max_tokens
         if k >= len(self._starts) - 1:
             return self.hi
-        limit = self._starts[k]  # the first token beyond the cap starts here
-        if self._ascii:
-            return self.lo + limit
-        base = self._byte_offset(start)
-        # Characters whose UTF-8 encoding ends by ``limit``; a character cut by ``limit`` is dropped.
-        return start + len(self._utf8[base:limit].decode("utf-8", "ignore"))  # type: ignore[index]
-
-    def prefix_counter(self, start: int) -> Callable[[int], int]:
-        """A function ``n -> tokens_before(start + n)`` for several ``n`` (the start is converted once)."""
-        if self._starts is None or self._ascii:
-            return lambda n: self.tokens_before(start + n)
-        base, text, starts = self._byte_offset(start), self.text, self._starts
-        return lambda n: bisect_left(starts, base + len(text[start:start + n].encode("utf-8")))
+        if self._ids is not None and self._continues[self._ids[k]]:
+            return self._starts[k] - 1
+        return self._starts[k]
 
     def count(self, start: int, end: int) -> int:
         """Estimated tokens of ``text[start:end]``: the block's tokens that start in it."""
         return self.tokens_before(end) - self.tokens_before(start)
-
-    def _byte_offset(self, pos: int) -> int:
-        if self._ascii:
-            return pos - self.lo
-        # Queries move mostly forward: the UTF-8 length is measured from the nearest earlier checkpoint, so the
-        # work stays linear in the block length.
-        chars = self._cp_chars
-        i = bisect_left(chars, pos + 1) - 1
-        offset = self._cp_bytes[i] + len(self.text[chars[i]:pos].encode("utf-8"))
-        if i == len(chars) - 1 and pos > chars[i]:
-            chars.append(pos)
-            self._cp_bytes.append(offset)
-        return offset
 
     def reusable_interior(self, start: int, end: int) -> tuple[int, int] | None:
         """Two piece boundaries ``start < q1 ≤ q2 < end`` whose tokens between can be reused, or None."""

@@ -186,11 +186,10 @@ class Repairer:
         if not isinstance(block, BlockTokens) or not block.knows_offsets:
             return len(lengths) - 1
         base = block.tokens_before(start) - (1 if sep else 0)
-        tokens_to = block.prefix_counter(start)
         lo, hi = 0, len(lengths) - 1
         while lo < hi:
             mid = (lo + hi) // 2
-            if tokens_to(lengths[mid]) - base <= budget:
+            if block.tokens_before(start + lengths[mid]) - base <= budget:
                 hi = mid
             else:
                 lo = mid + 1
