@@ -126,3 +126,27 @@ def test_split_text_is_split_pages_of_one_page(pages, caps):
     text = "".join(p.text for p in pages)
     splitter = SentenceTextSplitter(**caps)
     assert splitter.split_text(text) == list(splitter.split_pages([Page(0, 0, text)]))
+
+
+CUT_TEXT = st.lists(st.sampled_from(list(".!?。！？\"')」 \n\tabcXYZ123") + ["e.g", "Dr", "J", "3.50", " . . ."]),
+                    max_size=80).map("".join)
+
+
+@PROPERTY_SETTINGS
+@given(text=st.lists(st.one_of(CUT_TEXT, st.sampled_from(["Dr. Smith. ", "e.g. this. ", ". . . . 7", "3.50?! ",
+                                                          "end.\")] Next", "1. Intro\n", "中文。"])),
+                     max_size=12).map("".join),
+       data=st.data())
+def test_windowed_cut_search_agrees_with_the_full_scan(text, data):
+    from chunking.splitters.sentence.boundaries import Boundaries
+    from chunking.splitters.sentence.config import SentenceSplitterConfig
+
+    bounds = Boundaries(SentenceSplitterConfig())
+    lo = data.draw(st.integers(0, len(text)))
+    hi = data.draw(st.integers(lo, len(text)))
+    full = bounds.sentence_cuts(text, lo, hi)
+    a = data.draw(st.integers(lo, hi))
+    limit = data.draw(st.integers(a, hi))
+    assert bounds.cuts_between(text, lo, hi, a, limit) == [c for c in full if a <= c <= limit]
+    assert bounds.last_cut(text, lo, hi, a, limit) == max([c for c in full if a < c <= limit], default=-1)
+    assert bounds.next_cut(text, lo, hi, a) == min([c for c in full if c > a], default=hi)

@@ -454,7 +454,7 @@ def test_block_tokens_before_counts_tokens_whose_first_byte_lies_before_the_posi
 
     enc = get_encoding()
     page = "xx " + text
-    block = BlockTokens(TokenMeasure("cl100k_base"), page, 3, len(page), [len(page)])
+    block = BlockTokens(TokenMeasure("cl100k_base"), page, 3, len(page))
     assert block.knows_offsets
     first_bytes, byte = [], 0
     for token in enc.encode_ordinary(text):

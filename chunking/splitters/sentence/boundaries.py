@@ -180,17 +180,19 @@ class Boundaries:
 
     # ---- sentence ends -------------------------------------------------------------------------------------
 
-    def sentence_cuts(self, text: str, lo: int = 0, hi: int | None = None, scan_from: int | None = None) -> list[int]:
+    def sentence_cuts(self, text: str, lo: int = 0, hi: int | None = None, scan_from: int | None = None,
+                      scan_to: int | None = None) -> list[int]:
         """Positions just after each sentence end in ``text[lo:hi]``, ascending (§5.2).
 
         A value ``p`` means ``text[p - 1]`` is the last character of a terminal cluster. ``scan_from`` (a
-        position at the start of a word, ≥ ``lo``) skips the text before it.
+        position at the start of a word, ≥ ``lo``) skips the text before it; ``scan_to`` stops the scan there
+        (a cluster that reaches it is cut short, so only the cuts before it are meaningful).
         """
         hi = len(text) if hi is None else hi
         cuts: list[int] = []
         append = cuts.append
         dot_is_terminal = self._dot_is_terminal
-        for m in self._cluster.finditer(text, lo if scan_from is None else scan_from, hi):
+        for m in self._cluster.finditer(text, lo if scan_from is None else scan_from, hi if scan_to is None else scan_to):
             group = m.lastindex
             if group is None:
                 append(m.end())
@@ -199,6 +201,46 @@ class Boundaries:
             elif dot_is_terminal(text, m.start(), m.end(), lo, hi):
                 append(m.end())
         return cuts
+
+    def cuts_between(self, text: str, lo: int, hi: int, cmin: int, cmax: int) -> list[int]:
+        """The cuts ``c`` of :meth:`sentence_cuts` over ``text[lo:hi]`` with ``cmin ≤ c ≤ cmax``, ascending,
+        scanning only the text near that range."""
+        cmin, cmax = max(cmin, lo + 1), min(cmax, hi)
+        if cmin > cmax:
+            return []
+        # Start where no cluster is cut in two (step back over terminators and closing characters; a run of
+        # dot leaders cut in two gives the same cuts dot by dot). Stop a little after cmax: a cluster cut
+        # short there ends beyond cmax and is dropped; every cut kept was decided on the real text after it.
+        start, endings, closing = cmin - 1, self.endings, self.closing
+        while start > lo and (text[start - 1] in endings or text[start - 1] in closing):
+            start -= 1
+        cuts = self.sentence_cuts(text, lo, hi, start, min(hi, cmax + 1))
+        return [c for c in cuts if cmin <= c <= cmax]
+
+    def last_cut(self, text: str, lo: int, hi: int, after: int, limit: int) -> int:
+        """The last cut of ``text[lo:hi]`` in ``(after, limit]``, or -1; scans backwards from ``limit`` in
+        growing windows, so a page is not scanned in full to find where its first chunks end."""
+        width = 256
+        while True:
+            cmin = max(after + 1, limit - width)
+            cuts = self.cuts_between(text, lo, hi, cmin, limit)
+            if cuts:
+                return cuts[-1]
+            if cmin <= after + 1:
+                return -1
+            width *= 4
+
+    def next_cut(self, text: str, lo: int, hi: int, after: int) -> int:
+        """The first cut of ``text[lo:hi]`` after position ``after``, or ``hi`` if there is none."""
+        width = 256
+        cmin = after + 1
+        while cmin <= hi:
+            cmax = min(hi, cmin + width)
+            cuts = self.cuts_between(text, lo, hi, cmin, cmax)
+            if cuts:
+                return cuts[0]
+            cmin, width = cmax + 1, width * 4
+        return hi
 
     def _dot_is_terminal(self, text: str, dot: int, end: int, lo: int, hi: int) -> bool:
         """Rule 2 of §5.2 for a single ``.`` at ``dot`` whose cluster ends at ``end`` (exclusive)."""

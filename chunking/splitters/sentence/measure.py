@@ -103,9 +103,9 @@ class TokenMeasure:
             n = memo[text] = len(self._encode(text))  # type: ignore[misc]
         return n
 
-    def block(self, text: str, lo: int, hi: int, cuts: Sequence[int]) -> "BlockTokens":
-        """Count the tokens of the text block ``text[lo:hi]`` whose spans end at ``cuts`` (ascending)."""
-        return BlockTokens(self, text, lo, hi, cuts)
+    def block(self, text: str, lo: int, hi: int) -> "BlockTokens":
+        """The tokens of the text block ``text[lo:hi]`` (encoded once, unless a counter was injected)."""
+        return BlockTokens(self, text, lo, hi)
 
     def encode(self, block: str) -> list[int]:
         """The tokens of *block*; a long block is encoded as two halves at once, cut where the tokenizer always
@@ -188,28 +188,32 @@ class BlockTokens:
         text: the page text; the block is ``text[lo:hi]`` (character indices).
     """
 
-    __slots__ = ("text", "lo", "hi", "_starts", "_ids", "_continues", "_prefix")
+    __slots__ = ("text", "lo", "hi", "_starts", "_ids", "_continues", "_prefix", "_measure")
 
-    def __init__(self, measure: TokenMeasure, text: str, lo: int, hi: int, cuts: Sequence[int]) -> None:
+    def __init__(self, measure: TokenMeasure, text: str, lo: int, hi: int) -> None:
         self.text, self.lo, self.hi = text, lo, hi
         self._starts: list[int] | None = None
         self._ids: list[int] | None = None
         self._prefix: dict[int, int] | None = None
-        block = text if lo == 0 and hi == len(text) else text[lo:hi]
-        known = measure.token_char_starts(block, lo) if measure._encode is not None else None
-        if known is not None:
-            self._starts, self._ids = known
-            self._continues = measure._continues_char
-        else:
-            # Injected counter (or text the tokenizer would alter): count every span on its own.
-            prefix = {lo: 0}
-            total, prev = 0, lo
-            for cut in cuts:
-                if cut > prev:
-                    total += measure.count(text[prev:cut])
-                    prefix[cut] = total
-                    prev = cut
-            self._prefix = prefix
+        self._measure = measure
+        if measure._encode is not None:
+            known = measure.token_char_starts(text if lo == 0 and hi == len(text) else text[lo:hi], lo)
+            if known is not None:
+                self._starts, self._ids = known
+                self._continues = measure._continues_char
+
+    def count_spans(self, cuts: Sequence[int]) -> None:
+        """Count each span ``[previous cut, cut)`` on its own (injected counter, or text the tokenizer would
+        alter); afterwards :meth:`tokens_before` answers at ``lo`` and at every cut."""
+        text, count = self.text, self._measure.count
+        prefix = {self.lo: 0}
+        total, prev = 0, self.lo
+        for cut in cuts:
+            if cut > prev:
+                total += count(text[prev:cut])
+                prefix[cut] = total
+                prev = cut
+        self._prefix = prefix
 
     @property
     def knows_offsets(self) -> bool:

@@ -132,30 +132,63 @@ class SentenceTextSplitter:
 
     def _text_block(self, text: str, lo: int, hi: int, offset: int, page_num: int, out: list[Draft],
                     keep_open: bool) -> tuple[BlockTokens, int, int, int] | None:
-        """Steps 2–4 for the text block ``text[lo:hi]``; returns the unflushed builder if ``keep_open``."""
+        """Steps 2–4 for the text block ``text[lo:hi]``; returns the unflushed builder if ``keep_open``.
+
+        A chunk takes the spans from ``a`` up to the last sentence end within both caps. With token offsets
+        known everywhere, the caps give a position directly, and only the text just before it is searched for
+        that sentence end (:meth:`Boundaries.last_cut`): the result equals accumulating span by span.
+        """
         if lo >= hi:
             return None
+        block = self._measure.block(text, lo, hi)
+        if not block.knows_offsets:
+            return self._counted_block(text, block, lo, hi, offset, page_num, out, keep_open)
+        cfg, bounds = self.config, self._boundaries
+        max_chars, max_tokens, hard_chars = cfg.max_chars, cfg.max_tokens, cfg.hard_chars
+        tokens_before = block.tokens_before
+        a, ta = lo, 0
+        while a < hi:
+            limit = min(a + max_chars, block.char_limit(a, ta, max_tokens))
+            if limit >= hi:  # the rest of the block fits
+                if keep_open:
+                    return block, a, hi, tokens_before(hi) - ta
+                self._add_range(out, text, block, a, hi, offset, page_num, tokens_before(hi) - ta)
+                return None
+            c = bounds.last_cut(text, lo, hi, a, limit)
+            if c > 0:
+                tc = tokens_before(c)
+                self._add_range(out, text, block, a, c, offset, page_num, tc - ta)
+                a, ta = c, tc
+                continue
+            # The first span alone is over a cap: cut it (step 4) or emit it alone.
+            b = bounds.next_cut(text, lo, hi, a)
+            tb = tokens_before(b)
+            if tb - ta > max_tokens or b - a > hard_chars:
+                self._add_oversize(out, text, block, a, b, offset, page_num)
+            else:
+                self._add_range(out, text, block, a, b, offset, page_num, tb - ta)
+            a, ta = b, tb
+        return None
+
+    def _counted_block(self, text: str, block: BlockTokens, lo: int, hi: int, offset: int, page_num: int,
+                       out: list[Draft], keep_open: bool) -> tuple[BlockTokens, int, int, int] | None:
+        """:meth:`_text_block` when counts are known only at sentence ends (an injected counter): every span
+        is counted, and the caps are checked by bisecting the spans' prefix sums."""
         cfg = self.config
         cuts = self._boundaries.sentence_cuts(text, lo, hi)
         if not cuts or cuts[-1] != hi:
             cuts.append(hi)
-        block = self._measure.block(text, lo, hi, cuts)
+        block.count_spans(cuts)
         pos = [lo] + cuts
         m = len(cuts)
         tokens_before = block.tokens_before
-        offsets = block.knows_offsets
         max_chars, max_tokens, hard_chars = cfg.max_chars, cfg.max_tokens, cfg.hard_chars
-        i = 0
-        ta = tokens_before(lo)
+        i, ta = 0, 0
         while i < m:
             a = pos[i]
-            # Largest j with the spans i..j-1 within both caps (prefix sums are monotone: bisect, not a loop).
-            limit = a + max_chars
-            if offsets:
-                limit = min(limit, block.char_limit(a, ta, max_tokens))
-            j = bisect_right(pos, limit, i + 1) - 1
+            j = bisect_right(pos, a + max_chars, i + 1) - 1
             tj = tokens_before(pos[j]) if j > i else ta
-            if j > i and tj - ta > max_tokens:  # counts known only at span boundaries: bisect them
+            if j > i and tj - ta > max_tokens:  # prefix sums are monotone: bisect them
                 lo_j, hi_j = i, j  # invariant: lo_j fits (or is i), hi_j does not
                 while hi_j - lo_j > 1:
                     mid = (lo_j + hi_j) // 2
@@ -171,7 +204,6 @@ class SentenceTextSplitter:
                 self._add_range(out, text, block, a, pos[j], offset, page_num, tj - ta)
                 i, ta = j, tj  # the next chunk starts where this one ends
                 continue
-            # The first span alone is over a cap: cut it (step 4) or emit it alone.
             b = pos[i + 1]
             tb = tokens_before(b)
             if tb - ta > max_tokens or b - a > hard_chars:
