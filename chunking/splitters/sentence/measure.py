@@ -36,6 +36,8 @@ _SAFE_BOUNDARY = re.compile(
     "[A-Za-z\u3041-\u3096\u30a1-\u30fa\u4e00-\u9fef]"
     "(?=[\\s!-/:-@\\[-`{-~\u3001\u3002\uff0c\uff01\uff1f\uff08\uff09\u300c\u300d\u300e\u300f\uff1a\uff1b])"
 )
+# The last such boundary of a range: ``.*`` runs to the end and backs off to the nearest boundary.
+_LAST_SAFE_BOUNDARY = re.compile("(?s:.*)" + _SAFE_BOUNDARY.pattern)
 _MEMO_MAX_CHARS = 16
 _MEMO_SIZE = 8192
 _RECENT_SIZE = 32
@@ -261,15 +263,15 @@ class BlockTokens:
         if first is None:
             return None
         q1 = first.end()
-        window = 32
-        while True:
-            lo = max(q1, end - window)
-            last = None
-            for last in _SAFE_BOUNDARY.finditer(text, lo, end):
-                pass
-            if last is not None:
-                return q1, last.end()
-            if lo == q1:
-                return q1, q1
-            window *= 4
+        last = _LAST_SAFE_BOUNDARY.match(text, q1, end)
+        return q1, (q1 if last is None else last.end())
 
+    def exact_count(self, start: int, end: int, count: Callable[[str], int]) -> int:
+        """Exact tokens of ``text[start:end]`` encoded on its own: the head and tail are encoded with ``count``,
+        the block's tokens between two piece boundaries are reused."""
+        text = self.text
+        inner = self.reusable_interior(start, end)
+        if inner is None:
+            return count(text[start:end])
+        q1, q2 = inner
+        return count(text[start:q1]) + self.tokens_before(q2) - self.tokens_before(q1) + count(text[q2:end])
