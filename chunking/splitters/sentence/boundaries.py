@@ -154,10 +154,18 @@ class Boundaries:
         # dot leaders (". . . .", common in PDF tables of contents): one match for the whole run, every dot
         # a (wordless) sentence end. Group 2 marks a single "." whose word must still be checked (rule 2).
         never = "(?!)()"
+        longest = max((len(w) for w in config.abbreviations | config.abbreviations_before_number), default=3)
+        # Exceptions are at most `longest` characters (digits: 3, an initial: 1) after the opening characters.
+        long = max(longest, 3) + 1
         alternatives = [
             r"(?<=\s\.)((?: \.)+)(?=\s|\Z)" if dot else never,
             # An ASCII run ends a sentence only before whitespace or the end of the text (rule 1).
             rf"(?<=\s\.)(?![{a}]){closing}(?=\s|\Z)" if dot else "(?!)",
+            # Rule 2's common answers, decided here instead of per dot in Python: a dot after a character that
+            # is neither alphanumeric nor whitespace, and (group 2) a dot after a word longer than every
+            # exception, which only holds if that word lies inside the scanned text (checked by the caller).
+            rf"(?<=[^\w\s]\.)(?![{a}]){closing}(?=\s|\Z)" if dot else "(?!)",
+            rf"(?<=[^\s{re.escape(_OPENING)}]{{{long}}}\.)()(?![{a}]){closing}(?=\s|\Z)" if dot else never,
             rf"(?<=\.)()(?![{a}]){closing}(?=\s|\Z)" if dot else never,
             rf"(?<=[{a}])[{a}]*{closing}(?=\s|\Z)" if ascii_ends else "(?!)",
         ]
@@ -169,11 +177,9 @@ class Boundaries:
         self._word_break = re.compile(f"[{_char_class(config.word_breaks)}]") if config.word_breaks else None
         self._abbreviations = config.abbreviations
         self._before_number = config.abbreviations_before_number
-        longest = max((len(w) for w in config.abbreviations | config.abbreviations_before_number), default=3)
         self._window = max(_WORD_TAIL_WINDOW, longest + 8)
         self._word_tail = re.compile(r"\S+\Z")
-        # Exceptions are at most `longest` characters (digits: 3, an initial: 1) after the opening characters.
-        self._long = max(longest, 3) + 1
+        self._long = long
         self._long_word = re.compile(f"[^\\s{re.escape(_OPENING)}]{{{self._long}}}")
         self.endings = ends
         self.closing = config.closing_chars
@@ -191,14 +197,14 @@ class Boundaries:
         hi = len(text) if hi is None else hi
         cuts: list[int] = []
         append = cuts.append
-        dot_is_terminal = self._dot_is_terminal
+        dot_is_terminal, long = self._dot_is_terminal, self._long
         for m in self._cluster.finditer(text, lo if scan_from is None else scan_from, hi if scan_to is None else scan_to):
             group = m.lastindex
             if group is None:
                 append(m.end())
             elif group == 1:  # dot leaders ". . . .": every dot ends a (wordless) sentence
                 cuts.extend(range(m.start() + 1, m.end() + 1, 2))
-            elif dot_is_terminal(text, m.start(), m.end(), lo, hi):
+            elif (group == 2 and m.start() - lo >= long) or dot_is_terminal(text, m.start(), m.end(), lo, hi):
                 append(m.end())
         return cuts
 
