@@ -150,3 +150,16 @@ def test_windowed_cut_search_agrees_with_the_full_scan(text, data):
     assert bounds.cuts_between(text, lo, hi, a, limit) == [c for c in full if a <= c <= limit]
     assert bounds.last_cut(text, lo, hi, a, limit) == max([c for c in full if a < c <= limit], default=-1)
     assert bounds.next_cut(text, lo, hi, a) == min([c for c in full if c > a], default=hi)
+
+
+@PROPERTY_SETTINGS
+@given(prefix=st.lists(st.sampled_from(list(" \t\n\r\u3000,.;:()。、，！？「」\"'-—") + ["ab", "X", "中文", "かな", "3.5", "Dr",
+                                                                                 "e.g"]), max_size=40).map("".join))
+def test_look_ahead_shrink_lengths_match_the_step_by_step_rule(prefix):
+    from chunking.splitters.sentence.repair import Repairer
+
+    repair = SentenceTextSplitter()._repair
+    assert isinstance(repair, Repairer)
+    assert repair._shrink_lengths(prefix) == repair._shrink_lengths_stepwise(prefix)
+    stripped = prefix.strip()
+    assert repair._shrink_lengths(stripped) == repair._shrink_lengths_stepwise(stripped)

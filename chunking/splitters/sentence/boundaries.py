@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_right
+from typing import Iterator
 
 from .config import OPENING_CHARS, SPACELESS_RANGES, SentenceSplitterConfig
 
@@ -175,6 +176,13 @@ class Boundaries:
             alternatives += [rf"(?<=[{o}])[{e}]*{closing}", rf"[{e}]*[{o}][{e}]*{closing}"]
         self._cluster = re.compile(f"[{e}](?:{'|'.join(alternatives)})")
         self._word_break = re.compile(f"[{_char_class(config.word_breaks)}]") if config.word_breaks else None
+        # A non-space character after which a word break follows across whitespace only (the character is the
+        # break, or whitespace holding a break comes next).
+        spaces = frozenset(ch for ch in config.word_breaks if ch.isspace())
+        marks = config.word_breaks - spaces
+        stop_end = ([f"[{_char_class(marks)}]"] if marks else []) + \
+            ([f"\\S(?=\\s*[{_char_class(spaces)}])"] if spaces else [])
+        self._stop_end = re.compile("|".join(stop_end)) if stop_end else None
         self._abbreviations = config.abbreviations
         self._before_number = config.abbreviations_before_number
         self._window = max(_WORD_TAIL_WINDOW, longest + 8)
@@ -316,6 +324,10 @@ class Boundaries:
         return -1
 
     # ---- word breaks ---------------------------------------------------------------------------------------
+
+    def stop_ends(self, text: str) -> Iterator[re.Match[str]]:
+        """Matches ending just after each non-space character that a word break follows across whitespace only."""
+        return iter(()) if self._stop_end is None else self._stop_end.finditer(text)
 
     def word_break_positions(self, text: str, lo: int, hi: int) -> list[int]:
         """Indices ``i`` in ``[lo, hi)`` where ``text[i]`` is a word-break character."""

@@ -211,7 +211,31 @@ class Repairer:
                 a.overlap_parts = ([sep] if sep else []) + [tail]
 
     def _shrink_lengths(self, prefix: str) -> list[int]:
-        """Lengths of ``prefix`` and of each successive :meth:`shrink` of it, longest first."""
+        """Lengths of ``prefix`` and of each successive :meth:`shrink` of it, longest first.
+
+        Shrinking cuts after the last stop (word break or sentence end) before the final character and strips
+        trailing whitespace, so the lengths are ``len(prefix)`` and every end of a non-space character that a
+        stop follows across whitespace only (found with one pattern); once no stop is left, a trailing spaceless
+        run loses one character at a time.
+        """
+        if not prefix or prefix[0].isspace() or prefix[-1].isspace():
+            return self._shrink_lengths_stepwise(prefix)
+        ends = {m.end() for m in self.boundaries.stop_ends(prefix)}
+        ends.update(self.boundaries.sentence_cuts(prefix, 0, len(prefix)))
+        ends.add(len(prefix))
+        out = sorted(ends, reverse=True)
+        n = out[-1]
+        run = _SPACELESS_RUN.search(prefix, 0, n)
+        if run is not None:
+            out.extend(range(n - 1, run.start(), -1))
+            rest = len(prefix[: run.start()].rstrip())
+            if rest:
+                out.append(rest)
+        return out
+
+    def _shrink_lengths_stepwise(self, prefix: str) -> list[int]:
+        """:meth:`_shrink_lengths` by applying the shrink rule step by step (for a prefix that starts or ends
+        with whitespace, where a cut may leave nothing or a final break does not count)."""
         stops = sorted(set(self.boundaries.word_break_positions(prefix, 0, len(prefix)))
                        | {c - 1 for c in self.boundaries.sentence_cuts(prefix, 0, len(prefix))})
         out: list[int] = []
