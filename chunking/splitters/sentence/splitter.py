@@ -274,7 +274,7 @@ class SentenceTextSplitter:
 
     # ---- step 10 -------------------------------------------------------------------------------------------
 
-    def _finish(self, d: Draft) -> Iterator[Chunk]:
+    def _finish(self, d: Draft) -> list[Chunk]:
         """Final measurement of one chunk; repairs a chunk whose estimate was too low."""
         cfg = self.config
         if not d.overlap and d.exact is not None:
@@ -294,12 +294,10 @@ class SentenceTextSplitter:
                 d.overlap_parts = None
                 n = self._measure.exact(d.parts, d.overlap)
             if n > cfg.max_tokens:
-                yield from self._resplit(d)
-                return
+                return list(self._resplit(d))
         elif n > cfg.embedding_max_tokens and d.kind == "figure":
-            yield from self._unbundle_figure(d)
-            return
-        yield d.to_chunk(n)
+            return list(self._unbundle_figure(d))
+        return [d.to_chunk(n)]
 
     def _resplit(self, d: Draft) -> Iterator[Chunk]:
         """Replace a text chunk still over ``max_tokens`` by step 4 applied to its own text (no look-ahead)."""
