@@ -8,15 +8,17 @@ A plain script, run by hand (never collected by pytest)::
 Inputs, built in this process from ``shared/corpus`` (beside the repository): the English AMC manual (PDF text
 via pypdfium2, one Page per PDF page) and the Chinese Debian Reference chapter 2 (HTML text via BeautifulSoup),
 each repeated to at least 1 MB. Every splitter works at 500 tokens with our offline cl100k_base ``Encoding``
-(``chunking.tokens.get_encoding``), so nothing is downloaded. Contenders run round-robin and each timing is
-the best of ``--runs`` runs; the table gives seconds and the ratio to one bare ``encode_ordinary`` pass over the
-same text. semchunk and chonkie memoise token counts, which the repeated text rewards, so each is also timed
-without its memo.
+(``chunking.tokens.get_encoding``), so nothing is downloaded. Contenders run round-robin for ``--runs`` rounds;
+the table gives each one's best seconds, that time's ratio to the best bare ``encode_ordinary`` pass over the
+same text, and the median over rounds of the ratio to that round's bare pass (steadier on a machine whose
+speed drifts). semchunk and chonkie memoise token counts, which the repeated text rewards, so each is also
+timed without its memo.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
 import sys
 import time
 import warnings
@@ -114,7 +116,7 @@ def contenders(enc) -> dict[str, Callable[[list[Page], str], object]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5, help="timed runs per splitter (best is kept)")
+    parser.add_argument("--runs", type=int, default=15, help="timed rounds (every splitter once per round)")
     args = parser.parse_args()
     if not CORPUS.is_dir():
         sys.exit(f"corpus not found at {CORPUS}")
@@ -124,24 +126,30 @@ def main() -> None:
         "zh": as_pages(repeated([chinese_text()])),
     }
     runners = contenders(enc)
-    print(f"{'text':<5}{'splitter':<24}{'chars':>10}{'chunks':>8}{'seconds':>10}{'ratio':>8}")
+    print(f"{'text':<5}{'splitter':<24}{'chars':>10}{'chunks':>8}{'seconds':>10}{'ratio':>8}{'median':>8}")
     for lang, pages in inputs.items():
         text = "".join(p.text for p in pages)
         # The Chinese text is one HTML page: give our splitter one page too (the worst case for streaming).
         if lang == "zh":
             pages = [Page(0, 0, text)]
-        # Round-robin runs, best of each: load on a shared machine drifts, and every contender sees the same.
-        best = {name: float("inf") for name in runners}
+        # Round-robin runs: load on a shared machine drifts, and every contender sees the same. Two summaries:
+        # the best time of each (and its ratio to the best bare pass), and the median over rounds of the ratio
+        # to that round's bare pass, which is steadier when the machine's speed changes between rounds.
+        times: dict[str, list[float]] = {name: [] for name in runners}
         counts: dict[str, int] = {}
         for _ in range(args.runs):
             for name, fn in runners.items():
                 start = time.perf_counter()
                 result = fn(pages, text)
-                best[name] = min(best[name], time.perf_counter() - start)
+                times[name].append(time.perf_counter() - start)
                 counts[name] = 0 if name == "bare encode_ordinary" else len(result)  # type: ignore[arg-type]
-        bare = best["bare encode_ordinary"]
+        bare_times = times["bare encode_ordinary"]
+        bare = min(bare_times)
         for name in runners:
-            print(f"{lang:<5}{name:<24}{len(text):>10}{counts[name]:>8}{best[name]:>10.3f}{best[name] / bare:>8.2f}")
+            best = min(times[name])
+            median = statistics.median(t / b for t, b in zip(times[name], bare_times))
+            print(f"{lang:<5}{name:<24}{len(text):>10}{counts[name]:>8}{best:>10.3f}{best / bare:>8.2f}{median:>8.2f}")
+
 
 if __name__ == "__main__":
     main()
