@@ -92,15 +92,7 @@ class Draft:
         return len(self.parts) == 1 and not isinstance(self.parts[0], str)
 
     def to_chunk(self, token_count: int) -> Chunk:
-        return Chunk(
-            text=self.text + self.overlap,
-            char_start=self.start,
-            char_end=self.end,
-            page_start=self.page_start,
-            page_end=self.page_end,
-            token_count=token_count,
-            overlap_chars=len(self.overlap),
-            kind=self.kind,  # type: ignore[arg-type]
-            part_index=self.part_index,
-            part_count=self.part_count,
-        )
+        # Positional (Chunk's field order: text, char_start, char_end, page_start, page_end, token_count,
+        # overlap_chars, kind, part_index, part_count): one of these is built per chunk, and keywords cost more.
+        return Chunk(self.text + self.overlap, self.start, self.end, self.page_start, self.page_end, token_count,
+                     len(self.overlap), self.kind, self.part_index, self.part_count)  # type: ignore[arg-type]
