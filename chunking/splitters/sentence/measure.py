@@ -23,6 +23,7 @@ import re
 from bisect import bisect_left
 from concurrent.futures import ThreadPoolExecutor
 from itertools import accumulate
+from operator import itemgetter
 from typing import Callable, Sequence
 
 from chunking.tokens import get_encoding
@@ -136,7 +137,9 @@ class TokenMeasure:
             except UnicodeEncodeError:
                 return None
         ids = self.encode(block)
-        leads = list(accumulate(map(self._lead_bytes.__getitem__, ids), initial=lo))
+        # itemgetter gathers all the counts in one call (a tuple), a little faster than map; it needs ≥ 2 ids.
+        counts = itemgetter(*ids)(self._lead_bytes) if len(ids) > 1 else [self._lead_bytes[i] for i in ids]
+        leads = list(accumulate(counts, initial=lo))
         return leads, (None if block.isascii() else ids)
 
     def exact(self, parts: Sequence[object], suffix: str = "") -> int:
