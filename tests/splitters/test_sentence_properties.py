@@ -150,6 +150,8 @@ def test_windowed_cut_search_agrees_with_the_full_scan(text, data):
     assert bounds.cuts_between(text, lo, hi, a, limit) == [c for c in full if a <= c <= limit]
     assert bounds.last_cut(text, lo, hi, a, limit) == max([c for c in full if a < c <= limit], default=-1)
     assert bounds.next_cut(text, lo, hi, a) == min([c for c in full if c > a], default=hi)
+    whole = bounds.sentence_cuts(text)
+    assert bounds.first_sentence_cut(text, a, limit) == min([c for c in whole if a <= c < limit], default=-1)
 
 
 @PROPERTY_SETTINGS

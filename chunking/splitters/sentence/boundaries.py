@@ -194,27 +194,35 @@ class Boundaries:
 
     # ---- sentence ends -------------------------------------------------------------------------------------
 
-    def sentence_cuts(self, text: str, lo: int = 0, hi: int | None = None, scan_from: int | None = None,
-                      scan_to: int | None = None) -> list[int]:
+    def sentence_cuts(self, text: str, lo: int = 0, hi: int | None = None) -> list[int]:
         """Positions just after each sentence end in ``text[lo:hi]``, ascending (§5.2).
 
-        A value ``p`` means ``text[p - 1]`` is the last character of a terminal cluster. ``scan_from`` (a
-        position at the start of a word, ≥ ``lo``) skips the text before it; ``scan_to`` stops the scan there
-        (a cluster that reaches it is cut short, so only the cuts before it are meaningful).
+        A value ``p`` means ``text[p - 1]`` is the last character of a terminal cluster.
         """
         hi = len(text) if hi is None else hi
-        cuts: list[int] = []
-        append = cuts.append
+        return list(self._scan(text, lo, hi, lo, hi))
+
+    def _scan(self, text: str, lo: int, hi: int, start: int, stop: int) -> Iterator[int]:
+        """The cuts of ``text[lo:hi]`` found by scanning ``text[start:stop]``, ascending. ``start`` must not cut
+        a cluster in two; a cluster that reaches ``stop`` is cut short, so only cuts before ``stop`` hold."""
         dot_is_terminal, long = self._dot_is_terminal, self._long
-        for m in self._cluster.finditer(text, lo if scan_from is None else scan_from, hi if scan_to is None else scan_to):
+        for m in self._cluster.finditer(text, start, stop):
             group = m.lastindex
             if group is None:
-                append(m.end())
+                yield m.end()
             elif group == 1:  # dot leaders ". . . .": every dot ends a (wordless) sentence
-                cuts.extend(range(m.start() + 1, m.end() + 1, 2))
+                yield from range(m.start() + 1, m.end() + 1, 2)
             elif (group == 2 and m.start() - lo >= long) or dot_is_terminal(text, m.start(), m.end(), lo, hi):
-                append(m.end())
-        return cuts
+                yield m.end()
+
+    def _scan_start(self, text: str, lo: int, cmin: int) -> int:
+        """Where to start scanning for cuts ``≥ cmin``: before ``cmin - 1``, stepping back over terminators and
+        closing characters so that no cluster is cut in two (a run of dot leaders cut in two gives the same cuts
+        dot by dot)."""
+        start, endings, closing = cmin - 1, self.endings, self.closing
+        while start > lo and (text[start - 1] in endings or text[start - 1] in closing):
+            start -= 1
+        return start
 
     def cuts_between(self, text: str, lo: int, hi: int, cmin: int, cmax: int) -> list[int]:
         """The cuts ``c`` of :meth:`sentence_cuts` over ``text[lo:hi]`` with ``cmin ≤ c ≤ cmax``, ascending,
@@ -222,26 +230,25 @@ class Boundaries:
         cmin, cmax = max(cmin, lo + 1), min(cmax, hi)
         if cmin > cmax:
             return []
-        # Start where no cluster is cut in two (step back over terminators and closing characters; a run of
-        # dot leaders cut in two gives the same cuts dot by dot). Stop a little after cmax: a cluster cut
-        # short there ends beyond cmax and is dropped; every cut kept was decided on the real text after it.
-        start, endings, closing = cmin - 1, self.endings, self.closing
-        while start > lo and (text[start - 1] in endings or text[start - 1] in closing):
-            start -= 1
-        cuts = self.sentence_cuts(text, lo, hi, start, min(hi, cmax + 1))
-        return [c for c in cuts if cmin <= c <= cmax]
+        # The scan stops just after cmax, so every cut kept was decided on the real text after it.
+        stop = min(hi, cmax + 1)
+        return [c for c in self._scan(text, lo, hi, self._scan_start(text, lo, cmin), stop) if cmin <= c <= cmax]
 
     def last_cut(self, text: str, lo: int, hi: int, after: int, limit: int) -> int:
         """The last cut of ``text[lo:hi]`` in ``(after, limit]``, or -1; scans backwards from ``limit`` in
         growing windows, so a page is not scanned in full to find where its first chunks end."""
         width = 256
+        limit = min(limit, hi)
         while True:
-            cmin = max(after + 1, limit - width)
-            cuts = self.cuts_between(text, lo, hi, cmin, limit)
-            if cuts:
-                return cuts[-1]
-            if cmin <= after + 1:
+            cmin = max(after + 1, lo + 1, limit - width)
+            if cmin > limit:
                 return -1
+            last = -1
+            for c in self._scan(text, lo, hi, self._scan_start(text, lo, cmin), min(hi, limit + 1)):
+                if c >= cmin and c <= limit:
+                    last = c
+            if last > 0 or cmin <= after + 1:
+                return last
             width *= 4
 
     def next_cut(self, text: str, lo: int, hi: int, after: int) -> int:
@@ -294,32 +301,20 @@ class Boundaries:
         hi = len(text)
         if hi <= lo or (text[-1] not in self.endings and text[-1] not in self.closing):
             return False
-        cuts = self.sentence_cuts(text, lo, hi, _cluster_scan_start(text, lo, self.endings, self.closing))
+        cuts = list(self._scan(text, lo, hi, _cluster_scan_start(text, lo, self.endings, self.closing), hi))
         return bool(cuts) and cuts[-1] == hi
 
     def first_sentence_cut(self, text: str, cmin: int, cmax: int) -> int:
         """The first cut ``c`` (see :meth:`sentence_cuts`, evaluated on all of ``text``) with
         ``cmin ≤ c < cmax``, or -1. Only the text near ``cmin`` is scanned."""
-        # Start where no cluster is cut in two: step back over terminators and closing characters only (the
-        # word check looks behind on its own).
-        start = min(max(0, cmin - 1), len(text))
-        endings, closing = self.endings, self.closing
-        while start > 0 and (text[start - 1] in endings or text[start - 1] in closing):
-            start -= 1
         hi = len(text)
-        # Scanning stops a little after cmax: a cluster cut short there ends beyond cmax and is ignored anyway.
-        for m in self._cluster.finditer(text, start, min(hi, cmax + 8)):
-            if m.start() >= cmax:
+        cmin = max(cmin, 1)
+        if cmin >= cmax or cmin > hi:
+            return -1
+        for c in self._scan(text, 0, hi, self._scan_start(text, 0, cmin), min(hi, cmax)):
+            if c >= cmax:
                 break
-            group = m.lastindex
-            if group == 1:
-                for c in range(max(m.start() + 1, cmin + ((cmin - m.start() - 1) % 2)), min(m.end() + 1, cmax), 2):
-                    return c
-                continue
-            c = m.end()
-            if c < cmin or c >= cmax:
-                continue
-            if group is None or self._dot_is_terminal(text, m.start(), c, 0, hi):
+            if c >= cmin:
                 return c
         return -1
 
