@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from bisect import bisect_right
-from typing import Iterator
+from collections.abc import Iterator
 
 from .config import OPENING_CHARS, SPACELESS_RANGES, SentenceSplitterConfig
 

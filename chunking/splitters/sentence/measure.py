@@ -150,6 +150,10 @@ class TokenMeasure:
                 (character indices).
             suffix: text appended after the parts (separator and look-ahead).
         """
+        if len(parts) == 1 and not suffix:
+            part = parts[0]
+            if not isinstance(part, str) and isinstance(part[0], BlockTokens):  # the common case: one slice
+                return part[0].exact_count(part[1], part[2], self.count)  # type: ignore[index]
         pending: list[str] = []
         total = 0
         for part in parts:
@@ -187,7 +191,8 @@ class BlockTokens:
     """The tokens of one text block of a page, for span counts and exact slice counts.
 
     The block is encoded once; the start of every token is kept as a character index of the page (a token
-    that starts inside a multi-byte character, as byte-level BPE allows for CJK, is placed at that character).
+    that starts inside a multi-byte character, as byte-level BPE allows for CJK, is listed at the next
+    character and flagged, and :meth:`tokens_before` counts it before that character).
 
     Attributes:
         text: the page text; the block is ``text[lo:hi]`` (character indices).
@@ -252,10 +257,6 @@ class BlockTokens:
         if self._ids is not None and self._continues[self._ids[k]]:
             return self._starts[k] - 1
         return self._starts[k]
-
-    def count(self, start: int, end: int) -> int:
-        """Estimated tokens of ``text[start:end]``: the block's tokens that start in it."""
-        return self.tokens_before(end) - self.tokens_before(start)
 
     def reusable_interior(self, start: int, end: int) -> tuple[int, int] | None:
         """Two piece boundaries ``start < q1 ≤ q2 < end`` whose tokens between can be reused, or None."""

@@ -280,12 +280,7 @@ class SentenceTextSplitter:
         if not d.overlap and d.exact is not None:
             n = d.exact
         else:
-            parts, suffix = d.measure_parts()
-            first = parts[0]
-            if len(parts) == 1 and not suffix and not isinstance(first, str) and isinstance(first[0], BlockTokens):
-                n = first[0].exact_count(first[1], first[2], self._measure.count)  # the common case: one slice
-            else:
-                n = self._measure.exact(parts, suffix)
+            n = self._measure.exact(*d.measure_parts())
         if d.kind == "text" and n > cfg.max_tokens:
             while d.overlap and n > cfg.max_tokens:
                 sep = d.overlap[: len(d.overlap) - len(d.overlap.lstrip())]
