@@ -219,4 +219,15 @@ def pages_from_texts(texts: Sequence[str], gaps: Sequence[int] | None = None) ->
     return pages
 
 
-__all__ = ["check_determinism", "check_invariants", "document_slice", "pages_from_texts", "tokens"]
+def pages(*texts: str) -> list[Page]:
+    """``pages_from_texts`` for literal texts written inline."""
+    return pages_from_texts(texts)
+
+
+def rows(chunks: Sequence[Chunk]) -> list[tuple]:
+    """The fields exact-output tests compare, one tuple per chunk."""
+    return [(c.text, c.char_start, c.char_end, c.page_start, c.page_end, c.token_count, c.overlap_chars, c.kind)
+            for c in chunks]
+
+
+__all__ = ["check_determinism", "check_invariants", "document_slice", "pages", "pages_from_texts", "rows", "tokens"]

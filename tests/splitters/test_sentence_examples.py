@@ -9,6 +9,7 @@ import pytest
 
 from chunking.model import Page
 from chunking.splitters import SentenceTextSplitter
+from tests.splitters.sentence_invariants import pages, rows
 
 X = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 FIGURE_TABLE = (
@@ -19,19 +20,6 @@ FIGURE_TABLE = (
 PART_WRAPPER = "<figure><figcaption>Prices</figcaption><table><tr><th>Item</th><th>Price</th></tr>"
 EX5_P0 = "Intro sentence finishes here. This clause is long but near the limit and the following portion would push it over"
 EX5_P1 = "so the trailing fragment carry-forward moves this trailing portion forward. Remaining context continues here."
-
-
-def rows(chunks):
-    return [(c.text, c.char_start, c.char_end, c.page_start, c.page_end, c.token_count, c.overlap_chars, c.kind)
-            for c in chunks]
-
-
-def pages(*texts: str) -> list[Page]:
-    out, offset = [], 0
-    for i, t in enumerate(texts):
-        out.append(Page(i, offset, t))
-        offset += len(t)
-    return out
 
 
 @pytest.mark.parametrize("max_tokens", [13, 500])

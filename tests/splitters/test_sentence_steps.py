@@ -15,7 +15,7 @@ import pytest
 from chunking.model import Chunk, Page
 from chunking.splitters import SentenceSplitterConfig, SentenceTextSplitter
 from chunking.splitters.sentence.boundaries import Boundaries, is_heading_like, join_separator
-from tests.splitters.sentence_invariants import check_invariants, tokens
+from tests.splitters.sentence_invariants import check_invariants, pages, rows, tokens
 
 # 498 distinct common ideographs, each about one token: unpunctuated CJK as in spec §10.
 COMMON_HANZI = (
@@ -29,19 +29,6 @@ COMMON_HANZI = (
     "千周委素技备半办青省列习响约支般史感劳便团往酸历市克何除消构府称太准精值号率族维划选标写存候毛亲快效斯院查江型眼王按"
     "格养易置派层片始却专状育厂京识适属圆包火住调满县局照参红细引听该铁价严"
 )
-
-
-def rows(chunks) -> list[tuple]:
-    return [(c.text, c.char_start, c.char_end, c.page_start, c.page_end, c.token_count, c.overlap_chars, c.kind)
-            for c in chunks]
-
-
-def pages(*texts: str) -> list[Page]:
-    out, offset = [], 0
-    for i, t in enumerate(texts):
-        out.append(Page(i, offset, t))
-        offset += len(t)
-    return out
 
 
 def split(text_or_pages, **settings) -> list[Chunk]:
