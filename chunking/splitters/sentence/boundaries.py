@@ -237,7 +237,7 @@ class Boundaries:
     def last_cut(self, text: str, lo: int, hi: int, after: int, limit: int) -> int:
         """The last cut of ``text[lo:hi]`` in ``(after, limit]``, or -1; scans backwards from ``limit`` in
         growing windows, so a page is not scanned in full to find where its first chunks end."""
-        width = 256
+        width = 64  # half of the chunks end within 61 characters of the cap (English PDF pages, 1000 chars)
         limit = min(limit, hi)
         while True:
             cmin = max(after + 1, lo + 1, limit - width)
@@ -245,7 +245,7 @@ class Boundaries:
                 return -1
             last = -1
             for c in self._scan(text, lo, hi, self._scan_start(text, lo, cmin), min(hi, limit + 1)):
-                if c >= cmin and c <= limit:
+                if cmin <= c <= limit:
                     last = c
             if last > 0 or cmin <= after + 1:
                 return last
