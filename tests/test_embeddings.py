@@ -28,6 +28,7 @@ from chunking.embeddings import (
     make_embedder,
 )
 from chunking.settings import Settings
+from tests.openai_fakes import ScriptedEndpoint
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -216,20 +217,14 @@ def test_embed_all_makes_one_call_per_batch_in_order():
 # -- OpenAI / Azure OpenAI through a mock transport ----------------------------------------------------------
 
 
-class FakeEmbeddingsAPI:
-    """An ``/embeddings`` endpoint: answers with *status_plan* statuses in turn (then 200), recording requests."""
+class FakeEmbeddingsAPI(ScriptedEndpoint):
+    """An ``/embeddings`` endpoint: answers the *plan* statuses in turn (then 200), recording requests."""
 
     def __init__(self, dims: int, plan: list[tuple[int, dict[str, str]]] | None = None, wrong_dims: bool = False):
-        self.dims, self.plan, self.wrong_dims = dims, list(plan or []), wrong_dims
-        self.requests: list[httpx.Request] = []
-        self.times: list[float] = []
+        super().__init__(plan)
+        self.dims, self.wrong_dims = dims, wrong_dims
 
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        self.times.append(time.monotonic())
-        if self.plan:
-            status, headers = self.plan.pop(0)
-            return httpx.Response(status, headers=headers, json={"error": {"message": "Rate limit", "code": "429"}})
+    def reply(self, request: httpx.Request) -> httpx.Response:
         inputs = json.loads(request.content)["input"]
         dims = self.dims + (1 if self.wrong_dims else 0)
         # Returned out of order on purpose: the index field gives the order.
@@ -239,9 +234,6 @@ class FakeEmbeddingsAPI:
         ]
         usage = {"prompt_tokens": 7 * len(inputs), "total_tokens": 7 * len(inputs)}
         return httpx.Response(200, json={"object": "list", "data": data, "model": "m", "usage": usage})
-
-    def body(self, n: int = -1) -> dict[str, Any]:
-        return json.loads(self.requests[n].content)
 
 
 def compatible(api: FakeEmbeddingsAPI, model: str = "text-embedding-3-small", dims: int = 4, **kw) -> OpenAIEmbedder:

@@ -18,24 +18,19 @@ from chunking.strategies.chat import ChatError, ChatTask, OpenAIChatClient, run_
 from chunking.strategies.clients import make_chat_client, make_model_cache
 from chunking.strategies.offline import OfflineChatClient
 from chunking.strategies.prompts import PROMPTS, render_units, section
+from tests.openai_fakes import ScriptedEndpoint
 
 from .helpers import ScriptedChat
 
 
-class FakeChatAPI:
+class FakeChatAPI(ScriptedEndpoint):
     """A ``/chat/completions`` endpoint: answers *plan* statuses first (then 200 with *content*)."""
 
     def __init__(self, content: str | None = '{"ok": true}', plan: list[tuple[int, dict]] | None = None) -> None:
-        self.content, self.plan = content, list(plan or [])
-        self.requests: list[httpx.Request] = []
-        self.times: list[float] = []
+        super().__init__(plan)
+        self.content = content
 
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(request)
-        self.times.append(time.monotonic())
-        if self.plan:
-            status, headers = self.plan.pop(0)
-            return httpx.Response(status, headers=headers, json={"error": {"message": "busy", "code": str(status)}})
+    def reply(self, request: httpx.Request) -> httpx.Response:
         message = {"role": "assistant", "content": self.content}
         finish = "stop" if self.content else "content_filter"
         return httpx.Response(200, json={
@@ -43,9 +38,6 @@ class FakeChatAPI:
             "choices": [{"index": 0, "message": message, "finish_reason": finish}],
             "usage": {"prompt_tokens": 10, "completion_tokens": 3, "total_tokens": 13},
         })
-
-    def body(self, n: int = -1) -> dict[str, Any]:
-        return json.loads(self.requests[n].content)
 
 
 def compatible(api: FakeChatAPI) -> OpenAIChatClient:
