@@ -234,33 +234,12 @@ class Repairer:
         return out
 
     def _shrink_lengths_stepwise(self, prefix: str) -> list[int]:
-        """:meth:`_shrink_lengths` by applying the shrink rule step by step (for a prefix that starts or ends
-        with whitespace, where a cut may leave nothing or a final break does not count)."""
-        stops = sorted(set(self.boundaries.word_break_positions(prefix, 0, len(prefix)))
-                       | {c - 1 for c in self.boundaries.sentence_cuts(prefix, 0, len(prefix))})
+        """:meth:`_shrink_lengths` by applying :meth:`shrink` until nothing is left (for a prefix that starts or
+        ends with whitespace, where a cut may leave nothing or a final break does not count)."""
         out: list[int] = []
-        n = len(prefix)
-        k = len(stops)
-        while n > 0:
-            # Sentence ends and word breaks before the last character are the same in every shorter prefix.
-            while k and stops[k - 1] >= n - 1:
-                k -= 1
-            if k:
-                out.append(n)
-                n = stops[k - 1] + 1
-                while n > 0 and prefix[n - 1].isspace():
-                    n -= 1
-            else:
-                # No stop left: drop one spaceless character at a time, down to the run's start.
-                run = _SPACELESS_RUN.search(prefix, 0, n)
-                if run is None:
-                    out.append(n)
-                    break
-                out.extend(range(n, run.start(), -1))
-                rest = len(prefix[: run.start()].rstrip())
-                if rest:
-                    out.append(rest)
-                break
+        while prefix:
+            out.append(len(prefix))
+            prefix = self.shrink(prefix)
         return out
 
     def _prefix(self, bt: str) -> str:
