@@ -54,6 +54,9 @@ def _encoder_thread() -> ThreadPoolExecutor:
     return ThreadPoolExecutor(max_workers=1, thread_name_prefix="sentence-encode")
 
 
+_CONTINUATION_BYTES = bytes(range(0x80, 0xC0))  # UTF-8 bytes that continue a character
+
+
 @functools.cache
 def _token_char_tables(encoding_name: str) -> tuple[list[int], bytes]:
     """Per token id of the encoding: the number of UTF-8 lead bytes (characters that begin in the token), and
@@ -66,7 +69,7 @@ def _token_char_tables(encoding_name: str) -> tuple[list[int], bytes]:
             data = enc.decode_single_token_bytes(token)
         except KeyError:  # ids without a token (gaps before the special tokens)
             continue
-        leads[token] = sum((byte & 0xC0) != 0x80 for byte in data)
+        leads[token] = len(data.translate(None, _CONTINUATION_BYTES))
         continues[token] = bool(data) and (data[0] & 0xC0) == 0x80
     return leads, bytes(continues)
 
