@@ -201,24 +201,23 @@ class BlockTokens:
         text: the page text; the block is ``text[lo:hi]`` (character indices).
     """
 
-    __slots__ = ("text", "lo", "hi", "_starts", "_ids", "_continues", "_prefix", "_measure")
+    __slots__ = ("text", "lo", "hi", "_starts", "_ids", "_continues", "_prefix")
 
     def __init__(self, measure: TokenMeasure, text: str, lo: int, hi: int) -> None:
         self.text, self.lo, self.hi = text, lo, hi
         self._starts: list[int] | None = None
         self._ids: list[int] | None = None
         self._prefix: dict[int, int] | None = None
-        self._measure = measure
         if measure._encode is not None:
             known = measure.token_char_starts(text if lo == 0 and hi == len(text) else text[lo:hi], lo)
             if known is not None:
                 self._starts, self._ids = known
                 self._continues = measure._continues_char
 
-    def count_spans(self, cuts: Sequence[int]) -> None:
-        """Count each span ``[previous cut, cut)`` on its own (injected counter, or text the tokenizer would
-        alter); afterwards :meth:`tokens_before` answers at ``lo`` and at every cut."""
-        text, count = self.text, self._measure.count
+    def count_spans(self, cuts: Sequence[int], count: Callable[[str], int]) -> None:
+        """Count each span ``[previous cut, cut)`` on its own with *count* (injected counter, or text the
+        tokenizer would alter); afterwards :meth:`tokens_before` answers at ``lo`` and at every cut."""
+        text = self.text
         prefix = {self.lo: 0}
         total, prev = 0, self.lo
         for cut in cuts:

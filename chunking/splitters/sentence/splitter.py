@@ -178,7 +178,7 @@ class SentenceTextSplitter:
         cuts = self._boundaries.sentence_cuts(text, lo, hi)
         if not cuts or cuts[-1] != hi:
             cuts.append(hi)
-        block.count_spans(cuts)
+        block.count_spans(cuts, self._measure.count)
         pos = [lo] + cuts
         m = len(cuts)
         tokens_before = block.tokens_before
