@@ -134,7 +134,8 @@ class TokenMeasure:
         else None. Such a token starts at character ``leads[k] - 1``. None if the tokenizer would alter the
         text (lone surrogates).
         """
-        if not block.isascii():
+        ascii_only = block.isascii()
+        if not ascii_only:
             try:
                 block.encode("utf-8")
             except UnicodeEncodeError:
@@ -143,7 +144,7 @@ class TokenMeasure:
         # itemgetter gathers all the counts in one call (a tuple), a little faster than map; it needs ≥ 2 ids.
         counts = itemgetter(*ids)(self._lead_bytes) if len(ids) > 1 else [self._lead_bytes[i] for i in ids]
         leads = list(accumulate(counts, initial=lo))
-        return leads, (None if block.isascii() else ids)
+        return leads, (None if ascii_only else ids)
 
     def exact(self, parts: Sequence[object], suffix: str = "") -> int:
         """Exact token count of the concatenation of ``parts`` and ``suffix``.
