@@ -1,0 +1,47 @@
+"""``chunking reconcile``: the reconcile timer's code, run once from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub) -> None:
+    """Add the ``reconcile`` subparser to *sub* (``argparse`` subparsers)."""
+    rec = sub.add_parser(
+        "reconcile", help="repair drift between the documents container, the ledger and the index",
+        description="The reconcile timer's code: enqueue blobs that are missing from the index or stuck, delete "
+        "chunks of blobs that no longer exist. Needs the storage connection (AzureWebJobsStorage).")
+    rec.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    rec.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, settings) -> int:
+    """Reconcile once and print the report; 2 when the storage cannot be reached."""
+    from azure.core.exceptions import AzureError
+
+    from chunking import handlers
+    from chunking.storage import blob_service, describe
+
+    try:  # one quick probe, so a storage that is not running fails in seconds, not after the SDK's retries
+        blob_service(settings, retry_total=0, connection_timeout=5).get_service_properties()
+        report = handlers.handle_reconcile()
+    except (AzureError, ValueError) as exc:
+        hint = " (for local storage start Azurite: npx azurite)" if "devstoreaccount1" in str(exc) or \
+            settings.storage_connection.startswith("UseDevelopmentStorage") else ""
+        print(f"python -m chunking reconcile: storage not reachable ({describe(settings)})"
+              f"{hint}: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return 2
+    data = report.to_dict()
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        print(f"checked {data['checked']} blobs: {len(data['missing'])} missing (enqueued), {len(data['stuck'])} "
+              f"stuck (enqueued), {len(data['orphaned'])} orphaned (deleted)")
+        for kind in ("missing", "stuck", "orphaned"):
+            for source in data[kind]:
+                print(f"  {kind}: {source}")
+    return 0
