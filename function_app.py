@@ -1,33 +1,41 @@
 """Azure Functions (Python v2 programming model): bindings only; the work is in ``chunking.handlers``.
 
-- ``ingest_document``: blob trigger on ``%DOCUMENTS_CONTAINER%/{name}`` → chunk-batch messages on
-  ``%CHUNK_BATCH_QUEUE%`` (stage 1: parse + split).
-- ``index_chunk_batch``: queue trigger on ``%CHUNK_BATCH_QUEUE%`` → embeddings → search index (stage 2).
-- ``remove_deleted_blob``: Event Grid ``BlobDeleted`` events delivered to ``%BLOB_EVENTS_QUEUE%`` → chunks removed.
-- ``reconcile_index``: timer (``%RECONCILE_SCHEDULE%``) → container vs ledger vs index, every drift repaired.
+- ``ingest_document``: blob trigger on the ``DOCUMENTS_CONTAINER`` → chunk-batch messages on the
+  ``CHUNK_BATCH_QUEUE`` (stage 1: parse + split).
+- ``index_chunk_batch``: queue trigger on the ``CHUNK_BATCH_QUEUE`` → embeddings → search index (stage 2).
+- ``remove_deleted_blob``: Event Grid ``BlobDeleted`` events delivered to the ``BLOB_EVENTS_QUEUE`` → chunks removed.
+- ``reconcile_index``: timer (``RECONCILE_SCHEDULE``) → container vs ledger vs index, every drift repaired.
 - ``record_blob_poison`` / ``record_batch_poison``: what failed on every attempt is recorded in the ledger.
+
+Container, queue and schedule names are read from the app settings here, when the host indexes the app, with the
+defaults of ``chunking.settings.BINDING_DEFAULTS``: a ``%NAME%`` binding expression would make the host refuse to
+load the function when the setting is absent, since the host knows no defaults.
 
 The blob trigger's source is ``EventGrid`` (the only one on Flex Consumption, and low latency) unless the app
 setting ``BLOB_TRIGGER_SOURCE`` says ``LogsAndContainerScan`` (polling), which local runs with Azurite need
 because Azurite emits no Event Grid events.
 """
 
-import os
 import typing
 
 import azure.functions as func
 
 from chunking import handlers
+from chunking.settings import binding_setting
 
 app = func.FunctionApp()
 
-_BLOB_SOURCE = os.environ.get("BLOB_TRIGGER_SOURCE", "EventGrid")
+_BLOB_SOURCE = binding_setting("BLOB_TRIGGER_SOURCE")
+_DOCUMENTS = binding_setting("DOCUMENTS_CONTAINER")
+_BATCHES = binding_setting("CHUNK_BATCH_QUEUE")
+_EVENTS = binding_setting("BLOB_EVENTS_QUEUE")
+_SCHEDULE = binding_setting("RECONCILE_SCHEDULE")
 _STORAGE = "AzureWebJobsStorage"
 
 
 @app.function_name("ingest_document")
-@app.blob_trigger(arg_name="blob", path="%DOCUMENTS_CONTAINER%/{name}", connection=_STORAGE, source=_BLOB_SOURCE)
-@app.queue_output(arg_name="batches", queue_name="%CHUNK_BATCH_QUEUE%", connection=_STORAGE)
+@app.blob_trigger(arg_name="blob", path=f"{_DOCUMENTS}/{{name}}", connection=_STORAGE, source=_BLOB_SOURCE)
+@app.queue_output(arg_name="batches", queue_name=_BATCHES, connection=_STORAGE)
 def ingest_document(blob: func.InputStream, batches: func.Out[typing.List[str]]) -> None:  # noqa: UP006
     """Stage 1: parse and split the uploaded blob; one queue message per chunk batch (≤ 48 KiB raw JSON)."""
     result = handlers.handle_blob(blob.read(), blob.name)
@@ -36,21 +44,21 @@ def ingest_document(blob: func.InputStream, batches: func.Out[typing.List[str]])
 
 
 @app.function_name("index_chunk_batch")
-@app.queue_trigger(arg_name="msg", queue_name="%CHUNK_BATCH_QUEUE%", connection=_STORAGE)
+@app.queue_trigger(arg_name="msg", queue_name=_BATCHES, connection=_STORAGE)
 def index_chunk_batch(msg: func.QueueMessage) -> None:
     """Stage 2: embed one chunk batch and upsert it into the search index."""
     handlers.handle_batch(msg.get_body())
 
 
 @app.function_name("remove_deleted_blob")
-@app.queue_trigger(arg_name="msg", queue_name="%BLOB_EVENTS_QUEUE%", connection=_STORAGE)
+@app.queue_trigger(arg_name="msg", queue_name=_EVENTS, connection=_STORAGE)
 def remove_deleted_blob(msg: func.QueueMessage) -> None:
     """Event Grid ``Microsoft.Storage.BlobDeleted`` → the document's chunks are removed from the index."""
     handlers.handle_blob_event(msg.get_body())
 
 
 @app.function_name("reconcile_index")
-@app.timer_trigger(arg_name="timer", schedule="%RECONCILE_SCHEDULE%", run_on_startup=False)
+@app.timer_trigger(arg_name="timer", schedule=_SCHEDULE, run_on_startup=False)
 def reconcile_index(timer: func.TimerRequest) -> None:
     """Safety net: compare container, ledger and index; enqueue what is missing or stuck, delete orphans."""
     handlers.handle_reconcile()
@@ -64,7 +72,7 @@ def record_blob_poison(msg: func.QueueMessage) -> None:
 
 
 @app.function_name("record_batch_poison")
-@app.queue_trigger(arg_name="msg", queue_name="%CHUNK_BATCH_QUEUE%-poison", connection=_STORAGE)
+@app.queue_trigger(arg_name="msg", queue_name=f"{_BATCHES}-poison", connection=_STORAGE)
 def record_batch_poison(msg: func.QueueMessage) -> None:
     """A chunk batch that failed stage 2 on every attempt: ledger → failed, with the reason."""
     handlers.handle_batch_poison(msg.get_body())

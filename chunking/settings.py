@@ -16,7 +16,18 @@ from typing import Mapping
 
 from chunking.strategies.options import StrategyOptions
 
-__all__ = ["Settings", "SettingsError"]
+__all__ = ["BINDING_DEFAULTS", "Settings", "SettingsError", "binding_setting"]
+
+# The settings that name what the Functions bindings read and write, with their defaults. The Functions host has
+# no defaults for ``%NAME%`` binding expressions (an app without the setting fails to load the function), so
+# function_app resolves these names itself when it is indexed, and Settings uses the same defaults.
+BINDING_DEFAULTS: Mapping[str, str] = {
+    "DOCUMENTS_CONTAINER": "documents",
+    "CHUNK_BATCH_QUEUE": "chunk-batches",
+    "BLOB_EVENTS_QUEUE": "blob-events",
+    "RECONCILE_SCHEDULE": "0 30 3 * * *",
+    "BLOB_TRIGGER_SOURCE": "EventGrid",
+}
 
 
 class SettingsError(ValueError):
@@ -50,6 +61,16 @@ def _str(env: Mapping[str, str], name: str, default: str = "") -> str:
     return default if raw is None or raw.strip() == "" else raw.strip()
 
 
+def binding_setting(name: str, env: Mapping[str, str] | None = None) -> str:
+    """The value of the binding setting *name* (a key of ``BINDING_DEFAULTS``) in *env* (default ``os.environ``),
+    or its default when unset or blank.
+
+    Raises:
+        KeyError: *name* is not a binding setting.
+    """
+    return _str(os.environ if env is None else env, name, BINDING_DEFAULTS[name])
+
+
 def _overrides(raw: str) -> dict[str, str]:
     result = {}
     for item in filter(None, (part.strip() for part in raw.split(","))):
@@ -75,16 +96,17 @@ class Settings:
     storage_blob_uri: str = ""
     storage_queue_uri: str = ""
     storage_table_uri: str = ""
-    documents_container: str = "documents"
-    batch_queue: str = "chunk-batches"
+    documents_container: str = BINDING_DEFAULTS["DOCUMENTS_CONTAINER"]
+    batch_queue: str = BINDING_DEFAULTS["CHUNK_BATCH_QUEUE"]
+    # The queue of Event Grid BlobDeleted events (read by the remove_deleted_blob function).
+    blob_events_queue: str = BINDING_DEFAULTS["BLOB_EVENTS_QUEUE"]
     payload_container: str = "chunk-payloads"
     # Local state (local index, ledger, caches).
     state_dir: Path = Path(".chunking")
     # Ledger: "table" (Azure Table Storage / Azurite, on the storage connection) or "local" (SQLite in state_dir).
     ledger_backend: str = "local"
     ledger_table: str = "chunkingledger"
-    # Repair: reconcile re-enqueues a document still `queued` after stuck_after_seconds. (The queue of Event Grid
-    # BlobDeleted events, BLOB_EVENTS_QUEUE, is read by the Functions host from the app settings directly.)
+    # Repair: reconcile re-enqueues a document still `queued` after stuck_after_seconds.
     stuck_after_seconds: int = 3600
     # Splitting.
     max_tokens: int = 500
@@ -184,8 +206,9 @@ class Settings:
             storage_blob_uri=identity["blobServiceUri"],
             storage_queue_uri=identity["queueServiceUri"],
             storage_table_uri=identity["tableServiceUri"],
-            documents_container=_str(env, "DOCUMENTS_CONTAINER", "documents"),
-            batch_queue=_str(env, "CHUNK_BATCH_QUEUE", "chunk-batches"),
+            documents_container=binding_setting("DOCUMENTS_CONTAINER", env),
+            batch_queue=binding_setting("CHUNK_BATCH_QUEUE", env),
+            blob_events_queue=binding_setting("BLOB_EVENTS_QUEUE", env),
             payload_container=_str(env, "PAYLOAD_CONTAINER", "chunk-payloads"),
             state_dir=Path(_str(env, "CHUNKING_STATE_DIR", ".chunking")),
             ledger_backend=ledger_backend,

@@ -9,7 +9,7 @@ import typing
 import azure.functions as func
 import pytest
 from azure.functions.blob import InputStream
-from tests.functions_host import FakeOut
+from tests.functions_host import FakeOut, index_app
 
 
 @pytest.fixture(scope="module")
@@ -35,39 +35,53 @@ def registered(app_env):
     return {f.get_function_name(): f for f in app_env.app.get_functions()}
 
 
-def test_binding_metadata(registered):
-    assert set(registered) == {"ingest_document", "index_chunk_batch", "remove_deleted_blob", "reconcile_index",
-                               "record_blob_poison", "record_batch_poison"}
-    ingest = json.loads(registered["ingest_document"].get_function_json())["bindings"]
-    trigger = next(b for b in ingest if b["type"] == "blobTrigger")
-    assert trigger["path"] == "%DOCUMENTS_CONTAINER%/{name}"
-    assert trigger["connection"] == "AzureWebJobsStorage"
-    assert trigger["source"] in ("EventGrid", "LogsAndContainerScan")
-    out = next(b for b in ingest if b["type"] == "queue")
-    assert (out["direction"], out["queueName"], out["connection"]) == ("OUT", "%CHUNK_BATCH_QUEUE%",
-                                                                       "AzureWebJobsStorage")
-    index = json.loads(registered["index_chunk_batch"].get_function_json())["bindings"]
-    assert index == [{"type": "queueTrigger", "direction": "IN", "name": "msg",
-                      "queueName": "%CHUNK_BATCH_QUEUE%", "connection": "AzureWebJobsStorage"}]
-    queues = {name: json.loads(registered[name].get_function_json())["bindings"][0]["queueName"]
+def test_bindings_with_no_app_settings_use_the_documented_defaults():
+    # An app with no settings at all: every name is resolved when the app is indexed, none is left to the host.
+    bindings = index_app({})
+    assert set(bindings) == {"ingest_document", "index_chunk_batch", "remove_deleted_blob", "reconcile_index",
+                             "record_blob_poison", "record_batch_poison"}
+    assert sorted(bindings["ingest_document"], key=lambda b: b["type"]) == [
+        {"type": "blobTrigger", "direction": "IN", "name": "blob", "path": "documents/{name}",
+         "connection": "AzureWebJobsStorage", "source": "EventGrid"},
+        {"type": "queue", "direction": "OUT", "name": "batches", "queueName": "chunk-batches",
+         "connection": "AzureWebJobsStorage"}]
+    assert bindings["index_chunk_batch"] == [{"type": "queueTrigger", "direction": "IN", "name": "msg",
+                                              "queueName": "chunk-batches", "connection": "AzureWebJobsStorage"}]
+    queues = {name: bindings[name][0]["queueName"]
               for name in ("remove_deleted_blob", "record_blob_poison", "record_batch_poison")}
-    assert queues == {"remove_deleted_blob": "%BLOB_EVENTS_QUEUE%",
-                      "record_blob_poison": "webjobs-blobtrigger-poison",
-                      "record_batch_poison": "%CHUNK_BATCH_QUEUE%-poison"}
-    timer = json.loads(registered["reconcile_index"].get_function_json())["bindings"][0]
-    assert (timer["type"], timer["schedule"]) == ("timerTrigger", "%RECONCILE_SCHEDULE%")
+    assert queues == {"remove_deleted_blob": "blob-events", "record_blob_poison": "webjobs-blobtrigger-poison",
+                      "record_batch_poison": "chunk-batches-poison"}
+    timer = bindings["reconcile_index"][0]
+    assert (timer["type"], timer["schedule"], timer["runOnStartup"]) == ("timerTrigger", "0 30 3 * * *", False)
+    assert "%" not in json.dumps(bindings)
 
 
-def test_every_binding_setting_is_in_the_sample_settings(registered):
+def test_bindings_follow_the_app_settings():
+    bindings = index_app({"DOCUMENTS_CONTAINER": "manuals", "CHUNK_BATCH_QUEUE": "manual-batches",
+                          "BLOB_EVENTS_QUEUE": "manual-events", "RECONCILE_SCHEDULE": "0 */5 * * * *",
+                          "BLOB_TRIGGER_SOURCE": "LogsAndContainerScan"})
+    trigger, out = sorted(bindings["ingest_document"], key=lambda b: b["type"])
+    assert (trigger["path"], trigger["source"], out["queueName"]) == ("manuals/{name}", "LogsAndContainerScan",
+                                                                      "manual-batches")
+    assert bindings["index_chunk_batch"][0]["queueName"] == "manual-batches"
+    assert bindings["record_batch_poison"][0]["queueName"] == "manual-batches-poison"
+    assert bindings["remove_deleted_blob"][0]["queueName"] == "manual-events"
+    assert bindings["reconcile_index"][0]["schedule"] == "0 */5 * * * *"
+
+
+def test_binding_defaults_are_the_settings_defaults_and_the_samples():
     from pathlib import Path
 
+    from chunking.settings import BINDING_DEFAULTS, Settings
+
+    s = Settings.from_env({})
+    assert (s.documents_container, s.batch_queue, s.blob_events_queue) == (
+        "documents", "chunk-batches", "blob-events")
+    assert BINDING_DEFAULTS["RECONCILE_SCHEDULE"] == "0 30 3 * * *"
     sample = json.loads((Path(__file__).resolve().parents[1] / "local.settings.sample.json").read_text())["Values"]
-    for fn in registered.values():
-        for binding in json.loads(fn.get_function_json())["bindings"]:
-            assert binding.get("connection", "AzureWebJobsStorage") in sample
-            for key in ("path", "queueName", "schedule"):
-                if key in binding and binding[key].startswith("%"):
-                    assert binding[key].split("%")[1] in sample
+    # Locally the trigger polls (Azurite emits no Event Grid events); every other name is the default.
+    assert {k: sample[k] for k in BINDING_DEFAULTS} == {**BINDING_DEFAULTS, "BLOB_TRIGGER_SOURCE":
+                                                        "LogsAndContainerScan"}
 
 
 def test_out_annotation_is_typing_list(app_env):
