@@ -45,7 +45,7 @@ def run(data: bytes, source: str, settings: Settings, services) -> tuple[int, in
 
 
 def main() -> None:
-    pdf = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT.parent / "shared" / "corpus" / "amc-manual.en.pdf"
+    pdf = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "samples" / "amc-manual.en.pdf"
     data = pdf.read_bytes()
     with tempfile.TemporaryDirectory() as state:
         settings = Settings(state_dir=Path(state))

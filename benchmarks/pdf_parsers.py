@@ -2,7 +2,7 @@
 
 Run by hand from the repository root (needs pypdf from requirements-dev.txt):
 
-    .venv/bin/python benchmarks/pdf_parsers.py [CORPUS_DIR]
+    .venv/bin/python benchmarks/pdf_parsers.py [FOLDER]     # default: the test documents in the repository
 
 Columns, per file and extractor:
   seconds      wall time to open the PDF and extract every page (one run, after one warm-up import)
@@ -32,9 +32,9 @@ import pypdfium2 as pdfium
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from chunking.parsers import pdf as chunking_pdf  # noqa: E402
+from tests.documents import document_path  # noqa: E402
 
 _FILES = ("amc-manual.en.pdf", "amc-manual.ja.pdf")
-_DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 
 _CJK = r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]"
 _METRICS: dict[str, Callable[[str], int]] = {
@@ -75,13 +75,13 @@ _EXTRACTORS: dict[str, Callable[[bytes], list[str]]] = {
 }
 
 
-def main(corpus: Path) -> None:
+def main(corpus: Path | None) -> None:
     # pypdf logs a warning per font it cannot decode without the optional fontTools; the counts show the effect.
     logging.getLogger("pypdf").setLevel(logging.ERROR)
     header = ["file", "extractor", "seconds", "pages", "chars", *_METRICS]
     rows = []
     for name in _FILES:
-        data = (corpus / name).read_bytes()
+        data = (corpus / name if corpus else document_path(name)).read_bytes()
         for label, extract in _EXTRACTORS.items():
             started = time.perf_counter()
             texts = extract(data)
@@ -98,4 +98,4 @@ def main(corpus: Path) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else _DEFAULT_CORPUS)
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else None)

@@ -30,7 +30,7 @@ from chunking.parsers import parse_document  # noqa: E402
 from chunking.settings import Settings  # noqa: E402
 from chunking.strategies.clients import reset_strategy_clients, strategy_clients  # noqa: E402
 
-PDF = ROOT.parent / "shared" / "corpus" / "amc-manual.en.pdf"
+PDF = ROOT / "samples" / "amc-manual.en.pdf"
 STRATEGIES = ("sentence", "semantic", "hierarchical", "small_to_big", "sentence_window", "propositions", "llm",
               "router", "sentence+enrich")
 

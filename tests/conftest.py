@@ -1,4 +1,4 @@
-"""Shared fixtures: the real-document corpus and an Azurite storage emulator on 127.0.0.1."""
+"""Shared fixtures: the real documents (all inside the repository) and an Azurite storage emulator on 127.0.0.1."""
 
 from __future__ import annotations
 
@@ -19,16 +19,21 @@ hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, prin
 if os.environ.get("CI"):
     hypothesis_settings.load_profile("ci")
 
+from tests.documents import document_paths
+
+# A skipped test fails the run unless its reason is listed in tests/allowed_skips.txt.
+pytest_plugins = ["tests.skip_guard"]
+
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
 
 
 @pytest.fixture(scope="session")
-def corpus() -> Path:
-    """The folder of real documents (``../shared/corpus`` beside the repository)."""
-    if not CORPUS.is_dir():
-        pytest.skip(f"corpus not found at {CORPUS}")
-    return CORPUS
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder holding every real test document (links to ``samples/`` and ``tests/data/``), no SOURCES.md."""
+    folder = tmp_path_factory.mktemp("corpus")
+    for path in document_paths():
+        (folder / path.name).symlink_to(path)
+    return folder
 
 
 def _free_port() -> int:

@@ -1,33 +1,25 @@
-"""Shared by the parser tests: where the corpus is, and the invariants every parser's pages must keep."""
+"""Shared by the parser tests: the real documents parsed once, and the invariants every parser's pages must keep."""
 
 from __future__ import annotations
 
 import functools
 import re
-from pathlib import Path
-
-import pytest
 
 from chunking.model import Page
 from chunking.parsers import parse_document
-
-# The repository's parent holds shared/corpus (here /work/shared/corpus; in CI the clone sits beside shared/).
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+from tests.documents import document_path
 
 _FIGURE = re.compile(r"<figure><table>.*?</table></figure>", re.DOTALL)
 _FENCE = re.compile(r"^(`{3,})\n.*?\n\1$", re.DOTALL | re.MULTILINE)
 
 
 def corpus_bytes(name: str) -> bytes:
-    path = CORPUS / name
-    if not path.is_file():
-        pytest.skip(f"corpus file {path} is absent (the corpus lives in shared/corpus beside the repository)")
-    return path.read_bytes()
+    return document_path(name).read_bytes()
 
 
 @functools.lru_cache(maxsize=None)
 def parse_corpus(name: str) -> tuple[Page, ...]:
-    """Parse a corpus file once per test session (skips the test when the corpus is absent)."""
+    """Parse a test document once per test session."""
     return tuple(parse_document(corpus_bytes(name), source=name))
 
 

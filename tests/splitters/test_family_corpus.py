@@ -1,4 +1,4 @@
-"""Real documents from ``shared/corpus`` split with their structure intact.
+"""Real documents (``samples/``, ``tests/data/``) split with their structure intact.
 
 Oracles are independent of the splitters: markdown-it-py (CommonMark) for fences and headings, BeautifulSoup for
 HTML headings and text order, ``json`` for JSON validity and the source rows for CSV.
@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 import pytest
 from bs4 import BeautifulSoup, Comment, NavigableString
@@ -26,14 +25,7 @@ from chunking.splitters import (
 )
 from chunking.tokens import count_tokens
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
-
-
-def corpus_file(name: str) -> Path:
-    path = CORPUS / name
-    if not path.is_file():
-        pytest.skip(f"corpus file {name} not found under {CORPUS} (shared/corpus beside the repository)")
-    return path
+from tests.documents import document_path as corpus_file
 
 
 # -- Markdown: pyenv README ------------------------------------------------------------------------------------

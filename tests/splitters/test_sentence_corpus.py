@@ -1,4 +1,4 @@
-"""The sentence splitter on every PDF, DOCX and HTML document of ``shared/corpus`` (English, Japanese, Chinese,
+"""The sentence splitter on every PDF, DOCX and HTML document of the test documents (English, Japanese, Chinese,
 Spanish): the invariants of spec §9 hold with the defaults and with small caps.
 
 Pages are extracted here (pypdfium2, python-docx, BeautifulSoup) rather than with the project's parsers, so
@@ -14,9 +14,9 @@ import pytest
 
 from chunking.model import Page
 from chunking.splitters import SentenceTextSplitter
+from tests.documents import document_path
 from tests.splitters.sentence_invariants import check_invariants, pages_from_texts, tokens
 
-CORPUS = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 DOCUMENTS = ["amc-manual.en.pdf", "amc-manual.ja.pdf", "aptitude-ch02s05s05.ja.html",
              "debian-reference-ch02.zh-cn.html", "debian-reference-ch01.es.docx"]
 SETTINGS = [
@@ -49,10 +49,7 @@ def _pages(path: Path) -> list[Page]:
 
 @pytest.fixture(scope="module", params=DOCUMENTS)
 def document(request) -> tuple[str, list[Page]]:
-    path = CORPUS / request.param
-    if not path.is_file():
-        pytest.skip(f"corpus document not found: {path} (shared/corpus must sit beside the repository)")
-    return request.param, _pages(path)
+    return request.param, _pages(document_path(request.param))
 
 
 @pytest.mark.parametrize("settings", SETTINGS)
