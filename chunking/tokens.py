@@ -4,6 +4,11 @@
 BPE file on first use (openaipublic.blob.core.windows.net), which fails without egress and slows every cold
 start; so the file ships inside this package (``chunking/_bpe/``), its SHA-256 is checked on load, and the
 ``Encoding`` is built from it directly. Nothing here ever touches the network.
+
+Counting goes through a :class:`~chunking.token_backend.TokenBackend`: GitHub's ``bpe`` crate (PyPI
+``bpe-openai``, same ids, faster, counts without building token lists) when it is installed and passes a check
+against the shipped file, tiktoken otherwise. ``CHUNKING_TOKENIZER=tiktoken`` (or ``bpe-openai``, or ``auto``)
+forces the choice.
 """
 
 from __future__ import annotations
@@ -11,20 +16,37 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
+import os
+import warnings
 from pathlib import Path
 from typing import Callable, Protocol, Sequence
 
 import tiktoken
 
+from chunking.token_backend import (
+    PROBE,
+    TokenBackend,
+    bpe_openai_backend,
+    load_bpe_openai_bindings,
+    tiktoken_backend,
+)
+
 __all__ = [
+    "BACKEND_ENV",
     "BPE_FILES",
+    "TokenBackend",
     "TokenCounter",
     "TokenizerIntegrityError",
     "count_tokens",
     "count_tokens_batch",
+    "get_backend",
     "get_encoding",
     "token_counter",
 ]
+
+#: Environment variable choosing the token backend: ``auto`` (default), ``bpe-openai`` or ``tiktoken``.
+BACKEND_ENV = "CHUNKING_TOKENIZER"
+_BACKENDS = ("auto", "bpe-openai", "tiktoken")
 
 _BPE_DIR = Path(__file__).parent / "_bpe"
 
@@ -85,22 +107,70 @@ def get_encoding(name: str = "cl100k_base") -> tiktoken.Encoding:
     return tiktoken.Encoding(name=name, pat_str=pattern, mergeable_ranks=ranks, special_tokens=special)
 
 
+def get_backend(encoding: str = "cl100k_base", prefer: str | None = None) -> TokenBackend:
+    """The token backend for *encoding*, built once per process.
+
+    Args:
+        encoding: an encoding shipped with the package (``BPE_FILES``).
+        prefer: ``"bpe-openai"``, ``"tiktoken"`` or ``"auto"``; default: the ``CHUNKING_TOKENIZER``
+            environment variable, else ``"auto"`` (bpe-openai when installed and verified, else tiktoken).
+
+    Raises:
+        ValueError: unknown encoding or backend name.
+        ImportError: ``"bpe-openai"`` was asked for and is not installed.
+        TokenizerIntegrityError: the shipped BPE file fails its check, or ``"bpe-openai"`` was asked for
+            and gives other ids than the shipped file on the probe text (under ``"auto"`` that is a
+            ``RuntimeWarning`` and tiktoken is used).
+    """
+    choice = (prefer or os.environ.get(BACKEND_ENV, "") or "auto").strip().lower()
+    if choice not in _BACKENDS:
+        raise ValueError(f"token backend {choice!r} (from {BACKEND_ENV} or prefer=) is not one of "
+                         f"{', '.join(_BACKENDS)}")
+    return _backend(encoding, choice)
+
+
+@functools.cache
+def _backend(encoding: str, choice: str) -> TokenBackend:
+    fallback = tiktoken_backend(get_encoding(encoding))
+    if choice == "tiktoken":
+        return fallback
+    try:
+        bindings = load_bpe_openai_bindings()
+        if encoding not in bindings.supported_encodings():
+            raise ImportError(f"bpe-openai has no {encoding}")
+        backend = bpe_openai_backend(bindings.tokenizer_for_encoding(encoding), fallback)
+    except ImportError:
+        if choice == "bpe-openai":
+            raise
+        return fallback
+    if backend.encode(PROBE) != fallback.encode(PROBE):
+        version = getattr(bindings, "RUST_BACKEND_VERSION", "?")
+        message = f"bpe-openai (crate {version}) gives other {encoding} ids than the shipped BPE file"
+        if choice == "bpe-openai":
+            raise TokenizerIntegrityError(message)
+        warnings.warn(message + "; using tiktoken", RuntimeWarning, stacklevel=3)
+        return fallback
+    return backend
+
+
 def count_tokens(text: str, encoding: str = "cl100k_base") -> int:
     """Exact number of tokens of *text* with ordinary-text semantics.
 
     Text that looks like a special token (``<|endoftext|>``) is counted as plain text; never raises on content.
     """
-    return len(get_encoding(encoding).encode_ordinary(text))
+    return get_backend(encoding).count(text)
 
 
 def token_counter(encoding: str = "cl100k_base") -> Callable[[str], int]:
-    """A fast ``TokenCounter`` bound to *encoding* (the encoder is resolved once)."""
-    encode = get_encoding(encoding).encode_ordinary
-    return lambda text: len(encode(text))
+    """A fast ``TokenCounter`` bound to *encoding* (the backend is resolved once)."""
+    return get_backend(encoding).count
 
 
 def count_tokens_batch(texts: Sequence[str], encoding: str = "cl100k_base") -> list[int]:
     """Token counts of many texts in one call (tiktoken encodes the batch in parallel threads)."""
     if not texts:
         return []
-    return [len(ids) for ids in get_encoding(encoding).encode_ordinary_batch(list(texts))]
+    backend = get_backend(encoding)
+    if backend.releases_gil:
+        return [len(ids) for ids in get_encoding(encoding).encode_ordinary_batch(list(texts))]
+    return [backend.count(text) for text in texts]
