@@ -1,6 +1,6 @@
 """Azure Functions (Python v2 programming model): bindings only; the work is in ``chunking.handlers``.
 
-- ``ingest_document``: blob trigger on the ``DOCUMENTS_CONTAINER`` → chunk-batch messages on the
+- ``ingest_document``: blob trigger on the ``DOCUMENTS_CONTAINER`` → chunk-batch messages sent to the
   ``CHUNK_BATCH_QUEUE`` (stage 1: parse + split).
 - ``index_chunk_batch``: queue trigger on the ``CHUNK_BATCH_QUEUE`` → embeddings → search index (stage 2).
 - ``remove_deleted_blob``: Event Grid ``BlobDeleted`` events delivered to the ``BLOB_EVENTS_QUEUE`` → chunks removed.
@@ -15,8 +15,6 @@ The blob trigger's source is ``EventGrid`` (the only one on Flex Consumption, an
 setting ``BLOB_TRIGGER_SOURCE`` says ``LogsAndContainerScan`` (polling), which local runs with Azurite need
 because Azurite emits no Event Grid events.
 """
-
-import typing
 
 import azure.functions as func
 
@@ -35,12 +33,11 @@ _STORAGE = "AzureWebJobsStorage"
 
 @app.function_name("ingest_document")
 @app.blob_trigger(arg_name="blob", path=f"{_DOCUMENTS}/{{name}}", connection=_STORAGE, source=_BLOB_SOURCE)
-@app.queue_output(arg_name="batches", queue_name=_BATCHES, connection=_STORAGE)
-def ingest_document(blob: func.InputStream, batches: func.Out[typing.List[str]]) -> None:  # noqa: UP006
-    """Stage 1: parse and split the uploaded blob; one queue message per chunk batch (≤ 48 KiB raw JSON)."""
-    result = handlers.handle_blob(blob.read(), blob.name)
-    if result.messages:  # a rejected or unchanged file was logged and yields no messages
-        batches.set(result.messages)
+def ingest_document(blob: func.InputStream) -> None:
+    """Stage 1: parse and split the uploaded blob; one message per chunk batch (≤ 48 KiB raw JSON) is sent to the
+    chunk-batch queue before the ledger says ``queued`` (an output binding would send them only after the
+    function returned, when the ledger can no longer learn whether they were sent)."""
+    handlers.handle_blob(blob.read(), blob.name)
 
 
 @app.function_name("index_chunk_batch")

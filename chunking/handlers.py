@@ -18,7 +18,7 @@ from chunking.payloads import PayloadStore, make_payload_store
 from chunking.pipeline import StageOneResult, StageTwoResult, run_stage_one, run_stage_two
 from chunking.reconcile import ReconcileReport, delete_document, parse_blob_events, reconcile
 from chunking.settings import Settings
-from chunking.storage import blob_service, queue_client
+from chunking.storage import QueueSender, blob_service, create_container, queue_client, storage_error
 
 __all__ = [
     "Services", "handle_batch", "handle_batch_poison", "handle_blob", "handle_blob_event", "handle_blob_poison",
@@ -35,11 +35,13 @@ class Services:
     index: SearchIndex
     payloads: PayloadStore
     ledger: Ledger
+    batches: QueueSender  # the chunk-batch queue (created on first use)
 
 
 @functools.cache
 def services() -> Services:
-    """Settings, embedder, index (ensured), claim-check store and ledger of this process, built on first use."""
+    """Settings, embedder, index (ensured), claim-check store, ledger and chunk-batch queue of this process, built
+    on first use."""
     settings = Settings.from_env()
     index = make_index(settings)
     index.ensure()
@@ -48,15 +50,24 @@ def services() -> Services:
     if settings.embedding_backend == "offline":
         log.warning("embedding with %s: the offline lexical embedder (hashed words, not semantic); set "
                     "AZURE_OPENAI_ENDPOINT or OPENAI_BASE_URL for real embeddings", embedder.name)
-    return Services(settings, embedder, index, payloads, make_ledger(settings))
+    return Services(settings, embedder, index, payloads, make_ledger(settings), make_batch_queue(settings))
+
+
+def make_batch_queue(settings: Settings) -> QueueSender:
+    """The chunk-batch queue ``settings.batch_queue`` on the app's storage."""
+    return QueueSender(queue_client(settings, settings.batch_queue))
 
 
 def handle_blob(data: bytes, blob_name: str, *, force: bool = False) -> StageOneResult:
     """Stage 1 for a blob-trigger invocation. *blob_name* is ``container/path`` as the host gives it.
 
-    Returns the result whose ``messages`` go to the chunk-batch queue; a rejected file has ``error`` set and no
-    messages (logged and recorded in the ledger, not raised, so the trigger does not retry a file that can never
-    succeed). An unchanged file (same version already indexed) has no messages either.
+    Sends the chunk-batch messages to the queue and returns the result (``messages`` are what was sent); the
+    ledger says ``queued`` only once all were sent. A rejected file has ``error`` set and no messages (logged and
+    recorded in the ledger, not raised, so the trigger does not retry a file that can never succeed). An
+    unchanged file (same version already indexed) has no messages either.
+
+    Raises:
+        StorageError: the messages could not be sent (recorded in the ledger; the host retries the blob).
     """
     s = services()
     container, _, path = blob_name.partition("/")
@@ -64,7 +75,7 @@ def handle_blob(data: bytes, blob_name: str, *, force: bool = False) -> StageOne
         container, path = s.settings.documents_container, blob_name
     try:
         return run_stage_one(data, source=path, container=container, settings=s.settings, payloads=s.payloads,
-                             ledger=s.ledger, force=force)
+                             ledger=s.ledger, force=force, send=s.batches.send)
     except Exception as exc:
         # The host retries and finally poisons the blob; the poison handler reports this reason.
         s.ledger.record_error(make_doc_id(container, path), path, None,
@@ -144,17 +155,20 @@ def handle_reconcile() -> ReconcileReport:
     """The reconcile timer (also ``python -m chunking reconcile``): documents container vs ledger vs index."""
     s = services()
     container = _container(s.settings)
-    queue = _batch_queue(s.settings)
+    create_container(container)
 
     def enqueue(path: str) -> None:
-        data = container.get_blob_client(path).download_blob().readall()
-        result = handle_blob(data, f"{s.settings.documents_container}/{path}", force=True)
-        for message in result.messages:
-            queue.send_message(message)
+        from azure.core.exceptions import AzureError
+
+        try:
+            data = container.get_blob_client(path).download_blob().readall()
+        except AzureError as exc:
+            raise storage_error(exc, container, f"blob '{path}' of container '{container.container_name}'") from None
+        handle_blob(data, f"{s.settings.documents_container}/{path}", force=True)
 
     report = reconcile(
         container=s.settings.documents_container,
-        blob_paths=(b.name for b in container.list_blobs()),
+        blob_paths=_blob_names(container),
         index=s.index,
         ledger=s.ledger,
         enqueue=enqueue,
@@ -168,5 +182,10 @@ def _container(settings: Settings):
     return blob_service(settings).get_container_client(settings.documents_container)
 
 
-def _batch_queue(settings: Settings):
-    return queue_client(settings, settings.batch_queue)
+def _blob_names(container) -> list[str]:
+    from azure.core.exceptions import AzureError
+
+    try:
+        return [b.name for b in container.list_blobs()]
+    except AzureError as exc:
+        raise storage_error(exc, container, f"container '{container.container_name}'") from None

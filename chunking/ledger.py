@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator, Literal, Protocol
 
 __all__ = ["Ledger", "LedgerEntry", "LocalLedgerStore", "Status", "TableLedgerStore", "make_ledger"]
 
-Status = Literal["queued", "indexed", "failed", "deleted"]
+Status = Literal["sending", "queued", "indexed", "failed", "deleted"]
 _MAX_ERROR_CHARS = 2000
 
 
@@ -33,7 +33,8 @@ class LedgerEntry:
     Attributes:
         doc_id, source, container: the document id, its path, and the container (namespace) holding it.
         version: the current version (the newest one stage 1 accepted or rejected).
-        status: ``queued`` (batches of ``version`` on their way), ``indexed`` (``version`` fully in the index),
+        status: ``sending`` (``version`` is split, its batches are being sent to the queue), ``queued`` (they were
+            sent and are on their way), ``indexed`` (``version`` fully in the index),
             ``failed`` (``version`` could not be parsed or indexed; ``error`` says why), ``deleted``.
         indexed_version: the version fully in the index (may differ from ``version`` while a new one is queued
             or after it failed: the previous good version stays searchable).
@@ -100,17 +101,30 @@ class Ledger:
         raise RuntimeError(f"ledger entry {doc_id} ({source}) kept changing under concurrent writers")
 
     def begin_version(self, doc_id: str, source: str, version: str, chunk_count: int, batch_count: int,
-                      container: str = "", note: str = "") -> LedgerEntry:
-        """Stage 1 accepted *version*: it becomes current and ``queued`` (its batches are on their way); *note*
-        (e.g. a strategy's fallback) replaces the previous version's."""
+                      container: str = "", note: str = "", status: Status = "queued") -> LedgerEntry:
+        """Stage 1 accepted *version*: it becomes current with *status* ``queued`` (its batches are on their way)
+        or ``sending`` (they are about to be sent: ``mark_sent`` follows); *note* (e.g. a strategy's fallback)
+        replaces the previous version's. Stage 2 accepts the batches of a current version in either status, so
+        a batch that arrives before ``mark_sent`` is not lost."""
 
         def fn(e: LedgerEntry) -> LedgerEntry:
             attempts = e.attempts if e.version == version else 0
             return dataclasses.replace(e, source=source, container=container or e.container, version=version,
-                                       status="queued", chunk_count=chunk_count, batch_count=batch_count, error="",
+                                       status=status, chunk_count=chunk_count, batch_count=batch_count, error="",
                                        attempts=attempts, note=note[:_MAX_ERROR_CHARS])
 
         return self._change(doc_id, source, fn)  # type: ignore[return-value]
+
+    def mark_sent(self, doc_id: str, source: str, version: str) -> None:
+        """Every batch of *version* is on the queue: ``sending`` becomes ``queued``. Nothing changes if another
+        version became current meanwhile, or if stage 2 already finished this one."""
+
+        def fn(e: LedgerEntry) -> LedgerEntry | None:
+            if e.version != version or e.status != "sending":
+                return None
+            return dataclasses.replace(e, status="queued")
+
+        self._change(doc_id, source, fn)
 
     def mark_failed(self, doc_id: str, source: str, version: str, error: str, *, only_if_current: bool = False,
                     container: str = "") -> LedgerEntry | None:
@@ -212,11 +226,23 @@ class TableLedgerStore:
     ``"doc"``, RowKey = doc_id), the tag is the entity's ETag."""
 
     def __init__(self, storage: Any, table: str) -> None:
-        """*storage*: a connection string or a ``TableServiceClient`` (see ``chunking.storage``)."""
+        """*storage*: a connection string or a ``TableServiceClient`` (see ``chunking.storage``); the table is
+        created if missing.
+
+        Raises:
+            StorageError: the table service cannot be reached or refuses (the message names table and account).
+        """
         from azure.data.tables import TableServiceClient
 
+        from azure.core.exceptions import AzureError
+
+        from chunking.storage import storage_error
+
         service = TableServiceClient.from_connection_string(storage) if isinstance(storage, str) else storage
-        self._client = service.create_table_if_not_exists(table)
+        try:
+            self._client = service.create_table_if_not_exists(table)
+        except AzureError as exc:
+            raise storage_error(exc, service, f"ledger table '{table}'") from None
 
     def read(self, doc_id: str) -> tuple[LedgerEntry | None, object]:
         from azure.core.exceptions import ResourceNotFoundError

@@ -13,6 +13,7 @@ import hashlib
 import logging
 import time
 from dataclasses import dataclass, field
+from typing import Callable
 
 from chunking.embeddings import Embedder, embed_all
 from chunking.formats import HEADING_EXTENSIONS, PAGINATED_EXTENSIONS, extension_of, splitter_for
@@ -85,6 +86,7 @@ def run_stage_one(
     ledger: Ledger,
     force: bool = False,
     keep_old_versions: bool = False,
+    send: Callable[[list[str]], None] | None = None,
 ) -> StageOneResult:
     """Parse and split one source into chunk-batch messages (each ≤ ``settings.max_message_bytes`` bytes) and
     record the new version in the ledger.
@@ -95,6 +97,10 @@ def run_stage_one(
         container: the container (or another namespace) the path belongs to; part of the document id.
         force: process even if the ledger says this version is indexed (reconcile uses it when the index lost it).
         keep_old_versions: tell stage 2 not to delete older versions' chunks (``--cleanup none``).
+        send: puts the messages on the chunk-batch queue. With it the ledger says ``sending`` while they are
+            sent and ``queued`` only once every one was; if it raises, the error propagates and the version stays
+            ``sending`` (the trigger's retry, or reconcile, sends it again). Without it the caller runs the
+            returned messages itself and the version is ``queued`` at once.
 
     A version already indexed is skipped without parsing. Bad input (unsupported type, empty, corrupt,
     undecodable, too large) does not raise: the result and the ledger carry the reason, one log line names the
@@ -137,7 +143,10 @@ def run_stage_one(
     result.messages = encode_batches(records, max_message_bytes=settings.max_message_bytes, payloads=payloads,
                                      max_records=settings.batch_max_chunks, keep_old_versions=keep_old_versions)
     ledger.begin_version(result.doc_id, source, result.version, len(records), len(result.messages), container,
-                         note=fallback_note(chunks))
+                         note=fallback_note(chunks), status="queued" if send is None else "sending")
+    if send is not None:
+        send(result.messages)
+        ledger.mark_sent(result.doc_id, source, result.version)
     result.seconds = time.perf_counter() - started
     log.info(
         "split %s: %d pages, %d chunks, %d tokens, %d messages in %.2fs",

@@ -80,12 +80,14 @@ class ReconcileReport:
     """What reconcile found and did (sources by category)."""
 
     missing: list[str] = field(default_factory=list)  # in the container, not indexed → enqueued
-    stuck: list[str] = field(default_factory=list)  # queued too long → enqueued again
+    stuck: list[str] = field(default_factory=list)  # queued too long, or never sent → enqueued again
     orphaned: list[str] = field(default_factory=list)  # indexed, no longer in the container → deleted
+    failed: list[str] = field(default_factory=list)  # "path: reason" of those that could not be enqueued
     checked: int = 0
 
     def to_dict(self) -> dict:
-        return {"checked": self.checked, "missing": self.missing, "stuck": self.stuck, "orphaned": self.orphaned}
+        return {"checked": self.checked, "missing": self.missing, "stuck": self.stuck, "orphaned": self.orphaned,
+                "failed": self.failed}
 
 
 def reconcile(
@@ -96,6 +98,7 @@ def reconcile(
     ledger: Ledger,
     enqueue: Callable[[str], None],
     stuck_after_seconds: int,
+    unsent_after_seconds: int = 300,
     now: dt.datetime | None = None,
 ) -> ReconcileReport:
     """Compare the container listing, the ledger and the index, and repair every drift:
@@ -103,9 +106,13 @@ def reconcile(
     - a blob with no ledger entry, a ``deleted`` one, or an ``indexed`` one whose chunks are not in the index →
       ``enqueue(path)`` (stage 1 again, forced);
     - a ``queued`` entry not updated for *stuck_after_seconds* → ``enqueue(path)``;
+    - a ``sending`` entry not updated for *unsent_after_seconds* (its sender failed or died before every batch
+      was on the queue) → ``enqueue(path)``;
     - a ledger entry of this container, or a document in the index, with no blob → its chunks are deleted.
 
-    ``failed`` entries are left alone: they wait for a new upload (their reason is in the ledger).
+    ``failed`` entries are left alone: they wait for a new upload (their reason is in the ledger). An
+    ``enqueue`` that raises is logged and listed in ``failed`` (its entry keeps its status, so the next reconcile
+    tries again); the other documents go on.
     """
     now = now or dt.datetime.now(dt.timezone.utc)
     report = ReconcileReport()
@@ -116,13 +123,22 @@ def reconcile(
         report.checked += 1
         entry = entries.get(did)
         if entry is None or entry.status == "deleted" or (entry.status == "indexed" and did not in indexed):
-            report.missing.append(path)
+            kind = report.missing
+        elif entry.status in ("queued", "sending"):
+            age = (now - dt.datetime.fromisoformat(entry.updated_at)).total_seconds()
+            limit = stuck_after_seconds if entry.status == "queued" else unsent_after_seconds
+            if age <= limit:
+                continue
+            kind = report.stuck
+        else:
+            continue
+        try:
             enqueue(path)
-        elif entry.status == "queued":
-            updated = dt.datetime.fromisoformat(entry.updated_at)
-            if (now - updated).total_seconds() > stuck_after_seconds:
-                report.stuck.append(path)
-                enqueue(path)
+        except Exception as exc:  # one document's failure must not stop the repair of the others
+            log.error("reconcile could not enqueue %s: %s", path, exc)
+            report.failed.append(f"{path}: {exc}")
+            continue
+        kind.append(path)
     orphans = {did: e.source for did, e in entries.items()
                if did not in paths and e.container == container and e.status != "deleted"}
     # Index documents unknown to the ledger have no container recorded; with the ledger as the record of every

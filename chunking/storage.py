@@ -9,9 +9,45 @@ shared/reference/azure-functions.md): set the account name, or every service URI
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
-__all__ = ["blob_container", "blob_service", "create_container", "describe", "queue_client", "table_service"]
+__all__ = [
+    "QueueSender", "StorageError", "blob_container", "blob_service", "create_container", "create_queue", "describe",
+    "queue_client", "storage_error", "table_service",
+]
+
+# Roles an identity-based connection needs for every call this app makes (see README, "Pointing it at Azure").
+_ROLES = "Storage Blob Data Owner, Storage Queue Data Contributor and Storage Table Data Contributor"
+
+
+class StorageError(RuntimeError):
+    """A storage call failed. The message names the resource (container, queue, table or blob), the account and
+    its endpoint, and the reason; never a key or a connection string."""
+
+
+def storage_error(exc: Exception, client: Any, resource: str) -> StorageError:
+    """A ``StorageError`` explaining *exc*, raised by a call of *client* (any storage SDK client) on *resource*
+    (e.g. ``"queue 'chunk-batches'"``): not reachable, does not exist, access refused, or the service's reason."""
+    from azure.core.exceptions import ClientAuthenticationError, HttpResponseError, ServiceRequestError
+
+    url = str(getattr(client, "url", "") or "").split("?")[0].rstrip("/")
+    where = f"storage account {getattr(client, 'account_name', None) or '?'} ({url})"
+    reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    if isinstance(exc, ServiceRequestError):
+        local = any(h in url for h in ("127.0.0.1", "localhost"))
+        hint = "; is Azurite running? Start it with `make azurite`" if local else ""
+        return StorageError(f"storage not reachable: {resource} at {url}: {reason}{hint}")
+    code = getattr(exc, "error_code", None) or ""
+    code = str(getattr(code, "value", code))  # the SDKs give a StorageErrorCode enum or a string
+    status = getattr(exc, "status_code", None)
+    if status == 404 or str(code).endswith("NotFound"):
+        return StorageError(f"{resource} does not exist in {where}")
+    if isinstance(exc, ClientAuthenticationError) or status == 403:
+        return StorageError(f"{where} refused access to {resource}: {code or reason} (an identity-based connection "
+                            f"needs the roles {_ROLES})")
+    if isinstance(exc, HttpResponseError):
+        return StorageError(f"{resource} in {where}: {code or status}: {reason}")
+    return StorageError(f"{resource} in {where}: {type(exc).__name__}: {reason}")
 
 
 def _account_url(settings: Any, service: str) -> str:
@@ -48,13 +84,35 @@ def blob_container(storage: Any, name: str) -> Any:
 
 
 def create_container(container: Any) -> None:
-    """Create the blob container *container* (a ``ContainerClient``) unless it exists."""
-    from azure.core.exceptions import ResourceExistsError
+    """Create the blob container *container* (a ``ContainerClient``) unless it exists.
+
+    Raises:
+        StorageError: the storage cannot be reached or refuses (the message names the container and account).
+    """
+    from azure.core.exceptions import AzureError, ResourceExistsError
 
     try:
         container.create_container()
     except ResourceExistsError:
         pass
+    except AzureError as exc:
+        raise storage_error(exc, container, f"container '{container.container_name}'") from None
+
+
+def create_queue(queue: Any) -> None:
+    """Create the queue *queue* (a ``QueueClient``) unless it exists.
+
+    Raises:
+        StorageError: the storage cannot be reached or refuses (the message names the queue and account).
+    """
+    from azure.core.exceptions import AzureError, ResourceExistsError
+
+    try:
+        queue.create_queue()
+    except ResourceExistsError:
+        pass
+    except AzureError as exc:
+        raise storage_error(exc, queue, f"queue '{queue.queue_name}'") from None
 
 
 def queue_client(settings: Any, queue: str, **kwargs: Any) -> Any:
@@ -83,3 +141,29 @@ def describe(settings: Any) -> str:
     if settings.storage_connection:
         return settings.storage_connection.split(";")[0]
     return settings.storage_account or settings.storage_blob_uri or "(no storage configured)"
+
+
+class QueueSender:
+    """Sends text messages to one queue (a ``QueueClient`` from ``queue_client``, so base64-encoded as the queue
+    trigger expects), creating the queue on first use."""
+
+    def __init__(self, queue: Any) -> None:
+        self.queue = queue
+        self._created = False
+
+    def send(self, messages: Sequence[str]) -> None:
+        """Send *messages* in order.
+
+        Raises:
+            StorageError: the queue cannot be created or written (the message names the queue and account).
+        """
+        from azure.core.exceptions import AzureError
+
+        if not self._created:
+            create_queue(self.queue)
+            self._created = True
+        try:
+            for message in messages:
+                self.queue.send_message(message)
+        except AzureError as exc:
+            raise storage_error(exc, self.queue, f"queue '{self.queue.queue_name}'") from None

@@ -1,24 +1,41 @@
-"""What the Functions host hands a function, built by hand for tests (see reference/azure-functions.md §4.2)."""
+"""What the Functions host does with the app, done by hand for tests: index it, hand a function a queue message,
+stand in for the queue the blob function sends to."""
 
 from __future__ import annotations
 
 import datetime as dt
 
-import azure.functions as func
 from azure.functions.queue import QueueMessage
 
 
-class FakeOut(func.Out):
-    """An output binding that keeps what the function set."""
+class RecordingQueue:
+    """Stands in for the chunk-batch queue of ``chunking.handlers``: passes messages on to *inner* (a real
+    ``QueueSender``, or nothing) and keeps every message sent, in order, in ``sent``."""
 
-    def __init__(self) -> None:
-        self.value = None
+    def __init__(self, inner=None) -> None:
+        self.inner = inner
+        self.sent: list[str] = []
 
-    def set(self, val) -> None:
-        self.value = val
+    def send(self, messages) -> None:
+        if self.inner is not None:
+            self.inner.send(messages)
+        self.sent.extend(messages)
 
-    def get(self):
-        return self.value
+
+def record_batches(monkeypatch, *, forward: bool = True) -> list[RecordingQueue]:
+    """Patch ``chunking.handlers.make_batch_queue`` so the queues it makes record what they send (and send it
+    to the real queue when *forward*); returns the list of queues made, newest last."""
+    from chunking import handlers
+
+    made: list[RecordingQueue] = []
+    real = handlers.make_batch_queue
+
+    def make(settings):
+        made.append(RecordingQueue(real(settings) if forward else None))
+        return made[-1]
+
+    monkeypatch.setattr(handlers, "make_batch_queue", make)
+    return made
 
 
 def queue_message(body: str, dequeue_count: int = 1) -> QueueMessage:

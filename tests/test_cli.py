@@ -58,7 +58,7 @@ def test_ingest_then_skip_then_search(workdir):
     assert text.startswith("1. docs/pyenv-README.md  score ")
 
     status = json.loads(run(["status", "--json"], workdir).stdout)
-    assert status["counts"] == {"indexed": 3, "queued": 0, "failed": 1, "deleted": 0}
+    assert status["counts"] == {"indexed": 3, "queued": 0, "sending": 0, "failed": 1, "deleted": 0}
     assert status["failed"][0]["source"] == "docs/broken.pdf"
 
 

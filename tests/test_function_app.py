@@ -4,27 +4,28 @@ from __future__ import annotations
 
 import json
 import logging
-import typing
 
 import azure.functions as func
 import pytest
 from azure.functions.blob import InputStream
-from tests.functions_host import FakeOut, index_app
+from tests.functions_host import index_app, record_batches
 
 
 @pytest.fixture(scope="module")
 def app_env(tmp_path_factory):
     """function_app with local services (offline embedder, local index in a temp folder, memory payloads)."""
+    import function_app
     from chunking import handlers
     from chunking.payloads import MemoryPayloadStore
 
     mp = pytest.MonkeyPatch()
     mp.setenv("CHUNKING_STATE_DIR", str(tmp_path_factory.mktemp("state")))
     mp.setattr("chunking.handlers.make_payload_store", lambda *a: MemoryPayloadStore())
+    function_app.queues = record_batches(mp, forward=False)
     handlers.services.cache_clear()
-    import function_app
 
     yield function_app
+    del function_app.queues
     handlers.services.cache_clear()
     mp.undo()
 
@@ -40,11 +41,9 @@ def test_bindings_with_no_app_settings_use_the_documented_defaults():
     bindings = index_app({})
     assert set(bindings) == {"ingest_document", "index_chunk_batch", "remove_deleted_blob", "reconcile_index",
                              "record_blob_poison", "record_batch_poison"}
-    assert sorted(bindings["ingest_document"], key=lambda b: b["type"]) == [
+    assert bindings["ingest_document"] == [
         {"type": "blobTrigger", "direction": "IN", "name": "blob", "path": "documents/{name}",
-         "connection": "AzureWebJobsStorage", "source": "EventGrid"},
-        {"type": "queue", "direction": "OUT", "name": "batches", "queueName": "chunk-batches",
-         "connection": "AzureWebJobsStorage"}]
+         "connection": "AzureWebJobsStorage", "source": "EventGrid"}]
     assert bindings["index_chunk_batch"] == [{"type": "queueTrigger", "direction": "IN", "name": "msg",
                                               "queueName": "chunk-batches", "connection": "AzureWebJobsStorage"}]
     queues = {name: bindings[name][0]["queueName"]
@@ -60,9 +59,8 @@ def test_bindings_follow_the_app_settings():
     bindings = index_app({"DOCUMENTS_CONTAINER": "manuals", "CHUNK_BATCH_QUEUE": "manual-batches",
                           "BLOB_EVENTS_QUEUE": "manual-events", "RECONCILE_SCHEDULE": "0 */5 * * * *",
                           "BLOB_TRIGGER_SOURCE": "LogsAndContainerScan"})
-    trigger, out = sorted(bindings["ingest_document"], key=lambda b: b["type"])
-    assert (trigger["path"], trigger["source"], out["queueName"]) == ("manuals/{name}", "LogsAndContainerScan",
-                                                                      "manual-batches")
+    [trigger] = bindings["ingest_document"]
+    assert (trigger["path"], trigger["source"]) == ("manuals/{name}", "LogsAndContainerScan")
     assert bindings["index_chunk_batch"][0]["queueName"] == "manual-batches"
     assert bindings["record_batch_poison"][0]["queueName"] == "manual-batches-poison"
     assert bindings["remove_deleted_blob"][0]["queueName"] == "manual-events"
@@ -84,12 +82,6 @@ def test_binding_defaults_are_the_settings_defaults_and_the_samples():
                                                         "LogsAndContainerScan"}
 
 
-def test_out_annotation_is_typing_list(app_env):
-    # A PEP 585 annotation (list of str) inside func.Out breaks function indexing (python-worker #1176).
-    hints = typing.get_type_hints(app_env.ingest_document.build().get_user_function())
-    assert typing.get_args(hints["batches"]) == (typing.List[str],)  # noqa: UP006
-
-
 @pytest.mark.parametrize(
     "name, data, reason",
     [
@@ -98,23 +90,22 @@ def test_out_annotation_is_typing_list(app_env):
         ("documents/broken.pdf", b"%PDF-1.7\nthis is not really a pdf", "not a valid PDF"),
     ],
 )
-def test_bad_input_logs_one_line_and_enqueues_nothing(registered, caplog, name, data, reason):
+def test_bad_input_logs_one_line_and_enqueues_nothing(app_env, registered, caplog, name, data, reason):
     blob = InputStream(data=data, name=name, length=len(data), uri=f"http://127.0.0.1/devstoreaccount1/{name}")
-    out = FakeOut()
+    sent = len(app_env.queues[-1].sent) if app_env.queues else 0
     with caplog.at_level(logging.ERROR, logger="chunking"):
-        registered["ingest_document"].get_user_function()(blob, out)
-    assert out.get() is None
+        registered["ingest_document"].get_user_function()(blob)
+    assert len(app_env.queues[-1].sent) == sent
     lines = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
     assert len(lines) == 1
     assert name.split("/", 1)[1] in lines[0] and reason in lines[0]
 
 
-def test_good_blob_then_batch_roundtrip(registered):
+def test_good_blob_then_batch_roundtrip(app_env, registered):
     text = b"Alpha beta gamma. " * 400
     blob = InputStream(data=text, name="documents/sub/alpha.txt", length=len(text), uri="http://127.0.0.1/x")
-    out = FakeOut()
-    registered["ingest_document"].get_user_function()(blob, out)
-    messages = out.get()
+    registered["ingest_document"].get_user_function()(blob)
+    messages = app_env.queues[-1].sent
     assert messages and all(len(m.encode()) <= 49_152 for m in messages)
     for m in messages:
         registered["index_chunk_batch"].get_user_function()(func.QueueMessage(body=m.encode()))

@@ -15,7 +15,7 @@ from azure.storage.queue import QueueClient, TextBase64DecodePolicy, TextBase64E
 from chunking.ids import doc_id
 from chunking.payloads import MemoryPayloadStore
 from chunking.pipeline import run_stage_one
-from tests.functions_host import FakeOut, queue_message
+from tests.functions_host import queue_message, record_batches
 
 pytestmark = pytest.mark.integration
 
@@ -45,6 +45,7 @@ class Harness:
         }
         for key, value in env.items():
             monkeypatch.setenv(key, value)
+        self.queues = record_batches(monkeypatch)
         handlers.services.cache_clear()
         self.handlers = handlers
         import function_app
@@ -64,15 +65,14 @@ class Harness:
         return self.handlers.services()
 
     def upload(self, path: str, data: bytes) -> list[str]:
-        """Upload, then run the blob function as the host would; its messages go to the real queue."""
+        """Upload, then run the blob function as the host would; it sends its messages to the real queue, and
+        they are returned."""
         self.container.upload_blob(path, data, overwrite=True)
         blob = self.container.get_blob_client(path)
-        out = FakeOut()
+        before = len(self.queues[-1].sent) if self.queues else 0
         self.app.ingest_document(InputStream(data=blob.download_blob().readall(), name=f"{self.cname}/{path}",
-                                             length=len(data), uri=blob.url), out)
-        messages = out.get() or []
-        for m in messages:
-            self.queue.send_message(m)
+                                             length=len(data), uri=blob.url))
+        messages = self.queues[-1].sent[before:] if self.queues else []
         self.sent.extend(messages)
         return messages
 

@@ -45,3 +45,20 @@ def test_conditional_write_detects_a_concurrent_change(ledger):
     ledger.record_error("d2", "b.txt", "v1", "boom")  # someone else writes in between
     assert ledger.store.write(entry, tag) is False
     assert ledger.store.write(entry, ledger.store.read("d2")[1]) is True
+
+
+def test_sending_becomes_queued_only_for_the_current_unfinished_version(ledger):
+    ledger.begin_version("d3", "c.txt", "v1", 6, 2, status="sending")
+    assert ledger.get("d3").status == "sending"
+    ledger.mark_sent("d3", "c.txt", "v1")
+    assert ledger.get("d3").status == "queued"
+    # Stage 2 finished before the sender confirmed: indexed stays indexed.
+    ledger.begin_version("d3", "c.txt", "v2", 1, 1, status="sending")
+    assert ledger.mark_indexed("d3", "c.txt", "v2") is True
+    ledger.mark_sent("d3", "c.txt", "v2")
+    assert (ledger.get("d3").status, ledger.get("d3").indexed_version) == ("indexed", "v2")
+    # A slow sender of v3 confirming after v4 became current changes nothing.
+    ledger.begin_version("d3", "c.txt", "v3", 1, 1, status="sending")
+    ledger.begin_version("d3", "c.txt", "v4", 1, 1, status="sending")
+    ledger.mark_sent("d3", "c.txt", "v3")
+    assert (ledger.get("d3").version, ledger.get("d3").status) == ("v4", "sending")

@@ -10,6 +10,7 @@ import json
 import pytest
 
 from chunking.ids import doc_id
+from chunking.storage import StorageError
 from tests.functions_host import queue_message
 from tests.test_incremental_azurite import Harness, _paragraphs
 
@@ -100,3 +101,89 @@ def test_delete_event_for_a_blob_that_exists_again_is_ignored(h):
     h.app.remove_deleted_blob(queue_message(json.dumps(event)))
     assert h.s.ledger.get(doc_id(h.cname, "back.txt")).status == "indexed"
     h.assert_index_is_exactly_current()
+
+
+def _age(ledger, did: str, minutes: int) -> None:
+    """Make the entry *did* look *minutes* older than it is."""
+    entry, tag = ledger.store.read(did)
+    old = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(minutes=minutes)).isoformat(timespec="seconds")
+    assert ledger.store.write(dataclasses.replace(entry, updated_at=old), tag)
+
+
+def test_queued_only_after_every_batch_was_sent(h, monkeypatch):
+    sender = h.s.batches.inner
+    real = sender.send
+    seen = []
+
+    def down(messages):  # the queue service fails while stage 1 sends
+        seen.append(h.s.ledger.get(doc_id(h.cname, "late.txt")).status)
+        raise StorageError("storage not reachable: queue (simulated)")
+
+    monkeypatch.setattr(sender, "send", down)
+    with pytest.raises(StorageError):
+        h.upload("late.txt", _paragraphs(12, "late"))
+    entry = h.s.ledger.get(doc_id(h.cname, "late.txt"))
+    assert seen == ["sending"]
+    assert (entry.status, entry.attempts) == ("sending", 1)
+    assert entry.error == "stage 1: StorageError: storage not reachable: queue (simulated)"
+    assert h.queue.get_queue_properties().approximate_message_count == 0
+    # A reconcile while the version may still be in flight leaves it alone; once it is old, it is sent again.
+    monkeypatch.setattr(sender, "send", real)
+    assert h.handlers.handle_reconcile().stuck == []
+    _age(h.s.ledger, entry.doc_id, 10)
+    assert h.handlers.handle_reconcile().stuck == ["late.txt"]
+    assert h.s.ledger.get(entry.doc_id).status == "queued"
+    h.drain()
+    assert h.s.ledger.get(entry.doc_id).status == "indexed"
+    h.assert_index_is_exactly_current()
+
+
+def test_a_failed_enqueue_is_reported_and_the_others_go_on(h, monkeypatch):
+    h.container.upload_blob("a.txt", _paragraphs(3, "a"))
+    h.container.upload_blob("b.txt", _paragraphs(3, "b"))
+    sender = h.s.batches.inner
+    real = sender.send
+    calls = []
+
+    def first_fails(messages):
+        calls.append(len(messages))
+        if len(calls) == 1:
+            raise StorageError("queue 'x' refused (simulated)")
+        real(messages)
+
+    monkeypatch.setattr(sender, "send", first_fails)
+    report = h.handlers.handle_reconcile()
+    assert (report.missing, report.failed) == (["b.txt"], ["a.txt: queue 'x' refused (simulated)"])
+    assert h.s.ledger.get(doc_id(h.cname, "a.txt")).status == "sending"  # never "queued": nothing was sent
+    _age(h.s.ledger, doc_id(h.cname, "a.txt"), 10)
+    again = h.handlers.handle_reconcile()
+    assert (again.stuck, again.failed) == (["a.txt"], [])
+    h.drain()
+    assert {e.source: e.status for e in h.s.ledger.entries()} == {"a.txt": "indexed", "b.txt": "indexed"}
+
+
+def test_reconcile_on_empty_storage_creates_what_it_needs(azurite, tmp_path, monkeypatch):
+    from azure.data.tables import TableServiceClient
+    from azure.storage.blob import BlobServiceClient
+
+    from chunking import handlers
+
+    env = {"AzureWebJobsStorage": azurite.connection_string, "DOCUMENTS_CONTAINER": "fresh-docs",
+           "CHUNK_BATCH_QUEUE": "fresh-batches", "PAYLOAD_CONTAINER": "fresh-payloads", "LEDGER_TABLE": "freshledger",
+           "CHUNKING_STATE_DIR": str(tmp_path)}
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    handlers.services.cache_clear()
+    try:
+        assert handlers.handle_reconcile().to_dict() == {"checked": 0, "missing": [], "stuck": [], "orphaned": [],
+                                                         "failed": []}
+        blobs = BlobServiceClient.from_connection_string(azurite.connection_string)
+        assert blobs.get_container_client("fresh-docs").exists()
+        tables = TableServiceClient.from_connection_string(azurite.connection_string)
+        assert "freshledger" in {t.name for t in tables.list_tables()}
+        blobs.get_container_client("fresh-docs").upload_blob("one.txt", _paragraphs(3, "one"))
+        assert handlers.handle_reconcile().missing == ["one.txt"]  # the queue is created on the first send
+        assert handlers.services().batches.queue.get_queue_properties().approximate_message_count >= 1
+        assert handlers.services().ledger.get(doc_id("fresh-docs", "one.txt")).status == "queued"
+    finally:
+        handlers.services.cache_clear()

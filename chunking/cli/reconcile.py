@@ -20,28 +20,31 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace, settings) -> int:
-    """Reconcile once and print the report; 2 when the storage cannot be reached."""
+    """Reconcile once and print the report; 1 when some document could not be enqueued, 2 when the storage
+    cannot be reached or refuses."""
     from azure.core.exceptions import AzureError
 
     from chunking import handlers
-    from chunking.storage import blob_service, describe
+    from chunking.storage import StorageError, blob_service, create_container
 
-    try:  # one quick probe, so a storage that is not running fails in seconds, not after the SDK's retries
-        blob_service(settings, retry_total=0, connection_timeout=5).get_service_properties()
+    try:  # one quick call without retries, so storage that is not running fails in seconds, not after retries
+        create_container(blob_service(settings, retry_total=0, connection_timeout=5)
+                         .get_container_client(settings.documents_container))
         report = handlers.handle_reconcile()
-    except (AzureError, ValueError) as exc:
-        hint = " (for local storage start Azurite: npx azurite)" if "devstoreaccount1" in str(exc) or \
-            settings.storage_connection.startswith("UseDevelopmentStorage") else ""
-        print(f"python -m chunking reconcile: storage not reachable ({describe(settings)})"
-              f"{hint}: {str(exc).splitlines()[0]}", file=sys.stderr)
+    except (StorageError, ValueError) as exc:
+        print(f"python -m chunking reconcile: {exc}", file=sys.stderr)
+        return 2
+    except AzureError as exc:
+        print(f"python -m chunking reconcile: {type(exc).__name__}: {str(exc).splitlines()[0]}", file=sys.stderr)
         return 2
     data = report.to_dict()
     if args.json:
         print(json.dumps(data, ensure_ascii=False, indent=2))
     else:
         print(f"checked {data['checked']} blobs: {len(data['missing'])} missing (enqueued), {len(data['stuck'])} "
-              f"stuck (enqueued), {len(data['orphaned'])} orphaned (deleted)")
-        for kind in ("missing", "stuck", "orphaned"):
+              f"stuck (enqueued), {len(data['orphaned'])} orphaned (deleted)"
+              + (f", {len(data['failed'])} could not be enqueued" if data["failed"] else ""))
+        for kind in ("missing", "stuck", "orphaned", "failed"):
             for source in data[kind]:
                 print(f"  {kind}: {source}")
-    return 0
+    return 1 if data["failed"] else 0

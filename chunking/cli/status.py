@@ -23,7 +23,7 @@ def run(args: argparse.Namespace, settings) -> int:
     from chunking.ledger import make_ledger
 
     entries = make_ledger(settings).entries()
-    counts = {s: sum(1 for e in entries if e.status == s) for s in ("indexed", "queued", "failed", "deleted")}
+    counts = {s: sum(1 for e in entries if e.status == s) for s in ("indexed", "queued", "sending", "failed", "deleted")}
     failed = [e for e in entries if e.status == "failed"]
     noted = [e for e in entries if e.note and e.status != "failed"]
     if args.json:
