@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import copy
 import logging
-from abc import ABC, abstractmethod
+from abc import ABC
 from typing import Any, Callable, Collection, Iterable, Literal, Sequence, TypeVar
 
 from chunking.model import Document
 from chunking.splitters._spans import Span, normalize_keep, strip_span
 
-__all__ = ["DocumentSplitting", "TextSplitter", "merge_pieces", "tiktoken_length_function"]
+__all__ = ["DocumentSplitting", "TextSplitter", "derive_offsets", "merge_pieces", "tiktoken_length_function"]
 
 logger = logging.getLogger(__name__)
 
@@ -154,10 +154,40 @@ class DocumentSplitting:
         return self.split_documents(documents)
 
 
+def derive_offsets(text: str, chunks: Iterable[str]) -> list[tuple[str, int]]:
+    """Pair each chunk with its offset in *text*: the first occurrence at or after the previous chunk's start
+    (+1 once a chunk was found, so a repeated passage moves forward), ``-1`` when the chunk is not in *text*."""
+    out: list[tuple[str, int]] = []
+    cursor = 0
+    for chunk in chunks:
+        start = text.find(chunk, cursor)
+        if start < 0 and cursor > 0:
+            start = text.find(chunk)  # a subclass may reorder chunks: any occurrence beats none
+        out.append((chunk, start))
+        if start >= 0:
+            cursor = max(cursor, start + 1)
+    return out
+
+
+def _entry_point(cls: type) -> str | None:
+    """Which of ``split_text``/``split_text_with_offsets`` the most derived class below TextSplitter defines."""
+    for klass in cls.__mro__:
+        if klass is TextSplitter:
+            return None
+        if "split_text_with_offsets" in vars(klass):
+            return "split_text_with_offsets"
+        if "split_text" in vars(klass):
+            return "split_text"
+    return None
+
+
 class TextSplitter(ABC):
     """Base of the size-driven splitters: shared parameters, the Document API and offsets.
 
-    Subclasses implement :meth:`split_text_with_offsets`; every other method derives from it.
+    Subclasses implement :meth:`split_text_with_offsets` or, as with LangChain, only :meth:`split_text`; every
+    other method derives from the one implemented (the most derived wins when a subclass of a splitter of ours
+    overrides :meth:`split_text`). Offsets of a ``split_text``-only subclass are derived by finding each chunk in
+    the text at or after the previous chunk's start (``-1`` when a chunk is not a substring of the text).
 
     Args:
         chunk_size: maximum chunk length, in the units of *length_function* (characters by default, tokens with
@@ -173,7 +203,13 @@ class TextSplitter(ABC):
     Raises:
         ValueError: ``chunk_size <= 0``, ``chunk_overlap < 0``, ``chunk_overlap > chunk_size`` or an unknown
             *keep_separator*.
+        TypeError: instantiating a subclass that implements neither ``split_text`` nor ``split_text_with_offsets``.
     """
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> "TextSplitter":
+        if _entry_point(cls) is None:
+            raise TypeError(f"Can't instantiate {cls.__name__}: implement split_text or split_text_with_offsets")
+        return super().__new__(cls)
 
     def __init__(
         self,
@@ -200,13 +236,18 @@ class TextSplitter(ABC):
         self._add_start_index = add_start_index
         self._strip_whitespace = strip_whitespace
 
-    @abstractmethod
     def split_text_with_offsets(self, text: str) -> list[tuple[str, int]]:
         """Split *text* into ``(chunk, start)`` pairs, ``start`` being the chunk's offset (characters) in *text*."""
+        return derive_offsets(text, self.split_text(text))
 
     def split_text(self, text: str) -> list[str]:
         """Split *text* into chunk strings, in order; ``[]`` for empty or whitespace-only text."""
         return [chunk for chunk, _ in self.split_text_with_offsets(text)]
+
+    def _chunks_with_offsets(self, text: str) -> list[tuple[str, int]]:
+        if _entry_point(type(self)) == "split_text":
+            return derive_offsets(text, self.split_text(text))
+        return self.split_text_with_offsets(text)
 
     def create_documents(self, texts: Iterable[str], metadatas: Sequence[dict[str, Any]] | None = None) -> list[Document]:
         """One Document per chunk of each text, each with its own deep copy of that text's metadata.
@@ -220,7 +261,7 @@ class TextSplitter(ABC):
         documents: list[Document] = []
         for index, text in enumerate(texts):
             base = metadatas[index] if metadatas is not None else {}
-            for chunk, start in self.split_text_with_offsets(text):
+            for chunk, start in self._chunks_with_offsets(text):
                 metadata = copy.deepcopy(base)
                 if self._add_start_index:
                     metadata["start_index"] = start
@@ -256,6 +297,26 @@ class TextSplitter(ABC):
         """
         length_function = tiktoken_length_function(encoding_name, model_name, allowed_special, disallowed_special)
         return cls(length_function=length_function, **kwargs)
+
+    def _merge_splits(self, splits: Iterable[str], separator: str) -> list[str]:
+        """Merge *splits* joined by *separator* into chunks (the helper LangChain subclasses call); empty splits are
+        left out, and each chunk is the splits' text with *separator* between them."""
+        splits = list(splits)
+        pieces: list[Span] = []
+        position = 0
+        for split in splits:
+            if split:
+                pieces.append((position, position + len(split)))
+            position += len(split) + len(separator)
+        text = separator.join(splits)
+        return [text[s:e] for s, e in self._merge(text, pieces)]
+
+    def _join_docs(self, docs: list[str], separator: str) -> str | None:
+        """*docs* joined by *separator*, stripped if ``strip_whitespace``; ``None`` when nothing is left."""
+        text = separator.join(docs)
+        if self._strip_whitespace:
+            text = text.strip()
+        return text or None
 
     def _merge(self, text: str, pieces: Sequence[Span], lengths: Sequence[int] | None = None) -> list[Span]:
         return merge_pieces(

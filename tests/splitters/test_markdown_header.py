@@ -76,12 +76,45 @@ def test_deeper_header_can_skip_a_level():
     assert contents(docs) == [("text", {"h1": "A", "h3": "C"})]
 
 
-def test_header_only_sections_are_dropped_when_stripped_and_kept_otherwise():
+def test_header_only_sections_are_dropped_when_stripped_and_joined_to_a_deeper_section_otherwise():
     text = "# A\n## B\ntext"
     assert contents(MarkdownHeaderTextSplitter(H12).split_text(text)) == [("text", {"Header 1": "A", "Header 2": "B"})]
     assert contents(MarkdownHeaderTextSplitter(H12, strip_headers=False).split_text(text)) == [
-        ("# A", {"Header 1": "A"}),
-        ("## B\ntext", {"Header 1": "A", "Header 2": "B"}),
+        ("# A\n## B\ntext", {"Header 1": "A", "Header 2": "B"}),
+    ]
+    # A header-only section followed by a shallower header stays alone (LangChain's rule too).
+    assert contents(MarkdownHeaderTextSplitter(H12, strip_headers=False).split_text("# A\nx\n## B\n# C\ny")) == [
+        ("# A\nx", {"Header 1": "A"}),
+        ("## B", {"Header 1": "A", "Header 2": "B"}),
+        ("# C\ny", {"Header 1": "C"}),
+    ]
+
+
+def test_a_byte_order_mark_does_not_hide_a_heading():
+    splitter = MarkdownHeaderTextSplitter([("#", "H1"), ("##", "H2")])
+    assert contents(splitter.split_text("\ufeff# A\ntext")) == [("text", {"H1": "A"})]
+    assert contents(splitter.split_text("\ufeff# Foo\n\nfoo()\n\ufeff## Bar\n\nbar()")) == [
+        ("foo()", {"H1": "Foo"}),
+        ("bar()", {"H1": "Foo", "H2": "Bar"}),
+    ]
+
+
+def test_setext_headings_split_like_atx_headings():
+    splitter = MarkdownHeaderTextSplitter(H12)
+    text = "Title\n=====\nintro\n\nSub\nline\n---\nbody\n\n---\nafter a rule"
+    assert contents(splitter.split_text(text)) == [
+        ("intro", {"Header 1": "Title"}),
+        ("body\n\n---\nafter a rule", {"Header 1": "Title", "Header 2": "Sub line"}),
+    ]
+    kept = MarkdownHeaderTextSplitter(H12, strip_headers=False).split_text("Title\n===\ntext")
+    assert contents(kept) == [("Title\n===\ntext", {"Header 1": "Title"})]
+    # A list item's lazy continuation is not a paragraph, so its "---" is a thematic break.
+    assert contents(splitter.split_text("- item\nlazy\n---\nx")) == [("- item\nlazy\n---\nx", {})]
+
+
+def test_a_heading_indented_by_four_spaces_is_code_not_a_heading():
+    assert contents(MarkdownHeaderTextSplitter(H12).split_text("# A\n\n    ## Bar\n\ntext")) == [
+        ("    ## Bar\n\ntext", {"Header 1": "A"})
     ]
 
 

@@ -2,12 +2,14 @@
 
 Algorithm (``splitter-family.md`` §6, after LangChain's ``MarkdownHeaderTextSplitter`` interface):
 1. Cut the text into lines and find the fenced code blocks (``fences.scan_lines``, CommonMark rules).
-2. Outside fences, a line is a splitting header when it is an ATX heading of a configured level, or matches a
-   configured custom delimiter (``**Title**``).
+2. Outside fences, a splitting header is an ATX or setext heading of a configured level (``markdown/headings.py``;
+   a leading U+FEFF is ignored), or a line matching a configured custom delimiter (``**Title**``).
 3. A header pops every stacked header of level ≥ its own and pushes itself; a section's metadata is
    ``{key: text}`` for the stack, outermost first.
-4. A section is the original lines between two splitting headers (the header line first when
+4. A section is the original lines between two splitting headers (the header lines first when
    ``strip_headers=False``), with leading and trailing blank lines removed; blank sections are dropped.
+5. With ``strip_headers=False``, a section made only of header lines is joined to the next section when that
+   one's header path is deeper (LangChain's rule), so ``# A`` directly followed by ``## B`` is not a chunk alone.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from typing import Any, Iterable
 
 from chunking.model import Document
 from chunking.splitters.base import DocumentSplitting
-from chunking.splitters.markdown.fences import MarkdownLines, parse_atx_heading, scan_lines, trim_blank_lines
+from chunking.splitters.markdown.fences import MarkdownLines, scan_lines, trim_blank_lines
+from chunking.splitters.markdown.headings import find_headings
 
 __all__ = ["HeaderSection", "MarkdownHeaderTextSplitter", "header_sections"]
 
@@ -81,42 +84,63 @@ def header_sections(
     custom: dict[str, tuple[int, str]],
     strip_headers: bool,
 ) -> list[HeaderSection]:
-    """Cut *text* into header sections (module docstring, steps 2–4).
+    """Cut *text* into header sections (module docstring, steps 2–5).
 
     Args:
         text: the Markdown text; *lines* is ``scan_lines(text)``.
-        atx, custom: the splitting headers, from ``_header_levels``.
-        strip_headers: leave the header line out of its section.
+        atx, custom: the splitting headers, from ``_header_levels``; *atx* levels apply to ATX and setext headings.
+        strip_headers: leave the header lines out of their section.
 
     Returns:
         Non-blank sections in document order, spans trimmed of blank lines.
     """
+    hits: dict[int, tuple[int, int, str, str]] = {}  # first line -> (last line, level, key, text)
+    for heading in find_headings(text, lines):
+        if heading.level in atx:
+            hits[heading.first_line] = (heading.last_line, heading.level, atx[heading.level], heading.title)
+    if custom:
+        for index in range(len(lines.spans)):
+            if lines.block_of_line[index] < 0 and index not in hits:
+                found = _custom_header(lines.line(text, index).removeprefix("\ufeff"), custom)
+                if found is not None:
+                    hits[index] = (index, *found)
     sections: list[HeaderSection] = []
+    heading_only: list[bool] = []  # per section: nothing but header lines (strip_headers=False)
     stack: list[tuple[int, str, str]] = []  # (level, key, text)
     section_start = 0
+    content_from = 0  # where the section's own content (after its header lines) starts
 
     def close(end: int) -> None:
         span = trim_blank_lines(text, section_start, end)
         if span is not None:
             sections.append(HeaderSection(span[0], span[1], {key: value for _, key, value in stack}))
+            heading_only.append(trim_blank_lines(text, content_from, end) is None if content_from < end else True)
 
-    for index, (start, end) in enumerate(lines.spans):
-        if lines.block_of_line[index] >= 0:
-            continue
-        line = text[start:end].removesuffix("\r")
-        hit: tuple[int, str, str] | None = None
-        heading = parse_atx_heading(line)
-        if heading is not None and heading[0] in atx:
-            hit = (heading[0], atx[heading[0]], heading[1])
-        elif custom:
-            hit = _custom_header(line, custom)
-        if hit is None:
-            continue
+    for first in sorted(hits):
+        last, level, key, value = hits[first]
+        start, end = lines.spans[first][0], lines.spans[last][1]
         close(start)
-        stack = [entry for entry in stack if entry[0] < hit[0]] + [hit]
-        section_start = min(end + 1, len(text)) if strip_headers else start
+        stack = [entry for entry in stack if entry[0] < level] + [(level, key, value)]
+        content_from = min(end + 1, len(text))
+        section_start = content_from if strip_headers else start
     close(len(text))
-    return sections
+    if strip_headers:
+        return sections
+    return _merge_heading_only(text, sections, heading_only)
+
+
+def _merge_heading_only(text: str, sections: list[HeaderSection], heading_only: list[bool]) -> list[HeaderSection]:
+    """With the headers kept, a section made only of header lines joins the section after it when that one's header
+    path is deeper (``# A`` then ``## B`` and its text make one section under ``A``/``B``), as LangChain does."""
+    out: list[HeaderSection] = []
+    pending = False
+    for section, only in zip(sections, heading_only):
+        if out and pending and len(section.headers) > len(out[-1].headers):
+            out[-1] = HeaderSection(out[-1].start, section.end, section.headers)
+        else:
+            out.append(section)
+        pending = only
+    return out
 
 
 def _section_units(text: str, lines: MarkdownLines, section: HeaderSection) -> list[tuple[int, int]]:
@@ -172,6 +196,9 @@ class MarkdownHeaderTextSplitter(DocumentSplitting):
           closes a fence on any line starting with three backticks or tildes.
         - A closing ``##`` sequence is removed from the header text (``## Install ##`` → ``Install``) and ``#tag``
           is not a heading; LangChain keeps the closers.
+        - Headings follow CommonMark: setext headings (``Title`` over ``=====`` or ``-----``) split like ``#`` and
+          ``##``, and a ``## Bar`` indented by four or more spaces is indented code, not a heading; LangChain
+          strips every line first, so it sees the indented heading and not the setext one.
         - Sections under equal header paths are not merged with each other.
     """
 
