@@ -38,7 +38,7 @@ def readme() -> str:
 
 @pytest.fixture(scope="module")
 def readme_structure(readme: str) -> tuple[list[tuple[int, int, str]], list[tuple[int, int, str]]]:
-    """(fences as (start, end, info), ATX headings as (line start, level, text)) according to markdown-it-py."""
+    """(fences as (start, end, info), ATX and setext headings as (line start, level, text)) by markdown-it-py."""
     line_starts = [0] + [m.end() for m in re.finditer("\n", readme)]
     tokens = MarkdownIt("commonmark").parse(readme)
     fences, headings = [], []
@@ -47,7 +47,7 @@ def readme_structure(readme: str) -> tuple[list[tuple[int, int, str]], list[tupl
             first, last = token.map
             end = line_starts[last] - 1 if last < len(line_starts) else len(readme)
             fences.append((line_starts[first], end, token.info.strip()))
-        elif token.type == "heading_open" and token.markup.startswith("#"):
+        elif token.type == "heading_open":  # ATX and setext
             headings.append((line_starts[token.map[0]], int(token.tag[1]), tokens[index + 1].content))
     return fences, headings
 

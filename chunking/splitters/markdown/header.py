@@ -83,13 +83,15 @@ def header_sections(
     atx: dict[int, str],
     custom: dict[str, tuple[int, str]],
     strip_headers: bool,
+    join_heading_only: bool = False,
 ) -> list[HeaderSection]:
-    """Cut *text* into header sections (module docstring, steps 2–5).
+    """Cut *text* into header sections (module docstring, steps 2–5; step 5 only with *join_heading_only*).
 
     Args:
         text: the Markdown text; *lines* is ``scan_lines(text)``.
         atx, custom: the splitting headers, from ``_header_levels``; *atx* levels apply to ATX and setext headings.
         strip_headers: leave the header lines out of their section.
+        join_heading_only: with *strip_headers* false, apply step 5 (LangChain's header splitter does).
 
     Returns:
         Non-blank sections in document order, spans trimmed of blank lines.
@@ -124,7 +126,7 @@ def header_sections(
         content_from = min(end + 1, len(text))
         section_start = content_from if strip_headers else start
     close(len(text))
-    if strip_headers:
+    if strip_headers or not join_heading_only:
         return sections
     return _merge_heading_only(text, sections, heading_only)
 
@@ -223,7 +225,7 @@ class MarkdownHeaderTextSplitter(DocumentSplitting):
     def _split(self, text: str, base: dict[str, Any]) -> list[Document]:
         lines = scan_lines(text)
         out: list[Document] = []
-        for section in header_sections(text, lines, self._atx, self._custom, self.strip_headers):
+        for section in header_sections(text, lines, self._atx, self._custom, self.strip_headers, True):
             spans = _section_units(text, lines, section) if self.return_each_line else [(section.start, section.end)]
             for start, end in spans:
                 metadata = copy.deepcopy(base)
