@@ -1,0 +1,423 @@
+// The whole pipeline in one resource group: `azd up` (or `az deployment group create`) deploys it from an empty
+// group. See README.md, "Deploy to Azure".
+//
+// Two stages, because Event Grid validates a webhook subscription against the running function:
+//   1. blobWebhookEnabled=false: everything except the BlobCreated subscription; then the code is deployed;
+//   2. blobWebhookEnabled=true: the same deployment again, now with the BlobCreated -> blob trigger webhook.
+// azd runs stage 2 from the postdeploy hook in azure.yaml (infra/hooks/postdeploy.*).
+targetScope = 'resourceGroup'
+
+@minLength(1)
+@maxLength(64)
+@description('Name of the azd environment; it seeds the resource names.')
+param environmentName string
+
+@description('Region of every resource except Azure OpenAI (openAiLocation). Must offer Flex Consumption.')
+param location string = resourceGroup().location
+
+@description('Object ID of the person deploying (azd sets AZURE_PRINCIPAL_ID): gets data roles so the chunking CLI works from a workstation. Empty: none.')
+param principalId string = ''
+
+@allowed([
+  'User'
+  'ServicePrincipal'
+  'Group'
+])
+param principalType string = 'User'
+
+// ---- Function App (Flex Consumption) ----
+@description('Memory of each Function App instance in MB.')
+@allowed([
+  512
+  2048
+  4096
+])
+param functionInstanceMemoryMB int = 2048
+
+@description('Maximum number of Function App instances (40 to 1000).')
+@minValue(40)
+@maxValue(1000)
+param functionMaximumInstanceCount int = 100
+
+@description('Stage 2: create the BlobCreated subscription to the blob trigger webhook (needs the code deployed).')
+param blobWebhookEnabled bool = false
+
+// ---- Azure AI Search ----
+@description('Name of an existing Azure AI Search service to use; empty creates one.')
+param searchServiceName string = ''
+
+@description('Resource group of the existing search service (default: this one).')
+param searchResourceGroupName string = ''
+
+@description('Tier of a new search service.')
+@allowed([
+  'free'
+  'basic'
+  'standard'
+  'standard2'
+  'standard3'
+  'storage_optimized_l1'
+  'storage_optimized_l2'
+])
+param searchSku string = 'basic'
+
+@description('Semantic ranker plan of a new search service (not on free); the app queries with it when not disabled.')
+@allowed([
+  'disabled'
+  'free'
+  'standard'
+])
+param searchSemanticRanker string = 'disabled'
+
+@description('Index the app creates and fills (AZURE_SEARCH_INDEX).')
+param searchIndexName string = 'chunks'
+
+// ---- Azure OpenAI ----
+@description('Name of an existing Azure OpenAI account to use; empty creates one. Its embedding deployment must exist.')
+param openAiAccountName string = ''
+
+@description('Resource group of the existing Azure OpenAI account (default: this one).')
+param openAiResourceGroupName string = ''
+
+@description('Region of a new Azure OpenAI account (the embedding model must be offered there).')
+param openAiLocation string = location
+
+@description('Name of the embedding deployment (AZURE_OPENAI_EMBEDDING_DEPLOYMENT).')
+param embeddingDeploymentName string = 'text-embedding-3-small'
+
+@description('Embedding model of the new deployment (EMBEDDING_MODEL).')
+param embeddingModel string = 'text-embedding-3-small'
+
+@description('Version of the embedding model.')
+param embeddingModelVersion string = '1'
+
+@description('Deployment type of the new embedding deployment.')
+@allowed([
+  'Standard'
+  'GlobalStandard'
+])
+param embeddingDeploymentSku string = 'Standard'
+
+@description('Capacity of the new embedding deployment in thousands of tokens per minute.')
+@minValue(1)
+param embeddingCapacity int = 30
+
+@description('Vector dimensions stored in the index (EMBEDDING_DIMENSIONS); at most what the model produces.')
+param embeddingDimensions int = 1536
+
+// ---- Names ----
+var token = toLower(uniqueString(subscription().id, resourceGroup().id, environmentName))
+var tags = {
+  'azd-env-name': environmentName
+}
+var functionAppName = 'func-${token}'
+var storageAccountName = 'st${token}'
+var newSearchName = 'srch-${token}'
+var newOpenAiName = 'oai-${token}'
+var applicationInsightsName = 'appi-${token}'
+
+// What the code reads (chunking/settings.py and the bindings of function_app.py); tests/infra checks these.
+var documentsContainer = 'documents'
+var payloadContainer = 'chunk-payloads'
+var deploymentContainer = 'app-package'
+var batchQueue = 'chunk-batches'
+var blobEventsQueue = 'blob-events'
+var ledgerTable = 'chunkingledger'
+
+var useExistingSearch = !empty(searchServiceName)
+var useExistingOpenAi = !empty(openAiAccountName)
+var searchGroup = empty(searchResourceGroupName) ? resourceGroup().name : searchResourceGroupName
+var openAiGroup = empty(openAiResourceGroupName) ? resourceGroup().name : openAiResourceGroupName
+
+// ---- Built-in roles (IDs are the same in every tenant) ----
+var roles = {
+  storageBlobDataOwner: 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b'
+  storageBlobDataContributor: 'ba92f5b4-2d11-453d-a403-e96b0029c9fe'
+  storageQueueDataContributor: '974c5e8b-45b9-4653-ba55-5f855dd0fb88'
+  storageTableDataContributor: '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3'
+  searchIndexDataContributor: '8ebe5a00-799e-43f5-93ac-243d3dce84a7'
+  searchServiceContributor: '7ca78c08-252a-4471-8644-bb5ff32d4ba0'
+  cognitiveServicesOpenAiUser: '5e0bd9bd-7b93-4f28-af87-19fc36ad61bd'
+  monitoringMetricsPublisher: '3913510d-42f4-4e42-8a64-420c390055eb'
+}
+
+resource identity 'Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31' = {
+  name: 'id-${token}'
+  location: location
+  tags: tags
+}
+
+module monitoring 'modules/monitoring.bicep' = {
+  name: 'monitoring'
+  params: {
+    logAnalyticsName: 'log-${token}'
+    applicationInsightsName: applicationInsightsName
+    location: location
+    tags: tags
+  }
+}
+
+module storage 'modules/storage.bicep' = {
+  name: 'storage'
+  params: {
+    name: storageAccountName
+    location: location
+    tags: tags
+    documentsContainer: documentsContainer
+    payloadContainer: payloadContainer
+    deploymentContainer: deploymentContainer
+    batchQueue: batchQueue
+    blobEventsQueue: blobEventsQueue
+    ledgerTable: ledgerTable
+  }
+}
+
+module search 'modules/search.bicep' = if (!useExistingSearch) {
+  name: 'search'
+  params: {
+    name: newSearchName
+    location: location
+    tags: tags
+    sku: searchSku
+    semanticSearch: searchSemanticRanker
+  }
+}
+
+module openAi 'modules/openai.bicep' = if (!useExistingOpenAi) {
+  name: 'openai'
+  params: {
+    name: newOpenAiName
+    location: openAiLocation
+    tags: tags
+    embeddingDeploymentName: embeddingDeploymentName
+    embeddingModel: embeddingModel
+    embeddingModelVersion: embeddingModelVersion
+    embeddingSkuName: embeddingDeploymentSku
+    embeddingCapacity: embeddingCapacity
+  }
+}
+
+resource existingOpenAi 'Microsoft.CognitiveServices/accounts@2024-10-01' existing = if (useExistingOpenAi) {
+  name: openAiAccountName
+  scope: resourceGroup(openAiGroup)
+}
+
+var searchName = useExistingSearch ? searchServiceName : newSearchName
+var openAiName = useExistingOpenAi ? openAiAccountName : newOpenAiName
+var searchEndpoint = 'https://${searchName}.search.windows.net'
+var openAiEndpoint = useExistingOpenAi ? existingOpenAi.properties.endpoint : openAi.outputs.endpoint
+
+// Every setting the app needs in Azure. Connections are identity-based: no keys or connection strings.
+var appSettings = {
+  // Host storage and the app's own storage clients (chunking/storage.py): the user-assigned identity.
+  AzureWebJobsStorage__accountName: storage.outputs.name
+  AzureWebJobsStorage__blobServiceUri: storage.outputs.blobEndpoint
+  AzureWebJobsStorage__queueServiceUri: storage.outputs.queueEndpoint
+  AzureWebJobsStorage__tableServiceUri: storage.outputs.tableEndpoint
+  AzureWebJobsStorage__credential: 'managedidentity'
+  AzureWebJobsStorage__clientId: identity.properties.clientId
+  // DefaultAzureCredential (Search, OpenAI, storage SDK clients) picks the user-assigned identity by this.
+  AZURE_CLIENT_ID: identity.properties.clientId
+  APPLICATIONINSIGHTS_CONNECTION_STRING: monitoring.outputs.connectionString
+  APPLICATIONINSIGHTS_AUTHENTICATION_STRING: 'ClientId=${identity.properties.clientId};Authorization=AAD'
+  // Bindings of function_app.py.
+  BLOB_TRIGGER_SOURCE: 'EventGrid'
+  DOCUMENTS_CONTAINER: documentsContainer
+  CHUNK_BATCH_QUEUE: batchQueue
+  BLOB_EVENTS_QUEUE: blobEventsQueue
+  RECONCILE_SCHEDULE: '0 30 3 * * *'
+  // chunking/settings.py.
+  PAYLOAD_CONTAINER: payloadContainer
+  LEDGER_BACKEND: 'table'
+  LEDGER_TABLE: ledgerTable
+  // The package directory is read-only on Flex Consumption; local caches go to the instance's temp space.
+  CHUNKING_STATE_DIR: '/tmp/chunking'
+  INDEX_BACKEND: 'azure'
+  AZURE_SEARCH_ENDPOINT: searchEndpoint
+  AZURE_SEARCH_INDEX: searchIndexName
+  AZURE_SEARCH_SEMANTIC_RANKER: (searchSemanticRanker == 'disabled') ? 'false' : 'true'
+  EMBEDDING_BACKEND: 'azure_openai'
+  AZURE_OPENAI_ENDPOINT: openAiEndpoint
+  AZURE_OPENAI_EMBEDDING_DEPLOYMENT: embeddingDeploymentName
+  AZURE_OPENAI_API_VERSION: '2024-10-21'
+  EMBEDDING_MODEL: embeddingModel
+  EMBEDDING_DIMENSIONS: string(embeddingDimensions)
+}
+
+module functionApp 'modules/functionapp.bicep' = {
+  name: 'functionapp'
+  dependsOn: [
+    functionStorageRoles
+  ]
+  params: {
+    name: functionAppName
+    planName: 'plan-${token}'
+    location: location
+    tags: tags
+    identityId: identity.id
+    storageBlobEndpoint: storage.outputs.blobEndpoint
+    deploymentContainer: deploymentContainer
+    instanceMemoryMB: functionInstanceMemoryMB
+    maximumInstanceCount: functionMaximumInstanceCount
+    appSettings: appSettings
+  }
+}
+
+// ---- Roles of the function app's identity: every call the code makes ----
+// Blob trigger, host leases and keys, deployment package, documents and payloads: Blob Data Owner.
+// Queue trigger and output, the blob trigger's poison queue: Queue Data Contributor. Ledger: Table Data
+// Contributor (the table is created if missing).
+module functionStorageRoles 'modules/storage-roles.bicep' = {
+  name: 'function-storage-roles'
+  params: {
+    storageAccountName: storage.outputs.name
+    principalId: identity.properties.principalId
+    principalType: 'ServicePrincipal'
+    roleIds: [
+      roles.storageBlobDataOwner
+      roles.storageQueueDataContributor
+      roles.storageTableDataContributor
+    ]
+  }
+}
+
+// Index documents (upsert, delete, query): Search Index Data Contributor. Index creation and schema updates:
+// Search Service Contributor.
+module functionSearchRoles 'modules/search-roles.bicep' = {
+  name: 'function-search-roles'
+  scope: resourceGroup(searchGroup)
+  dependsOn: [
+    search
+  ]
+  params: {
+    searchServiceName: searchName
+    principalId: identity.properties.principalId
+    principalType: 'ServicePrincipal'
+    roleIds: [
+      roles.searchIndexDataContributor
+      roles.searchServiceContributor
+    ]
+  }
+}
+
+// Embeddings (and the optional chat model): Cognitive Services OpenAI User.
+module functionOpenAiRoles 'modules/openai-roles.bicep' = {
+  name: 'function-openai-roles'
+  scope: resourceGroup(openAiGroup)
+  dependsOn: [
+    openAi
+  ]
+  params: {
+    openAiAccountName: openAiName
+    principalId: identity.properties.principalId
+    principalType: 'ServicePrincipal'
+    roleIds: [
+      roles.cognitiveServicesOpenAiUser
+    ]
+  }
+}
+
+// Telemetry with Entra ID authentication (local authentication is off): Monitoring Metrics Publisher.
+resource appInsights 'Microsoft.Insights/components@2020-02-02' existing = {
+  name: applicationInsightsName
+}
+
+resource functionTelemetryRole 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
+  name: guid(resourceGroup().id, applicationInsightsName, identity.id, roles.monitoringMetricsPublisher)
+  scope: appInsights
+  dependsOn: [
+    monitoring
+  ]
+  properties: {
+    principalId: identity.properties.principalId
+    principalType: 'ServicePrincipal'
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roles.monitoringMetricsPublisher)
+  }
+}
+
+// ---- Roles of the person deploying, so `chunking upload`, `status` and `search` work from a workstation ----
+module userStorageRoles 'modules/storage-roles.bicep' = if (!empty(principalId)) {
+  name: 'user-storage-roles'
+  params: {
+    storageAccountName: storage.outputs.name
+    principalId: principalId
+    principalType: principalType
+    roleIds: [
+      roles.storageBlobDataContributor
+      roles.storageQueueDataContributor
+      roles.storageTableDataContributor
+    ]
+  }
+}
+
+module userSearchRoles 'modules/search-roles.bicep' = if (!empty(principalId)) {
+  name: 'user-search-roles'
+  scope: resourceGroup(searchGroup)
+  dependsOn: [
+    search
+  ]
+  params: {
+    searchServiceName: searchName
+    principalId: principalId
+    principalType: principalType
+    roleIds: [
+      roles.searchIndexDataContributor
+      roles.searchServiceContributor
+    ]
+  }
+}
+
+module userOpenAiRoles 'modules/openai-roles.bicep' = if (!empty(principalId)) {
+  name: 'user-openai-roles'
+  scope: resourceGroup(openAiGroup)
+  dependsOn: [
+    openAi
+  ]
+  params: {
+    openAiAccountName: openAiName
+    principalId: principalId
+    principalType: principalType
+    roleIds: [
+      roles.cognitiveServicesOpenAiUser
+    ]
+  }
+}
+
+// ---- Event Grid: BlobDeleted -> blob-events queue now; BlobCreated -> blob trigger webhook in stage 2 ----
+module events 'modules/events.bicep' = {
+  name: 'events'
+  params: {
+    name: 'evgt-${token}'
+    location: location
+    tags: tags
+    storageAccountName: storage.outputs.name
+    documentsContainer: documentsContainer
+    blobEventsQueue: blobEventsQueue
+  }
+}
+
+module blobWebhook 'modules/blob-webhook.bicep' = if (blobWebhookEnabled) {
+  name: 'blob-webhook'
+  dependsOn: [
+    functionApp
+  ]
+  params: {
+    systemTopicName: events.outputs.name
+    functionAppName: functionAppName
+    functionName: 'ingest_document'
+    documentsContainer: documentsContainer
+  }
+}
+
+// ---- Outputs: azd stores them in the environment (azd env get-values) ----
+output AZURE_LOCATION string = location
+output AZURE_FUNCTION_APP_NAME string = functionApp.outputs.name
+output AZURE_FUNCTION_APP_URL string = 'https://${functionApp.outputs.defaultHostName}'
+output AZURE_STORAGE_ACCOUNT string = storage.outputs.name
+output AZURE_EVENT_GRID_SYSTEM_TOPIC string = events.outputs.name
+output AZURE_SEARCH_ENDPOINT string = searchEndpoint
+output AZURE_SEARCH_INDEX string = searchIndexName
+output AZURE_OPENAI_ENDPOINT string = openAiEndpoint
+output AZURE_OPENAI_EMBEDDING_DEPLOYMENT string = embeddingDeploymentName
+output DOCUMENTS_CONTAINER string = documentsContainer
+output BLOB_WEBHOOK_ENABLED bool = blobWebhookEnabled

@@ -1,0 +1,52 @@
+// A new Azure AI Search service (only when no existing service is named). API keys are disabled: the function
+// app reaches it with its managed identity (Search Service Contributor creates the index, Search Index Data
+// Contributor reads and writes documents).
+
+param name string
+param location string
+param tags object = {}
+@description('Pricing tier: free, basic, standard, standard2, standard3, storage_optimized_l1/l2.')
+@allowed([
+  'free'
+  'basic'
+  'standard'
+  'standard2'
+  'standard3'
+  'storage_optimized_l1'
+  'storage_optimized_l2'
+])
+param sku string = 'basic'
+@description('Semantic ranker plan: disabled, free (1,000 queries a month) or standard (billed per 1,000 queries). Not available on the free tier.')
+@allowed([
+  'disabled'
+  'free'
+  'standard'
+])
+param semanticSearch string = 'disabled'
+param replicaCount int = 1
+param partitionCount int = 1
+
+resource search 'Microsoft.Search/searchServices@2023-11-01' = {
+  #checkov:skip=CKV_AZURE_208: one replica by default to keep the bill low (each replica is billed as a search unit); raise replicaCount to 3 for the write SLA
+  #checkov:skip=CKV_AZURE_209: same reason as CKV_AZURE_208; raise replicaCount to 2 for the read SLA
+  name: name
+  location: location
+  tags: tags
+  sku: {
+    name: sku
+  }
+  identity: {
+    type: 'SystemAssigned'
+  }
+  properties: {
+    disableLocalAuth: true
+    hostingMode: 'default'
+    publicNetworkAccess: 'enabled'
+    replicaCount: replicaCount
+    partitionCount: partitionCount
+    semanticSearch: (sku == 'free') ? null : semanticSearch
+  }
+}
+
+output name string = search.name
+output endpoint string = 'https://${search.name}.search.windows.net'

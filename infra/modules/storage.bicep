@@ -1,0 +1,127 @@
+// The one storage account of the app: host storage (AzureWebJobsStorage), the documents container the blob
+// trigger watches, claim-check payloads, the chunk-batch and blob-event queues with their poison queues, the
+// ledger table, and the container Flex Consumption deploys the code package from. Keyless: every client uses
+// Microsoft Entra ID (the function app's managed identity), so shared-key access is off.
+
+@description('Storage account name (3-24 lowercase letters and digits).')
+param name string
+param location string
+param tags object = {}
+@description('Replication: Standard_LRS (default), Standard_ZRS, Standard_GRS, ...')
+param skuName string = 'Standard_LRS'
+
+@description('Container the blob trigger watches (DOCUMENTS_CONTAINER).')
+param documentsContainer string
+@description('Container of claim-check chunk payloads (PAYLOAD_CONTAINER).')
+param payloadContainer string
+@description('Container Flex Consumption reads the deployment package from.')
+param deploymentContainer string
+@description('Queue of chunk batches (CHUNK_BATCH_QUEUE); its poison queue is created too.')
+param batchQueue string
+@description('Queue Event Grid delivers BlobDeleted events to (BLOB_EVENTS_QUEUE); its poison queue is created too.')
+param blobEventsQueue string
+@description('Ledger table (LEDGER_TABLE).')
+param ledgerTable string
+
+// The blob trigger's own poison queue: a fixed name in the Functions blob extension.
+var blobTriggerPoisonQueue = 'webjobs-blobtrigger-poison'
+var queueNames = [
+  batchQueue
+  '${batchQueue}-poison'
+  blobEventsQueue
+  '${blobEventsQueue}-poison'
+  blobTriggerPoisonQueue
+]
+
+resource account 'Microsoft.Storage/storageAccounts@2023-05-01' = {
+  #checkov:skip=CKV_AZURE_35: public endpoint on purpose: Event Grid and the Flex Consumption app reach it without a virtual network; access is Entra ID only (shared keys off)
+  #checkov:skip=CKV_AZURE_59: same reason as CKV_AZURE_35; no anonymous access is possible (allowBlobPublicAccess false, allowSharedKeyAccess false)
+  #checkov:skip=CKV_AZURE_206: locally redundant storage by default: documents are the user's copies and the index can be rebuilt from them (reconcile); pass skuName Standard_ZRS or Standard_GRS for more
+  name: name
+  location: location
+  tags: tags
+  kind: 'StorageV2'
+  sku: {
+    name: skuName
+  }
+  properties: {
+    accessTier: 'Hot'
+    allowBlobPublicAccess: false
+    allowSharedKeyAccess: false
+    allowCrossTenantReplication: false
+    defaultToOAuthAuthentication: true
+    minimumTlsVersion: 'TLS1_2'
+    supportsHttpsTrafficOnly: true
+    publicNetworkAccess: 'Enabled'
+    networkAcls: {
+      bypass: 'AzureServices'
+      defaultAction: 'Allow'
+    }
+    encryption: {
+      keySource: 'Microsoft.Storage'
+      requireInfrastructureEncryption: true
+      services: {
+        blob: {
+          enabled: true
+          keyType: 'Account'
+        }
+        file: {
+          enabled: true
+          keyType: 'Account'
+        }
+        queue: {
+          enabled: true
+          keyType: 'Account'
+        }
+        table: {
+          enabled: true
+          keyType: 'Account'
+        }
+      }
+    }
+  }
+}
+
+resource blobService 'Microsoft.Storage/storageAccounts/blobServices@2023-05-01' = {
+  parent: account
+  name: 'default'
+}
+
+resource containers 'Microsoft.Storage/storageAccounts/blobServices/containers@2023-05-01' = [for container in [
+  documentsContainer
+  payloadContainer
+  deploymentContainer
+]: {
+  parent: blobService
+  name: container
+  properties: {
+    publicAccess: 'None'
+  }
+}]
+
+resource queueService 'Microsoft.Storage/storageAccounts/queueServices@2023-05-01' = {
+  parent: account
+  name: 'default'
+}
+
+resource queues 'Microsoft.Storage/storageAccounts/queueServices/queues@2023-05-01' = [for queue in queueNames: {
+  parent: queueService
+  name: queue
+}]
+
+resource tableService 'Microsoft.Storage/storageAccounts/tableServices@2023-05-01' = {
+  parent: account
+  name: 'default'
+}
+
+resource table 'Microsoft.Storage/storageAccounts/tableServices/tables@2023-05-01' = {
+  parent: tableService
+  name: ledgerTable
+}
+
+output name string = account.name
+output id string = account.id
+output blobEndpoint string = account.properties.primaryEndpoints.blob
+output queueEndpoint string = account.properties.primaryEndpoints.queue
+output tableEndpoint string = account.properties.primaryEndpoints.table
+output queueNames array = queueNames
