@@ -1,159 +1,192 @@
-"""Time SentenceTextSplitter against one bare tiktoken pass and three peer splitters (spec §10).
+"""Time SentenceTextSplitter against one bare tiktoken pass and three peer splitters, on distinct text.
 
 A plain script, run by hand (never collected by pytest)::
 
     .venv/bin/pip install -r benchmarks/requirements.txt
-    .venv/bin/python benchmarks/split_bench.py
+    .venv/bin/python benchmarks/split_bench.py [--runs 9] [--one-thread] [--markdown]
 
-Inputs, built in this process from ``shared/corpus`` (beside the repository): the English AMC manual (PDF text
-via pypdfium2, one Page per PDF page) and the Chinese Debian Reference chapter 2 (HTML text via BeautifulSoup),
-each repeated to at least 1 MB. Every splitter works at 500 tokens with our offline cl100k_base ``Encoding``
-(``chunking.tokens.get_encoding``), so nothing is downloaded. Contenders run round-robin for ``--runs`` rounds;
-the table gives each one's best seconds, that time's ratio to the best bare ``encode_ordinary`` pass over the
-same text, the median over rounds of the ratio to that round's bare pass (steadier on a machine whose
-speed drifts), and the ratio of best CPU seconds of the process (all threads: our splitter encodes a block of
-64K characters or more as two halves on two threads, so on one core it is slower than its wall-clock ratio). semchunk and chonkie memoise token counts, which the repeated text rewards, so each is also
-timed without its memo.
+Input: every distinct document of the corpus (``benchmarks/corpus_pages.py``: ``samples/``, ``tests/data/``,
+``../shared/corpus``), each parsed once by our parsers into pages, no page text repeated; the characters per
+language group are printed. Every contender gets the same pages: ours splits each document's page list, the
+peers split each page's text, the bare pass encodes each page's text. All work at 500 tokens with our offline
+cl100k_base (``chunking.tokens.get_encoding``), so nothing is downloaded.
+
+Contenders run round-robin for ``--runs`` rounds. Per group the table gives each one's best wall seconds, its
+ratio to the best bare ``encode_ordinary`` pass over the same text, the median over rounds of the ratio to that
+round's bare pass (steadier when the machine's speed drifts), and the ratio of best CPU seconds of the process
+(all threads). Memoising peers (semchunk, chonkie) are timed with a fresh memo every round (it can only help
+within the distinct text of one pass) and without memo. Our splitter is timed with each token backend
+(bpe-openai and tiktoken) and its chunks must be identical. ``--one-thread`` stops our splitter from encoding
+long blocks on a second thread (tiktoken backend), so wall and CPU time agree.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
-import warnings
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from chunking.model import Page  # noqa: E402
+from corpus_pages import Document, load_documents  # noqa: E402
+
 from chunking.splitters import SentenceTextSplitter  # noqa: E402
-from chunking.tokens import get_encoding  # noqa: E402
+from chunking.splitters.sentence import measure  # noqa: E402
+from chunking.tokens import BACKEND_ENV, get_backend, get_encoding  # noqa: E402
 
-CORPUS = ROOT.parent / "shared" / "corpus"
-TARGET_CHARS = 1_000_000
 MAX_TOKENS = 500
+BARE = "bare tiktoken encode_ordinary"
+Runner = Callable[[list[Document]], int]  # returns the number of chunks (or tokens, for the bare passes)
 
 
-def english_pages() -> list[str]:
-    import pypdfium2 as pdfium
-
-    pdf = pdfium.PdfDocument(str(CORPUS / "amc-manual.en.pdf"))
-    return [pdf[i].get_textpage().get_text_bounded() for i in range(len(pdf))]
-
-
-def chinese_text() -> str:
-    from bs4 import BeautifulSoup, XMLParsedAsHTMLWarning
-
-    warnings.filterwarnings("ignore", category=XMLParsedAsHTMLWarning)
-    html = (CORPUS / "debian-reference-ch02.zh-cn.html").read_text(encoding="utf-8")
-    return BeautifulSoup(html, "lxml").get_text()
-
-
-def repeated(pages: list[str]) -> list[str]:
-    """The pages repeated until their total length reaches TARGET_CHARS."""
-    out: list[str] = []
-    while sum(map(len, out)) < TARGET_CHARS:
-        out.extend(pages)
-    return out
+def ours(backend: str) -> Runner:
+    """Our splitter on each document's pages, with the named token backend."""
+    previous = os.environ.get(BACKEND_ENV)
+    os.environ[BACKEND_ENV] = backend
+    try:
+        splitter = SentenceTextSplitter(max_tokens=MAX_TOKENS)
+    finally:
+        if previous is None:
+            os.environ.pop(BACKEND_ENV, None)
+        else:
+            os.environ[BACKEND_ENV] = previous
+    return lambda docs: sum(len(list(splitter.split_pages(d.pages))) for d in docs)
 
 
-def as_pages(texts: list[str]) -> list[Page]:
-    pages, offset = [], 0
-    for num, text in enumerate(texts):
-        pages.append(Page(num, offset, text))
-        offset += len(text)
-    return pages
+def per_page(split: Callable[[str], list[Any]]) -> Runner:
+    return lambda docs: sum(len(split(p.text)) for d in docs for p in d.pages)
 
 
-def contenders(enc) -> dict[str, Callable[[list[Page], str], object]]:
+def peers(enc) -> dict[str, Runner]:
     count = lambda s: len(enc.encode_ordinary(s))  # noqa: E731
-    ours = SentenceTextSplitter(max_tokens=MAX_TOKENS)
-    runners: dict[str, Callable[[list[Page], str], object]] = {
-        "bare encode_ordinary": lambda pages, text: enc.encode_ordinary(text),
-        "SentenceTextSplitter": lambda pages, text: list(ours.split_pages(pages)),
-    }
+    runners: dict[str, Runner] = {}
     try:
         from langchain_text_splitters import RecursiveCharacterTextSplitter
 
         # from_tiktoken_encoder would load cl100k_base by name (a download); the same length function instead.
         lc = RecursiveCharacterTextSplitter(chunk_size=MAX_TOKENS, chunk_overlap=0, length_function=count)
-        runners["langchain Recursive"] = lambda pages, text: lc.split_text(text)
+        runners["LangChain RecursiveCharacterTextSplitter"] = per_page(lc.split_text)
     except ImportError as exc:
         print(f"# langchain-text-splitters not installed: {exc}")
     try:
         import semchunk
 
-        # Memoised token counting pays off on the repeated test text only, so both settings are timed;
-        # the "fresh" variants build a new chunker per run and count without a memo.
-        memo = semchunk.chunkerify(enc, MAX_TOKENS)
-        runners["semchunk (memoized)"] = lambda pages, text: memo(text)
-        runners["semchunk (no memo)"] = lambda pages, text: semchunk.chunkerify(enc, MAX_TOKENS, memoize=False)(text)
+        # A new chunker per round: its memo lives only through one pass over the distinct text.
+        runners["semchunk (memo)"] = lambda docs: per_page(semchunk.chunkerify(enc, MAX_TOKENS))(docs)
+        runners["semchunk (no memo)"] = lambda docs: per_page(
+            semchunk.chunkerify(enc, MAX_TOKENS, memoize=False))(docs)
     except ImportError as exc:
         print(f"# semchunk not installed: {exc}")
     try:
         from chonkie import RecursiveChunker
 
-        def chonkie_chunker(memoized: bool):
-            try:
-                rc = RecursiveChunker(tokenizer=enc, chunk_size=MAX_TOKENS)
-            except Exception:  # a chonkie without the tiktoken adapter: a counting callable instead
-                rc = RecursiveChunker(tokenizer=count, chunk_size=MAX_TOKENS)
-            if not memoized:
-                # RecursiveChunker caches token counts per split text (functools.lru_cache); bypass it.
-                rc._estimate_token_count = rc.tokenizer.count_tokens
-            return rc
+        def chonkie(memoized: bool) -> Runner:
+            def run(docs: list[Document]) -> int:
+                try:
+                    rc = RecursiveChunker(tokenizer=enc, chunk_size=MAX_TOKENS)
+                except Exception:  # a chonkie without the tiktoken adapter: a counting callable instead
+                    rc = RecursiveChunker(tokenizer=count, chunk_size=MAX_TOKENS)
+                if not memoized:
+                    # RecursiveChunker caches token counts per split text (functools.lru_cache); bypass it.
+                    rc._estimate_token_count = rc.tokenizer.count_tokens
+                return per_page(rc.chunk)(docs)
+            return run
 
-        cached = chonkie_chunker(True)
-        runners["chonkie (memoized)"] = lambda pages, text: cached.chunk(text)
-        runners["chonkie (no memo)"] = lambda pages, text: chonkie_chunker(False).chunk(text)
+        runners["chonkie RecursiveChunker (memo)"] = chonkie(True)
+        runners["chonkie RecursiveChunker (no memo)"] = chonkie(False)
     except ImportError as exc:
         print(f"# chonkie not installed: {exc}")
     return runners
 
 
+def contenders(enc) -> dict[str, Runner]:
+    bpe = get_backend(prefer="auto")
+    runners: dict[str, Runner] = {BARE: per_page(enc.encode_ordinary)}
+    if bpe.name == "bpe-openai":
+        runners["bare bpe-openai encode"] = per_page(bpe.encode)
+        runners["bare bpe-openai count"] = lambda docs: sum(bpe.count(p.text) for d in docs for p in d.pages)
+        runners["SentenceTextSplitter (bpe-openai)"] = ours("bpe-openai")
+    else:
+        print("# bpe-openai not installed: our splitter is timed with tiktoken only")
+    runners["SentenceTextSplitter (tiktoken)"] = ours("tiktoken")
+    runners.update(peers(enc))
+    return runners
+
+
+def check_same_chunks(groups: dict[str, list[Document]]) -> None:
+    """Our chunks (text, offsets, token counts) are identical with either backend, and counts are exact."""
+    if get_backend(prefer="auto").name != "bpe-openai":
+        return
+    enc = get_encoding()
+    for backend in ("bpe-openai", "tiktoken"):
+        os.environ[BACKEND_ENV] = backend
+        splitter = SentenceTextSplitter(max_tokens=MAX_TOKENS)
+        chunks = [c for docs in groups.values() for d in docs for c in splitter.split_pages(d.pages)]
+        if backend == "bpe-openai":
+            first = chunks
+        elif chunks != first:
+            sys.exit("chunks differ between the bpe-openai and tiktoken backends")
+    os.environ.pop(BACKEND_ENV, None)
+    wrong = [c for c in first if c.token_count != len(enc.encode_ordinary(c.text))]
+    if wrong:
+        sys.exit(f"{len(wrong)} chunks with an inexact token_count")
+    print(f"# {len(first)} chunks identical with both backends; every token_count exact")
+
+
+def time_group(runners: dict[str, Runner], docs: list[Document], runs: int) -> list[tuple[str, int, float, float,
+                                                                                         float, float]]:
+    wall: dict[str, list[float]] = {name: [] for name in runners}
+    cpu: dict[str, list[float]] = {name: [] for name in runners}
+    counts: dict[str, int] = {}
+    for _ in range(runs):
+        # Round-robin: load on a shared machine drifts, and every contender sees the same drift.
+        for name, run in runners.items():
+            start, start_cpu = time.perf_counter(), time.process_time()
+            counts[name] = run(docs)
+            wall[name].append(time.perf_counter() - start)
+            cpu[name].append(time.process_time() - start_cpu)
+    bare, bare_cpu = min(wall[BARE]), min(cpu[BARE])
+    rows = []
+    for name in runners:
+        median = statistics.median(t / b for t, b in zip(wall[name], wall[BARE]))
+        rows.append((name, counts[name], min(wall[name]), min(wall[name]) / bare, median, min(cpu[name]) / bare_cpu))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=15, help="timed rounds (every splitter once per round)")
+    parser.add_argument("--runs", type=int, default=9, help="timed rounds (every contender once per round)")
+    parser.add_argument("--one-thread", action="store_true", help="our splitter encodes on the calling thread only")
+    parser.add_argument("--markdown", action="store_true", help="print the table as Markdown (for the README)")
     args = parser.parse_args()
-    if not CORPUS.is_dir():
-        sys.exit(f"corpus not found at {CORPUS}")
+    if args.one_thread:
+        measure._PARALLEL_MIN_CHARS = sys.maxsize
+    documents = load_documents()
+    groups: dict[str, list[Document]] = {}
+    for doc in documents:
+        groups.setdefault(doc.group, []).append(doc)
+    for group, docs in groups.items():
+        names = ", ".join(d.path.name for d in docs)
+        print(f"# {group}: {sum(d.chars for d in docs):,} characters, {sum(len(d.pages) for d in docs)} pages, "
+              f"{len(docs)} documents ({names})")
+    check_same_chunks(groups)
     enc = get_encoding()
-    inputs = {
-        "en": as_pages(repeated(english_pages())),
-        "zh": as_pages(repeated([chinese_text()])),
-    }
     runners = contenders(enc)
-    print(f"{'text':<5}{'splitter':<24}{'chars':>10}{'chunks':>8}{'seconds':>10}{'ratio':>8}{'median':>8}{'cpu':>8}")
-    for lang, pages in inputs.items():
-        text = "".join(p.text for p in pages)
-        # The Chinese text is one HTML page: give our splitter one page too (the worst case for streaming).
-        if lang == "zh":
-            pages = [Page(0, 0, text)]
-        # Round-robin runs: load on a shared machine drifts, and every contender sees the same. Two summaries:
-        # the best time of each (and its ratio to the best bare pass), and the median over rounds of the ratio
-        # to that round's bare pass, which is steadier when the machine's speed changes between rounds.
-        times: dict[str, list[float]] = {name: [] for name in runners}
-        cpu: dict[str, list[float]] = {name: [] for name in runners}
-        counts: dict[str, int] = {}
-        for _ in range(args.runs):
-            for name, fn in runners.items():
-                start, start_cpu = time.perf_counter(), time.process_time()
-                result = fn(pages, text)
-                times[name].append(time.perf_counter() - start)
-                cpu[name].append(time.process_time() - start_cpu)
-                counts[name] = 0 if name == "bare encode_ordinary" else len(result)  # type: ignore[arg-type]
-        bare_times = times["bare encode_ordinary"]
-        bare, bare_cpu = min(bare_times), min(cpu["bare encode_ordinary"])
-        for name in runners:
-            best = min(times[name])
-            median = statistics.median(t / b for t, b in zip(times[name], bare_times))
-            cpu_ratio = min(cpu[name]) / bare_cpu
-            print(f"{lang:<5}{name:<24}{len(text):>10}{counts[name]:>8}{best:>10.3f}{best / bare:>8.2f}{median:>8.2f}"
-                  f"{cpu_ratio:>8.2f}")
+    if args.markdown:
+        print("| text | splitter | chunks | seconds | ratio | median | cpu |\n|---|---|---|---|---|---|---|")
+    else:
+        print(f"{'text':<6}{'splitter':<42}{'chunks':>8}{'seconds':>9}{'ratio':>7}{'median':>8}{'cpu':>7}")
+    for group, docs in groups.items():
+        for name, n, best, ratio, median, cpu_ratio in time_group(runners, docs, args.runs):
+            shown = "-" if name.startswith("bare") else n
+            if args.markdown:
+                print(f"| {group} | {name} | {shown} | {best:.3f} | {ratio:.2f} | {median:.2f} | {cpu_ratio:.2f} |")
+            else:
+                print(f"{group:<6}{name:<42}{shown:>8}{best:>9.3f}{ratio:>7.2f}{median:>8.2f}{cpu_ratio:>7.2f}")
 
 
 if __name__ == "__main__":

@@ -55,6 +55,10 @@ _LAST_PRE_TOKEN_BOUNDARY = re.compile("(?s:.*)" + PRE_TOKEN_BOUNDARY.pattern)
 # 200,000 tokens or more per call; the compiled module has no such check, but pieces stay well below both.
 MAX_PIECE_CHARS = 200_000
 
+# Characters per token of the prefix that tiktoken's count_till_limit encodes first (English text averages
+# about 4.5, so such a prefix is usually over the limit already).
+_PROBE_CHARS_PER_TOKEN = 6
+
 # Latin with contractions, accents and combining marks, CJK, kana, emoji (with ZWJ and skin tone), digits,
 # whitespace runs, special-token lookalikes, a long word: the probe on which bpe-openai must match tiktoken.
 PROBE = (
@@ -105,6 +109,13 @@ def tiktoken_backend(enc: Any) -> TokenBackend:
         return len(encode(text))
 
     def count_till_limit(text: str, limit: int) -> int | None:
+        # A prefix cut at a pre-token boundary has at most the whole text's tokens: if a short prefix is
+        # already over the limit, so is the text (tiktoken cannot stop early by itself).
+        probe = _PROBE_CHARS_PER_TOKEN * (limit + 1)
+        if len(text) > 2 * probe:
+            cut = _LAST_PRE_TOKEN_BOUNDARY.match(text, 0, probe)
+            if cut is not None and len(encode(text[:cut.end()])) > limit:
+                return None
         n = len(encode(text))
         return n if n <= limit else None
 

@@ -176,6 +176,9 @@ class Boundaries:
             alternatives += [rf"(?<=[{o}])[{e}]*{closing}", rf"[{e}]*[{o}][{e}]*{closing}"]
         self._cluster = re.compile(f"[{e}](?:{'|'.join(alternatives)})")
         self._word_break = re.compile(f"[{_char_class(config.word_breaks)}]") if config.word_breaks else None
+        # The last word break of a range: ``.*`` runs to the end and backs off to the nearest break.
+        self._last_word_break = (re.compile(f"(?s:.*)[{_char_class(config.word_breaks)}]")
+                                 if config.word_breaks else None)
         # A non-space character after which a word break follows across whitespace only (the character is the
         # break, or whitespace holding a break comes next).
         spaces = frozenset(ch for ch in config.word_breaks if ch.isspace())
@@ -329,6 +332,20 @@ class Boundaries:
         if self._word_break is None:
             return []
         return [m.start() for m in self._word_break.finditer(text, lo, hi)]
+
+    def nearest_word_break(self, text: str, lo: int, mid: int, hi: int) -> int:
+        """Index of the word-break character in ``text[lo:hi]`` nearest to ``mid`` (the left one on a tie), or
+        -1. Only the two breaks on either side of ``mid`` are looked at (no list of all breaks)."""
+        if self._word_break is None or lo >= hi:
+            return -1
+        right = self._word_break.search(text, max(mid, lo), hi)
+        left = self._last_word_break.match(text, lo, min(mid, hi)) if mid > lo else None  # type: ignore[union-attr]
+        if left is None:
+            return -1 if right is None else right.start()
+        i = left.end() - 1
+        if right is not None and right.start() - mid < mid - i:
+            return right.start()
+        return i
 
     def first_word_break(self, text: str, lo: int, hi: int) -> int:
         """Index of the first word-break character in ``text[lo:hi]``, or -1."""

@@ -26,25 +26,21 @@ from itertools import accumulate
 from operator import itemgetter
 from typing import Callable, Sequence
 
-from chunking.tokens import get_encoding
+from chunking.token_backend import PRE_TOKEN_BOUNDARY
+from chunking.tokens import get_backend, get_encoding
 
 __all__ = ["BlockTokens", "PlainText", "TokenMeasure"]
 
-# A letter followed by a character that is certainly not a letter (ASCII punctuation, whitespace, common CJK
-# punctuation). Only letters of stable Unicode categories are used (ASCII, kana, CJK unified ideographs) so the
-# tokenizer's own Unicode tables agree.
-_SAFE_BOUNDARY = re.compile(
-    "[A-Za-z\u3041-\u3096\u30a1-\u30fa\u4e00-\u9fef]"
-    "(?=[\\s!-/:-@\\[-`{-~\u3001\u3002\uff0c\uff01\uff1f\uff08\uff09\u300c\u300d\u300e\u300f\uff1a\uff1b])"
-)
-# The last such boundary of a range: ``.*`` runs to the end and backs off to the nearest boundary.
+# Pre-token boundaries (a letter before a certain non-letter): text on either side tokenizes on its own as in
+# the whole. The last such boundary of a range: ``.*`` runs to the end and backs off to the nearest boundary.
+_SAFE_BOUNDARY = PRE_TOKEN_BOUNDARY
 _LAST_SAFE_BOUNDARY = re.compile("(?s:.*)" + _SAFE_BOUNDARY.pattern)
 _MEMO_MAX_CHARS = 16
 _MEMO_SIZE = 8192
 _RECENT_SIZE = 32
 # Below this many characters a slice is simply re-encoded.
 _MIN_REUSE_CHARS = 48
-# A block at least this long is encoded in two halves at once (tiktoken releases the GIL while it encodes).
+# A block at least this long is encoded in two halves at once when the backend releases the GIL (tiktoken).
 _PARALLEL_MIN_CHARS = 65_536
 
 
@@ -89,9 +85,14 @@ class TokenMeasure:
         self.injected = token_counter is not None
         if token_counter is not None:
             self.count: Callable[[str], int] = token_counter
+            self.count_till_limit: Callable[[str, int], int | None] | None = None
             self._encode = None
         else:
-            self._encode = get_encoding(encoding).encode_ordinary
+            backend = get_backend(encoding)
+            self._encode = backend.encode
+            self._count = backend.count
+            self.count_till_limit = backend.count_till_limit
+            self._parallel = backend.releases_gil
             self.count = self._count_memo
             self._memo: dict[str, int] = {}
             self._recent: dict[str, int] = {}
@@ -106,8 +107,17 @@ class TokenMeasure:
         if n is None:
             if len(memo) >= (_MEMO_SIZE if memo is self._memo else _RECENT_SIZE):
                 memo.clear()
-            n = memo[text] = len(self._encode(text))  # type: ignore[misc]
+            n = memo[text] = self._count(text)
         return n
+
+    def fits(self, text: str, budget: int) -> bool:
+        """True if *text* has at most *budget* tokens (the backend may stop counting at the budget)."""
+        if self.injected:
+            return self.count(text) <= budget
+        n = self._memo.get(text) if len(text) <= _MEMO_MAX_CHARS else None
+        if n is not None:
+            return n <= budget
+        return self.count_till_limit(text, budget) is not None  # type: ignore[misc]
 
     def block(self, text: str, lo: int, hi: int) -> "BlockTokens":
         """The tokens of the text block ``text[lo:hi]`` (encoded once, unless a counter was injected)."""
@@ -117,7 +127,7 @@ class TokenMeasure:
         """The tokens of *block*; a long block is encoded as two halves at once, cut where the tokenizer always
         cuts (so the tokens are identical)."""
         encode = self._encode
-        if len(block) >= _PARALLEL_MIN_CHARS:
+        if self._parallel and len(block) >= _PARALLEL_MIN_CHARS:
             cut = _SAFE_BOUNDARY.search(block, len(block) // 2)
             if cut is not None:
                 head = _encoder_thread().submit(encode, block[: cut.end()])

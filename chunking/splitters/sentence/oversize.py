@@ -61,6 +61,7 @@ def cut_oversize(
     overlap_fraction: float,
     boundaries: Boundaries,
     count: Callable[[str], int],
+    count_till_limit: Callable[[str, int], int | None] | None = None,
 ) -> list[Piece]:
     """Cut ``text[start:end]`` (one span, no figure) into pieces that fit the caps (spec §6 step 4).
 
@@ -69,20 +70,24 @@ def cut_oversize(
         max_tokens: token cap of a piece; hard_chars: character cap of a piece.
         overlap_fraction: ``split_overlap_percent / 100``, the overlap budget at hard cuts.
         boundaries: sentence-end and word-break predicates; count: exact token counter.
+        count_till_limit: optional ``(text, limit) -> count or None`` that may stop counting past ``limit``;
+            it answers the many "does this range fit?" questions of the recursive cut, so a long span costs
+            about ``max_tokens`` tokens of counting per question instead of its whole length.
 
     Returns:
         Pieces in text order, stripped, never empty. A single character over ``max_tokens`` cannot be cut and
         is returned as it is.
     """
-    known: dict[tuple[int, int], int] = {}
+    known: dict[tuple[int, int], int | None] = {}  # exact count, or None: over max_tokens
+    till = count_till_limit or (lambda s, limit: n if (n := count(s)) <= limit else None)
 
     def fits(lo: int, hi: int) -> bool:
         if hi - lo > hard_chars:
             return False
         key = (lo, hi)
         if key not in known:
-            known[key] = count(text[lo:hi])
-        return known[key] <= max_tokens
+            known[key] = till(text[lo:hi], max_tokens)
+        return known[key] is not None
 
     hard_cuts = 0
     leaves: list[tuple[int, int]] = []
@@ -145,8 +150,8 @@ def _find_cut(text: str, lo: int, hi: int, boundaries: Boundaries) -> tuple[int,
                     if window_lo <= c - 1 < window_hi]
             i = _nearest(ends, mid, reach)
             if i < 0:
-                breaks = [b - lo for b in boundaries.word_break_positions(text, window_lo, window_hi)]
-                i = _nearest(breaks, mid, reach)
+                b = boundaries.nearest_word_break(text, window_lo, lo + mid, window_hi)
+                i = b - lo if b >= 0 else -1
             if i >= 0:
                 return lo + i + 1, False
     h = mid

@@ -66,7 +66,7 @@ class Repairer:
         # (not for an injected counter, which may count anything).
         if self.byte_bound and est_other + len(text.encode("utf-8", "surrogatepass")) <= self.max_tokens:
             return True
-        return est_other + self.measure.count(text) <= self.max_tokens
+        return self.measure.fits(text, self.max_tokens - est_other)
 
     def cross_page(self, p: Draft, drafts: list[Draft], gap: int) -> tuple[Draft | None, int]:
         """Merge ``P`` with the page's first chunk or carry its broken fragment forward (step 6).

@@ -1,0 +1,85 @@
+"""The benchmark corpus: every distinct document the repository and ``shared/corpus`` hold, parsed once into pages.
+
+Shared by ``split_bench.py`` and ``pipeline_bench.py``. Documents come from ``samples/``, ``tests/data/`` (when
+present) and ``../shared/corpus``; a file whose bytes were already seen is skipped, and so is a page whose text
+was already seen, so no text is measured twice. Language groups come from the file name's language tag
+(``amc-manual.en.pdf``): ``cjk`` for ja/zh/ko, ``en`` for en or no tag, ``other`` for the rest.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from chunking.model import Page  # noqa: E402
+from chunking.parsers import SUPPORTED_EXTENSIONS, ParseError, parse_document  # noqa: E402
+
+FOLDERS = (ROOT / "samples", ROOT / "tests" / "data", ROOT.parent / "shared" / "corpus")
+_TAG = re.compile(r"\.([a-z]{2})(?:-[a-z]{2,4})?\.[A-Za-z0-9]+$")
+
+
+@dataclass(frozen=True)
+class Document:
+    """One parsed document: its file, size in bytes, language group and distinct pages (offsets renumbered)."""
+
+    path: Path
+    size_bytes: int
+    group: str
+    pages: list[Page]
+
+    @property
+    def chars(self) -> int:
+        return sum(len(p.text) for p in self.pages)
+
+
+def language_group(name: str) -> str:
+    """``cjk``, ``en`` or ``other`` from the language tag of a file name (no tag: ``en``)."""
+    tag = _TAG.search(name)
+    lang = tag.group(1) if tag else "en"
+    return "cjk" if lang in ("ja", "zh", "ko") else "en" if lang == "en" else "other"
+
+
+def corpus_files() -> list[Path]:
+    """Every supported file of the corpus folders, each content once (first folder wins)."""
+    seen: set[str] = set()
+    files: list[Path] = []
+    for folder in FOLDERS:
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.rglob("*")):
+            if not path.is_file() or path.suffix.lower() not in SUPPORTED_EXTENSIONS:
+                continue
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+            if digest not in seen:
+                seen.add(digest)
+                files.append(path)
+    return files
+
+
+def load_documents() -> list[Document]:
+    """Parse each corpus file once; pages whose text appeared before (in any document) are dropped."""
+    seen_text: set[str] = set()
+    documents: list[Document] = []
+    for path in corpus_files():
+        data = path.read_bytes()
+        try:
+            parsed = parse_document(data, source=path.name)
+        except ParseError as error:
+            print(f"# skipped {path.name}: {error}", file=sys.stderr)
+            continue
+        pages, offset = [], 0
+        for page in parsed:
+            if not page.text.strip() or page.text in seen_text:
+                continue
+            seen_text.add(page.text)
+            pages.append(Page(len(pages), offset, page.text))
+            offset += len(page.text)
+        if pages:
+            documents.append(Document(path, len(data), language_group(path.name), pages))
+    return documents
