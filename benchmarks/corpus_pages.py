@@ -2,7 +2,7 @@
 
 Shared by ``split_bench.py`` and ``pipeline_bench.py``. Documents come from ``samples/``, ``tests/data/`` (when
 present) and ``../shared/corpus``; a file whose bytes were already seen is skipped, and so is a page whose text
-was already seen, so no text is measured twice. Language groups come from the file name's language tag
+was already seen, so no text is measured twice (``SOURCES.md``, the licence lists, are not documents). Language groups come from the file name's language tag
 (``amc-manual.en.pdf``): ``cjk`` for ja/zh/ko, ``en`` for en or no tag, ``other`` for the rest.
 """
 
@@ -53,7 +53,7 @@ def corpus_files() -> list[Path]:
         if not folder.is_dir():
             continue
         for path in sorted(folder.rglob("*")):
-            if not path.is_file() or path.suffix.lower() not in SUPPORTED_EXTENSIONS:
+            if not path.is_file() or path.suffix.lower() not in SUPPORTED_EXTENSIONS or path.name == "SOURCES.md":
                 continue
             digest = hashlib.sha256(path.read_bytes()).hexdigest()
             if digest not in seen:
