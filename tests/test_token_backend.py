@@ -119,8 +119,8 @@ def _corpus_documents(folder: Path) -> list[Path]:
 
 
 def test_every_corpus_document_gives_the_same_ids(corpus):
-    documents = _corpus_documents(ROOT / "samples") + _corpus_documents(corpus)
-    assert len(documents) >= 10
+    documents = _corpus_documents(corpus)
+    assert len(documents) >= 8
     for path in documents:
         pages = parse_document(path.read_bytes(), source=path.name)
         text = "".join(page.text for page in pages)
