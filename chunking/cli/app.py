@@ -6,6 +6,7 @@ import argparse
 import logging
 from typing import Sequence
 
+from chunking import __version__
 from chunking.cli import ingest, reconcile, search, split, status
 
 __all__ = ["COMMANDS", "build_parser", "main"]
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     common.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
                         help="log each stage's work")
     parser.add_argument("-v", "--verbose", action="store_true", help="log each stage's work")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     real_add = sub.add_parser
     sub.add_parser = lambda *a, **k: real_add(*a, parents=[common], **k)  # -v after the command too
