@@ -26,7 +26,7 @@ from chunking.index import make_index  # noqa: E402
 from chunking.ledger import make_ledger  # noqa: E402
 from chunking.model import Page  # noqa: E402
 from chunking.parsers import parse_document  # noqa: E402
-from chunking.payloads import MemoryPayloadStore  # noqa: E402
+from chunking.claim_check import MemoryPayloadStore  # noqa: E402
 from chunking.settings import Settings  # noqa: E402
 
 

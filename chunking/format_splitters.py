@@ -38,7 +38,7 @@ def split_html_sections(pages: Sequence[Page], max_tokens: int, max_chars: int) 
     sections and each carries its heading path. A heading with no text of its own before the next heading
     (``## Part`` directly followed by ``### Chapter``) opens the next section instead of becoming a chunk of
     its own; the section's path is then the deepest heading's."""
-    from chunking.records import HeadingOutline
+    from chunking.index_records import HeadingOutline
     from chunking.splitters import SentenceTextSplitter
 
     splitter = SentenceTextSplitter(max_tokens=max_tokens, max_chars=max_chars)

@@ -19,12 +19,12 @@ from chunking.embeddings import Embedder, embed_all
 from chunking.formats import HEADING_EXTENSIONS, PAGINATED_EXTENSIONS, extension_of, splitter_for
 from chunking.ids import doc_id as make_doc_id
 from chunking.ids import document_version
-from chunking.index.base import SearchIndex
+from chunking.index.protocol import SearchIndex
 from chunking.ledger import Ledger
-from chunking.messages import decode_message, encode_batches, load_records
+from chunking.queue_messages import decode_message, encode_batches, load_records
 from chunking.parsers import ParseError, parse_document
-from chunking.payloads import PayloadMissingError, PayloadStore
-from chunking.records import HeadingOutline, build_records
+from chunking.claim_check import PayloadMissingError, PayloadStore
+from chunking.index_records import HeadingOutline, build_records
 from chunking.strategies.notes import fallback_note
 from chunking.settings import Settings
 from chunking.tokens import token_counter

@@ -15,7 +15,7 @@ from typing import Callable, Iterable
 from urllib.parse import unquote, urlparse
 
 from chunking.ids import doc_id as make_doc_id
-from chunking.index.base import SearchIndex
+from chunking.index.protocol import SearchIndex
 from chunking.ledger import Ledger
 
 __all__ = ["BlobEvent", "ReconcileReport", "delete_document", "parse_blob_events", "reconcile"]

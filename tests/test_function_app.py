@@ -16,7 +16,7 @@ def app_env(tmp_path_factory):
     """function_app with local services (offline embedder, local index in a temp folder, memory payloads)."""
     import function_app
     from chunking import handlers
-    from chunking.payloads import MemoryPayloadStore
+    from chunking.claim_check import MemoryPayloadStore
 
     mp = pytest.MonkeyPatch()
     mp.setenv("CHUNKING_STATE_DIR", str(tmp_path_factory.mktemp("state")))

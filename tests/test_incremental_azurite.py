@@ -13,7 +13,7 @@ from azure.storage.blob import BlobServiceClient
 from azure.storage.queue import QueueClient, TextBase64DecodePolicy, TextBase64EncodePolicy
 
 from chunking.ids import doc_id
-from chunking.payloads import MemoryPayloadStore
+from chunking.claim_check import MemoryPayloadStore
 from chunking.pipeline import run_stage_one
 from tests.functions_host import queue_message, record_batches
 
@@ -109,7 +109,7 @@ class Harness:
                                   payloads=MemoryPayloadStore(), ledger=_NoLedger())
             if probe.error:
                 continue
-            from chunking.messages import decode_message, load_records
+            from chunking.queue_messages import decode_message, load_records
 
             for m in probe.messages:
                 for r in load_records(decode_message(m), MemoryPayloadStore()):

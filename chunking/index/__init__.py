@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from chunking.index.base import IndexError_, SearchHit, SearchIndex
+from chunking.index.protocol import IndexError_, SearchHit, SearchIndex
 
 if TYPE_CHECKING:
     from chunking.index.azure_search import AzureSearchIndex

@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 from azure.search.documents.indexes import models as m
 
-from chunking.index.base import IndexError_
+from chunking.index.protocol import IndexError_
 from chunking.model import ChunkRecord
 
 __all__ = ["batches_by_size", "index_definition", "odata_string", "strategy_field_definitions"]

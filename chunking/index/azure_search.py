@@ -35,7 +35,7 @@ from azure.search.documents.indexes import SearchIndexClient
 from azure.search.documents.indexes import models as m
 from azure.search.documents.models import IndexDocumentsBatch, VectorizedQuery
 
-from chunking.index.base import IndexError_, SearchHit
+from chunking.index.protocol import IndexError_, SearchHit
 from chunking.model import ChunkRecord
 
 from chunking.index.azure_schema import (  # schema and request sizing; batches_by_size & co. re-exported

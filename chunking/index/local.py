@@ -31,7 +31,7 @@ from typing import Collection, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from chunking.index.base import IndexError_, SearchHit
+from chunking.index.protocol import IndexError_, SearchHit
 from chunking.model import ChunkRecord
 
 __all__ = ["LocalIndex", "fts_query"]

@@ -153,8 +153,8 @@ def _enriched(config: dict[str, Any], split: Split, source: str, s: Settings) ->
     def enriched(pages: Sequence[Page]) -> list[Chunk]:
         pages = list(pages)
         chunks = split(pages)
-        if headed:  # the heading path the records will carry (chunking.records), for the breadcrumb
-            from chunking.records import HeadingOutline
+        if headed:  # the heading path the records will carry (chunking.index_records), for the breadcrumb
+            from chunking.index_records import HeadingOutline
 
             outline = HeadingOutline(pages)
             chunks = [c if c.headings else dataclasses.replace(c, headings=outline.path_at(c.char_start))

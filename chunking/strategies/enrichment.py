@@ -30,7 +30,7 @@ from chunking.splitters.sentence.config import SentenceSplitterConfig
 from chunking.strategies.cache import MemoryModelCache, ModelCache
 from chunking.strategies.chat import ChatClient, ChatTask, run_chat_tasks
 from chunking.strategies.prompts import PROMPTS, section
-from chunking.strategies.text import EMBEDDING_MAX_TOKENS, DocumentText, sentence_spans
+from chunking.strategies.units import EMBEDDING_MAX_TOKENS, DocumentText, sentence_spans
 from chunking.tokens import token_counter as _token_counter
 
 __all__ = ["DEFAULT_LAYOUT", "ContextEnricher"]

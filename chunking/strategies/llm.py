@@ -31,7 +31,7 @@ from chunking.strategies.chat import ChatClient, ChatTask, InvalidOutput, json_l
 from chunking.strategies.prompts import PROMPTS, render_units, section
 from chunking.strategies.repair import group_tokens, repair_sizes
 from chunking.strategies.semantic import window_distances
-from chunking.strategies.text import DocumentText, Unit, sentence_units, unit_runs
+from chunking.strategies.units import DocumentText, Unit, sentence_units, unit_runs
 from chunking.tokens import token_counter as _token_counter
 
 __all__ = ["LLMChunker", "LLMRouter", "parse_breaks"]

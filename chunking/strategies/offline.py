@@ -28,7 +28,7 @@ from chunking.splitters.sentence.boundaries import Boundaries, is_heading_like
 from chunking.splitters.sentence.config import SentenceSplitterConfig
 from chunking.strategies.chat import ChatError, Message
 from chunking.strategies.prompts import read_section, task_of
-from chunking.strategies.text import sentence_spans
+from chunking.strategies.units import sentence_spans
 from chunking.tokens import token_counter
 
 __all__ = ["OfflineChatClient"]

@@ -29,7 +29,7 @@ from chunking.splitters.sentence.oversize import cut_oversize
 from chunking.strategies.cache import MemoryModelCache, ModelCache
 from chunking.strategies.chat import ChatClient, ChatTask, InvalidOutput, json_list, run_chat_tasks
 from chunking.strategies.prompts import PROMPTS, section
-from chunking.strategies.text import sentence_spans
+from chunking.strategies.units import sentence_spans
 from chunking.tokens import token_counter as _token_counter
 
 __all__ = ["PropositionChunker", "grounding", "parse_propositions"]

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Callable, Sequence
 import numpy as np
 
 if TYPE_CHECKING:
-    from chunking.strategies.text import DocumentText, Unit
+    from chunking.strategies.units import DocumentText, Unit
 
 __all__ = ["Group", "group_tokens", "repair_sizes"]
 

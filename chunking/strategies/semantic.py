@@ -30,7 +30,7 @@ from chunking.embeddings import Embedder, embed_all
 from chunking.model import Chunk, Page
 from chunking.strategies.cache import CachedEmbedder, ModelCache
 from chunking.strategies.repair import group_tokens, repair_sizes
-from chunking.strategies.text import EMBEDDING_MAX_TOKENS, DocumentText, Unit, sentence_units, unit_runs
+from chunking.strategies.units import EMBEDDING_MAX_TOKENS, DocumentText, Unit, sentence_units, unit_runs
 from chunking.tokens import token_counter as _token_counter
 
 __all__ = ["THRESHOLD_TYPES", "SemanticChunker", "breakpoint_threshold", "window_distances"]

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Collection, Sequence
 
 from chunking.embeddings import Embedder
-from chunking.index.base import SearchHit, SearchIndex
+from chunking.index.protocol import SearchHit, SearchIndex
 from chunking.model import ChunkRecord
 
 __all__ = ["ChildMatch", "ParentDocumentRetriever", "RetrievedContext"]

@@ -15,7 +15,7 @@ from chunking.splitters import SentenceTextSplitter
 from chunking.strategies.cache import MemoryModelCache
 from chunking.strategies.repair import repair_sizes
 from chunking.strategies.semantic import SemanticChunker, breakpoint_threshold, window_distances
-from chunking.strategies.text import DocumentText, sentence_units
+from chunking.strategies.units import DocumentText, sentence_units
 from chunking.tokens import token_counter
 
 from .helpers import TopicEmbedder, assert_covers, assert_ordered, assert_verbatim

@@ -9,7 +9,7 @@ import pytest
 
 from chunking.embeddings import OfflineLexicalEmbedder
 from chunking.index.local import LocalIndex
-from chunking.records import build_records
+from chunking.index_records import build_records
 from chunking.strategies.hierarchical import HierarchicalChunker, Level
 from chunking.strategies.small_to_big import ParentDocumentRetriever
 

@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
 from chunking.embeddings import Embedder
-from chunking.index.base import SearchIndex
+from chunking.index.protocol import SearchIndex
 from chunking.ledger import Ledger
-from chunking.payloads import MemoryPayloadStore
+from chunking.claim_check import MemoryPayloadStore
 from chunking.pipeline import run_stage_one, run_stage_two
 from chunking.reconcile import delete_document
 from chunking.settings import Settings

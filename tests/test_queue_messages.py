@@ -3,9 +3,9 @@ import json
 import pytest
 
 from chunking.ids import content_hash
-from chunking.messages import MessageError, decode_message, encode_batches, load_records
+from chunking.queue_messages import MessageError, decode_message, encode_batches, load_records
 from chunking.model import ChunkRecord
-from chunking.payloads import MemoryPayloadStore
+from chunking.claim_check import MemoryPayloadStore
 
 
 def _record(ordinal: int, text: str, doc: str = "dabc", version: str = "v1") -> ChunkRecord:

@@ -1,5 +1,5 @@
 from chunking.model import Chunk, Page
-from chunking.records import HeadingOutline, build_records
+from chunking.index_records import HeadingOutline, build_records
 
 
 def test_outline_paths_and_fences():

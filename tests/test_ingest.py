@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from chunking.batch import collect_files, ingest_files
+from chunking.ingest import collect_files, ingest_files
 from chunking.embeddings import OfflineLexicalEmbedder
 from chunking.index.local import LocalIndex
 from chunking.ledger import Ledger, LocalLedgerStore

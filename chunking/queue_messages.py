@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from chunking.model import ChunkRecord
-from chunking.payloads import PayloadStore
+from chunking.claim_check import PayloadStore
 
 __all__ = ["BatchMessage", "MessageError", "decode_message", "encode_batches", "load_records"]
 

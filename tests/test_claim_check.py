@@ -2,7 +2,7 @@
 
 import pytest
 
-from chunking.payloads import BlobPayloadStore, PayloadMissingError
+from chunking.claim_check import BlobPayloadStore, PayloadMissingError
 
 pytestmark = pytest.mark.integration
 
