@@ -2,8 +2,9 @@
 small-to-big retrieval, propositions, LLM-chosen boundaries and context enrichment, with their model clients and
 the model-result cache.
 
-Names are imported on first use (as in ``chunking.index``), so ``import chunking.strategies`` costs nothing and
-``chunking.settings`` can read the strategy options without importing the strategies.
+Names are imported on first use (as in ``chunking.index``), so ``import chunking.strategies`` costs nothing. The
+strategies' parameters are settings: ``StrategyOptions`` is defined in ``chunking.settings`` (which imports no
+strategy) and re-exported here.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ _LAZY = {
     "ParentDocumentRetriever": "small_to_big", "RetrievedContext": "small_to_big",
     "PropositionChunker": "proposition",
     "SemanticChunker": "semantic",
-    "StrategyOptions": "options",
+    "StrategyOptions": "options",  # defined in chunking.settings
     "strategy_clients": "clients",
 }  # fmt: skip
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from chunking.embeddings import Embedder, embed_all
 from chunking.model import Chunk, Page
+from chunking.settings import SEMANTIC_THRESHOLD_TYPES
 from chunking.strategies.cache import CachedEmbedder, ModelCache
 from chunking.strategies.repair import group_tokens, repair_sizes
 from chunking.strategies.units import EMBEDDING_MAX_TOKENS, DocumentText, Unit, sentence_units, unit_runs
@@ -37,10 +38,8 @@ __all__ = ["THRESHOLD_TYPES", "SemanticChunker", "breakpoint_threshold", "window
 
 log = logging.getLogger("chunking.strategies")
 
-#: Threshold types and their default amounts (§8 parameters).
-THRESHOLD_TYPES: dict[str, float] = {
-    "percentile": 95.0, "standard_deviation": 3.0, "interquartile": 1.5, "gradient": 95.0, "absolute": 0.35,
-}  # fmt: skip
+#: Threshold types and their default amounts (§8 parameters); defined with the settings that name them.
+THRESHOLD_TYPES = SEMANTIC_THRESHOLD_TYPES
 #: Bump when the chunks change for the same inputs and settings.
 RULES_VERSION = 1
 

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_sample_settings_list_every_strategy_setting_with_its_default():
     sample = json.loads((ROOT / "local.settings.sample.json").read_text())["Values"]
-    source = (ROOT / "chunking" / "strategies" / "options.py").read_text()
+    source = (ROOT / "chunking" / "settings.py").read_text()  # StrategyOptions.from_env
     names = set(re.findall(r'_read\(env, "([A-Z_]+)"', source))
     names |= {"CHAT_BACKEND", "CHAT_MODEL", "CHAT_MAX_CONCURRENCY", "MODEL_CACHE_CONTAINER", "SPLITTERS"}
     assert len(names) == 23 and not names - set(sample)
