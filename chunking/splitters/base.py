@@ -124,7 +124,7 @@ def tiktoken_length_function(
     Raises:
         ValueError: the encoding (or the model's encoding) is not shipped with ``chunking.tokens``.
     """
-    from chunking.splitters.token import resolve_encoding
+    from chunking.splitters.encodings import resolve_encoding
 
     encoding = resolve_encoding(encoding_name, model_name)
     if not allowed_special and not disallowed_special:

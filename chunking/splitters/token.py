@@ -17,26 +17,11 @@ import bisect
 from typing import Any, Collection, Literal
 
 import tiktoken
-import tiktoken.model
 
 from chunking.splitters.base import TextSplitter
-from chunking.tokens import get_encoding
+from chunking.splitters.encodings import resolve_encoding
 
 __all__ = ["TokenTextSplitter", "resolve_encoding"]
-
-
-def resolve_encoding(encoding_name: str = "cl100k_base", model_name: str | None = None) -> tiktoken.Encoding:
-    """The shipped tiktoken encoding for *model_name* (if given) or *encoding_name*; never downloads.
-
-    Raises:
-        ValueError: unknown model, or an encoding not shipped with ``chunking.tokens``.
-    """
-    if model_name is not None:
-        try:
-            encoding_name = tiktoken.model.encoding_name_for_model(model_name)
-        except KeyError:
-            raise ValueError(f"no tiktoken encoding is known for model {model_name!r}") from None
-    return get_encoding(encoding_name)
 
 
 def _window_offsets(encoding: tiktoken.Encoding, tokens: list[int]) -> tuple[list[int], list[int]]:
