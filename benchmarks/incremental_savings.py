@@ -21,12 +21,12 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from chunking import pipeline  # noqa: E402
+from chunking.claim_check import MemoryPayloadStore  # noqa: E402
 from chunking.embeddings import make_embedder  # noqa: E402
 from chunking.index import make_index  # noqa: E402
 from chunking.ledger import make_ledger  # noqa: E402
 from chunking.model import Page  # noqa: E402
 from chunking.parsers import parse_document  # noqa: E402
-from chunking.claim_check import MemoryPayloadStore  # noqa: E402
 from chunking.settings import Settings  # noqa: E402
 
 

@@ -1,21 +1,30 @@
-"""Adapters that run each splitter family over a parsed document's pages and return ``Chunk``s with document
-offsets, token counts and heading paths, ready for the pipeline.
+"""The splitter each document gets (``splitter_for``), and the adapters that run each splitter family over a
+parsed document's pages and return ``Chunk``s with document offsets, token counts and heading paths, ready for the
+pipeline.
 
-Each adapter is ``split(pages, max_tokens, max_chars) -> list[Chunk]``; ``chunking.formats`` picks one per file
-extension.
+Each adapter is ``split(pages, max_tokens, max_chars) -> list[Chunk]``; ``chunking.formats`` names the default one
+of each file extension, the setting ``SPLITTERS`` overrides it, and a strategy name is built by
+``chunking.strategies.adapters``.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
+from chunking.formats import SPLITTER_NAMES, default_splitter, extension_of, is_strategy, splitter_name
 from chunking.model import Chunk, Page
+from chunking.settings import Settings
 from chunking.splitters.markdown.fences import parse_atx_heading
 from chunking.tokens import token_counter
 
-__all__ = ["split_code", "split_csv", "split_html_sections", "split_json", "split_markdown", "split_sentences"]
+__all__ = [
+    "DocumentSplitter", "split_code", "split_csv", "split_html_sections", "split_json", "split_markdown",
+    "split_sentences", "splitter_for",
+]
 
 #: The embedding models' per-input limit (text-embedding-3-*, ada-002), in tokens.
 EMBEDDING_MAX_TOKENS = 8191
@@ -183,13 +192,6 @@ def _csv_records(text: str) -> list[tuple[int, int]]:
     return records
 
 
-#: Source-code extensions → LangChain ``Language`` names for the recursive splitter's presets.
-CODE_LANGUAGES = {
-    ".py": "python", ".js": "js", ".ts": "ts", ".go": "go", ".java": "java", ".c": "c", ".h": "c",
-    ".cpp": "cpp", ".rs": "rust", ".rst": "rst",
-}
-
-
 def split_code(language: str) -> Callable[[Sequence[Page], int, int], list[Chunk]]:
     """``RecursiveCharacterTextSplitter.from_language(language)`` measured in tokens (chunk_size = max_tokens,
     no overlap); chunks are exact source slices."""
@@ -216,3 +218,67 @@ def _replace(chunk: Chunk, **changes) -> Chunk:
     import dataclasses
 
     return dataclasses.replace(chunk, **changes)
+
+
+@dataclass(frozen=True)
+class DocumentSplitter:
+    """A configured splitter for one format: ``split(pages)`` returns the chunks; ``fingerprint`` identifies the
+    splitter, its settings and this code's splitting rules (it goes into every document version, so a change of
+    splitter or settings re-indexes)."""
+
+    name: str
+    fingerprint: str
+    split: Callable[[Sequence[Page]], list[Chunk]]
+
+
+def splitter_for(source: str, settings: Settings) -> DocumentSplitter:
+    """The splitter for *source* under *settings* (``max_tokens`` tokens, ``max_chars`` characters).
+
+    Raises:
+        ValueError: an override names no known splitter.
+    """
+    name = splitter_name(source, settings.splitters)
+    if is_strategy(name):
+        from chunking.strategies.adapters import strategy_splitter
+
+        default = default_splitter(extension_of(source))
+        strategy, split_pages = strategy_splitter(name, source, settings, base=_format_splitter, default=default)
+        config = {"splitter": name, "max_tokens": settings.max_tokens, "max_chars": settings.max_chars,
+                  "rules": _RULES_VERSION, "strategy": strategy}
+    else:
+        config, split_pages = _format_splitter(name, settings, where=extension_of(source))
+    fingerprint = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
+    return DocumentSplitter(name, fingerprint, split_pages)
+
+
+def _format_splitter(name: str, settings: Settings,
+                     where: str = "") -> tuple[dict, Callable[[Sequence[Page]], list[Chunk]]]:
+    """``(config, split)`` of the format splitter *name* at ``settings.max_tokens``/``max_chars``.
+
+    Raises:
+        ValueError: *name* is no known splitter.
+    """
+    if name.startswith("code:"):
+        split = split_code(name.split(":", 1)[1])
+    elif name in _FAMILIES:
+        split = _FAMILIES[name]
+    else:
+        raise ValueError(f"unknown splitter {name!r}{' for ' + where if where else ''}; known: "
+                         f"{', '.join(SPLITTER_NAMES)}")
+    config = {"splitter": name, "max_tokens": settings.max_tokens, "max_chars": settings.max_chars,
+              "rules": _RULES_VERSION}
+    if name in ("sentence", "html"):
+        from chunking.splitters import SentenceSplitterConfig
+
+        config["sentence"] = SentenceSplitterConfig(max_tokens=settings.max_tokens,
+                                                    max_chars=settings.max_chars).fingerprint()
+    return config, lambda pages: split(pages, settings.max_tokens, settings.max_chars)
+
+
+_FAMILIES: dict[str, Callable[[Sequence[Page], int, int], list[Chunk]]] = {
+    "sentence": split_sentences, "markdown": split_markdown, "html": split_html_sections, "json": split_json,
+    "csv": split_csv,
+}  # fmt: skip
+
+#: Bump when a splitter's output changes for the same settings, so stored versions are re-split.
+_RULES_VERSION = 1

@@ -1,53 +1,91 @@
-"""Which splitter handles which file format, and what that choice contributes to a document's version.
+"""The one table of file formats: for each extension, the parser that reads it, the splitter that cuts it by
+default, and what its pages and headings mean; and the names a splitter can be chosen by.
 
-Defaults (issue #4): PDF, DOCX and text → ``sentence``; Markdown → ``markdown`` (``MarkdownSectionSplitter``);
-HTML → ``html`` (header sections, then sentence); JSON → ``json`` (``RecursiveJsonSplitter``); CSV → ``csv`` (row
-groups, header repeated); source code → ``code`` with the language preset of its extension. The setting
-``SPLITTERS`` overrides per extension (``".txt=markdown,.html=sentence"``), and also selects the chunking strategies
-of ``chunking.strategies`` (``".pdf=semantic,.txt=hierarchical,.md=propositions+enrich"``; see
+Defaults: PDF, DOCX and text → ``sentence``; Markdown → ``markdown`` (``MarkdownSectionSplitter``); HTML → ``html``
+(header sections, then sentence); JSON → ``json`` (``RecursiveJsonSplitter``); CSV → ``csv`` (row groups, header
+repeated); source code → ``code:<language>`` with the language preset of its extension. The setting ``SPLITTERS``
+overrides per extension (``".txt=markdown,.html=sentence"``), and also selects the chunking strategies of
+``chunking.strategies`` (``".pdf=semantic,.txt=hierarchical,.md=propositions+enrich"``; see
 ``chunking.strategies.adapters``), whose parameters, model names and prompt versions then enter the fingerprint.
+
+``chunking.parsers`` takes its parser per extension from ``FORMATS``; ``chunking.format_splitters.splitter_for``
+builds the splitter a document gets (a family adapter of that module, or a strategy looked up by name in
+``chunking.strategies.adapters``). This module imports no other module of ``chunking``, so the parsers, the
+splitter adapters and the strategies can all read it; ``DocumentSplitter`` and ``splitter_for`` are re-exported
+from ``chunking.format_splitters`` on first use.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
+import importlib
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Callable, Mapping, Sequence
-
-from chunking import format_splitters as fs
-from chunking.model import Chunk, Page
-from chunking.settings import Settings
+from typing import Any, Mapping
 
 __all__ = [
-    "DocumentSplitter", "HEADING_EXTENSIONS", "PAGINATED_EXTENSIONS", "SPLITTER_NAMES", "extension_of",
-    "splitter_for",
+    "CODE_LANGUAGES", "ENRICH_SUFFIX", "FAMILY_NAMES", "FORMATS", "DocumentSplitter", "Format", "HEADING_EXTENSIONS",
+    "PAGINATED_EXTENSIONS", "SPLITTER_NAMES", "STRATEGY_NAMES", "SUPPORTED_EXTENSIONS", "default_splitter",
+    "extension_of", "is_strategy", "splitter_for", "splitter_name",
 ]
 
-#: Formats whose pages are real pages (citations say ``#page=N``).
-PAGINATED_EXTENSIONS = frozenset({".pdf"})
-#: Formats whose ``#`` lines are headings: Markdown, and HTML/DOCX whose parsers render headings that way.
-#: (In a PDF or a text file a leading ``#`` is as likely a shell comment.)
-HEADING_EXTENSIONS = frozenset({".md", ".markdown", ".html", ".htm", ".docx"})
 
-_Split = Callable[[Sequence[Page], int, int], list[Chunk]]
-_FAMILIES: dict[str, _Split] = {
-    "sentence": fs.split_sentences,
-    "markdown": fs.split_markdown,
-    "html": fs.split_html_sections,
-    "json": fs.split_json,
-    "csv": fs.split_csv,
+@dataclass(frozen=True)
+class Format:
+    """How one file format is read and cut.
+
+    Attributes:
+        parser: the module of ``chunking.parsers`` that parses it (``"pdf"``, ``"docx"``, ``"html"``, ``"json"``,
+            ``"text"``).
+        splitter: its default splitter name (a ``SPLITTER_NAMES`` entry; ``SPLITTERS`` overrides it).
+        paginated: its pages are real pages (citations say ``#page=N``).
+        headings: its ``#`` lines are headings (Markdown, and HTML/DOCX whose parsers render headings that way; in
+            a PDF or a text file a leading ``#`` is as likely a shell comment).
+    """
+
+    parser: str
+    splitter: str
+    paginated: bool = False
+    headings: bool = False
+
+
+_TEXT = Format("text", "sentence")
+#: Source-code extensions → LangChain ``Language`` names for the recursive splitter's presets.
+CODE_LANGUAGES = {
+    ".py": "python", ".js": "js", ".ts": "ts", ".go": "go", ".java": "java", ".c": "c", ".h": "c",
+    ".cpp": "cpp", ".rs": "rust", ".rst": "rst",
+}  # fmt: skip
+
+#: Every supported extension (lower case, with its dot) → its ``Format``.
+FORMATS: dict[str, Format] = {
+    ".pdf": Format("pdf", "sentence", paginated=True),
+    ".docx": Format("docx", "sentence", headings=True),
+    ".html": Format("html", "html", headings=True),
+    ".htm": Format("html", "html", headings=True),
+    ".json": Format("json", "json"),
+    # CSV stays CSV text: its rows are grouped by the CSV splitter (quoted newlines are normalised as well).
+    ".csv": Format("text", "csv"),
+    ".md": Format("text", "markdown", headings=True),
+    ".markdown": Format("text", "markdown", headings=True),
+    **dict.fromkeys((".txt", ".text", ".log", ".xml", ".yaml", ".yml"), _TEXT),
+    **{ext: Format("text", f"code:{language}") for ext, language in CODE_LANGUAGES.items()},
 }
+
+#: Lower-case file extensions, with the dot, that are parsed and indexed.
+SUPPORTED_EXTENSIONS: frozenset[str] = frozenset(FORMATS)
+#: Formats whose pages are real pages (citations say ``#page=N``).
+PAGINATED_EXTENSIONS = frozenset(ext for ext, fmt in FORMATS.items() if fmt.paginated)
+#: Formats whose ``#`` lines are headings.
+HEADING_EXTENSIONS = frozenset(ext for ext, fmt in FORMATS.items() if fmt.headings)
+
+#: The splitter families (adapters in ``chunking.format_splitters``).
+FAMILY_NAMES = ("sentence", "markdown", "html", "json", "csv")
+#: The chunking strategies (``chunking.strategies.adapters``).
+STRATEGY_NAMES = ("semantic", "hierarchical", "small_to_big", "sentence_window", "propositions", "llm", "router")
+#: A splitter or strategy name with this suffix is followed by context enrichment.
+ENRICH_SUFFIX = "+enrich"
 #: Names accepted in ``SPLITTERS``: the families, ``code:<language>`` for any preset, the strategies, and any of
 #: these with ``+enrich`` (context enrichment of what is embedded).
-SPLITTER_NAMES = (*_FAMILIES, "code:<language>", "semantic", "hierarchical", "small_to_big", "sentence_window",
-                  "propositions", "llm", "router", "<name>+enrich")
-
-_DEFAULTS = {
-    ".md": "markdown", ".markdown": "markdown", ".html": "html", ".htm": "html", ".json": "json", ".csv": "csv",
-    **{ext: f"code:{lang}" for ext, lang in fs.CODE_LANGUAGES.items()},
-}
+SPLITTER_NAMES = (*FAMILY_NAMES, "code:<language>", *STRATEGY_NAMES, f"<name>{ENRICH_SUFFIX}")
 
 
 def extension_of(source: str) -> str:
@@ -55,68 +93,26 @@ def extension_of(source: str) -> str:
     return PurePosixPath(source).suffix.lower()
 
 
-@dataclass(frozen=True)
-class DocumentSplitter:
-    """A configured splitter for one format: ``split(pages)`` returns the chunks; ``fingerprint`` identifies the
-    splitter, its settings and this code's splitting rules (it goes into every document version, so a change of
-    splitter or settings re-indexes)."""
-
-    name: str
-    fingerprint: str
-    split: Callable[[Sequence[Page]], list[Chunk]]
-
-
 def splitter_name(source: str, overrides: Mapping[str, str] = {}) -> str:  # noqa: B006 (read-only)
     """The splitter name for *source*'s extension: an override, else the default, else ``sentence``."""
     ext = extension_of(source)
-    return overrides.get(ext) or _DEFAULTS.get(ext, "sentence")
+    return overrides.get(ext) or default_splitter(ext)
 
 
-def splitter_for(source: str, settings: Settings) -> DocumentSplitter:
-    """The splitter for *source* under *settings* (``max_tokens`` tokens, ``max_chars`` characters).
-
-    Raises:
-        ValueError: an override names no known splitter.
-    """
-    name = splitter_name(source, settings.splitters)
-    from chunking.strategies.adapters import is_strategy
-
-    if is_strategy(name):
-        from chunking.strategies.adapters import strategy_splitter
-
-        default = _DEFAULTS.get(extension_of(source), "sentence")
-        strategy, split_pages = strategy_splitter(name, source, settings, base=_format_splitter, default=default)
-        config = {"splitter": name, "max_tokens": settings.max_tokens, "max_chars": settings.max_chars,
-                  "rules": _RULES_VERSION, "strategy": strategy}
-    else:
-        config, split_pages = _format_splitter(name, settings, where=extension_of(source))
-    fingerprint = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
-    return DocumentSplitter(name, fingerprint, split_pages)
+def default_splitter(ext: str) -> str:
+    """The default splitter name of extension *ext* (``".md"`` → ``"markdown"``); ``sentence`` if unknown."""
+    fmt = FORMATS.get(ext)
+    return fmt.splitter if fmt else "sentence"
 
 
-def _format_splitter(name: str, settings: Settings,
-                     where: str = "") -> tuple[dict, Callable[[Sequence[Page]], list[Chunk]]]:
-    """``(config, split)`` of the format splitter *name* at ``settings.max_tokens``/``max_chars``.
-
-    Raises:
-        ValueError: *name* is no known splitter.
-    """
-    if name.startswith("code:"):
-        split = fs.split_code(name.split(":", 1)[1])
-    elif name in _FAMILIES:
-        split = _FAMILIES[name]
-    else:
-        raise ValueError(f"unknown splitter {name!r}{' for ' + where if where else ''}; known: "
-                         f"{', '.join(SPLITTER_NAMES)}")
-    config = {"splitter": name, "max_tokens": settings.max_tokens, "max_chars": settings.max_chars,
-              "rules": _RULES_VERSION}
-    if name in ("sentence", "html"):
-        from chunking.splitters import SentenceSplitterConfig
-
-        config["sentence"] = SentenceSplitterConfig(max_tokens=settings.max_tokens,
-                                                    max_chars=settings.max_chars).fingerprint()
-    return config, lambda pages: split(pages, settings.max_tokens, settings.max_chars)
+def is_strategy(name: str) -> bool:
+    """True for a strategy name (with or without ``+enrich``), False for a format splitter."""
+    base = name[: -len(ENRICH_SUFFIX)] if name.endswith(ENRICH_SUFFIX) else name
+    return base in STRATEGY_NAMES or base != name
 
 
-#: Bump when a splitter's output changes for the same settings, so stored versions are re-split.
-_RULES_VERSION = 1
+def __getattr__(name: str) -> Any:
+    # The splitter a document gets is built in chunking.format_splitters, which imports this table.
+    if name in ("DocumentSplitter", "splitter_for"):
+        return getattr(importlib.import_module("chunking.format_splitters"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

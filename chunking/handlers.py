@@ -9,13 +9,13 @@ import json
 import logging
 from dataclasses import dataclass
 
+from chunking.claim_check import PayloadStore, make_payload_store
 from chunking.embeddings import Embedder, make_embedder
 from chunking.ids import doc_id as make_doc_id
 from chunking.index import SearchIndex, make_index
 from chunking.ledger import Ledger, make_ledger
-from chunking.queue_messages import MessageError, decode_message
-from chunking.claim_check import PayloadStore, make_payload_store
 from chunking.pipeline import StageOneResult, StageTwoResult, run_stage_one, run_stage_two
+from chunking.queue_messages import MessageError, decode_message
 from chunking.reconcile import ReconcileReport, delete_document, parse_blob_events, reconcile
 from chunking.settings import Settings
 from chunking.storage import QueueSender, blob_service, create_container, queue_client, storage_error

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
+from chunking.claim_check import MemoryPayloadStore
 from chunking.embeddings import Embedder
 from chunking.index.protocol import SearchIndex
 from chunking.ledger import Ledger
-from chunking.claim_check import MemoryPayloadStore
 from chunking.pipeline import run_stage_one, run_stage_two
 from chunking.reconcile import delete_document
 from chunking.settings import Settings

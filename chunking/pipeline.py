@@ -15,18 +15,19 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
+from chunking.claim_check import PayloadMissingError, PayloadStore
 from chunking.embeddings import Embedder, embed_all
-from chunking.formats import HEADING_EXTENSIONS, PAGINATED_EXTENSIONS, extension_of, splitter_for
+from chunking.format_splitters import splitter_for
+from chunking.formats import HEADING_EXTENSIONS, PAGINATED_EXTENSIONS, extension_of
 from chunking.ids import doc_id as make_doc_id
 from chunking.ids import document_version
 from chunking.index.protocol import SearchIndex
-from chunking.ledger import Ledger
-from chunking.queue_messages import decode_message, encode_batches, load_records
-from chunking.parsers import ParseError, parse_document
-from chunking.claim_check import PayloadMissingError, PayloadStore
 from chunking.index_records import HeadingOutline, build_records
-from chunking.strategies.notes import fallback_note
+from chunking.ledger import Ledger
+from chunking.parsers import ParseError, parse_document
+from chunking.queue_messages import decode_message, encode_batches, load_records
 from chunking.settings import Settings
+from chunking.strategies.notes import fallback_note
 from chunking.tokens import token_counter
 
 __all__ = ["StageOneResult", "StageTwoResult", "run_stage_one", "run_stage_two"]

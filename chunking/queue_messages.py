@@ -17,8 +17,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from chunking.model import ChunkRecord
 from chunking.claim_check import PayloadStore
+from chunking.model import ChunkRecord
 
 __all__ = ["BatchMessage", "MessageError", "decode_message", "encode_batches", "load_records"]
 

@@ -12,8 +12,8 @@ from azure.functions.blob import InputStream
 from azure.storage.blob import BlobServiceClient
 from azure.storage.queue import QueueClient, TextBase64DecodePolicy, TextBase64EncodePolicy
 
-from chunking.ids import doc_id
 from chunking.claim_check import MemoryPayloadStore
+from chunking.ids import doc_id
 from chunking.pipeline import run_stage_one
 from tests.functions_host import queue_message, record_batches
 

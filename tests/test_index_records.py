@@ -1,5 +1,5 @@
-from chunking.model import Chunk, Page
 from chunking.index_records import HeadingOutline, build_records
+from chunking.model import Chunk, Page
 
 
 def test_outline_paths_and_fences():

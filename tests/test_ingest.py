@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from chunking.ingest import collect_files, ingest_files
 from chunking.embeddings import OfflineLexicalEmbedder
 from chunking.index.local import LocalIndex
+from chunking.ingest import collect_files, ingest_files
 from chunking.ledger import Ledger, LocalLedgerStore
 from chunking.settings import Settings
 

@@ -2,10 +2,10 @@ import json
 
 import pytest
 
-from chunking.ids import content_hash
-from chunking.queue_messages import MessageError, decode_message, encode_batches, load_records
-from chunking.model import ChunkRecord
 from chunking.claim_check import MemoryPayloadStore
+from chunking.ids import content_hash
+from chunking.model import ChunkRecord
+from chunking.queue_messages import MessageError, decode_message, encode_batches, load_records
 
 
 def _record(ordinal: int, text: str, doc: str = "dabc", version: str = "v1") -> ChunkRecord:

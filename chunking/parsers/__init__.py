@@ -1,8 +1,9 @@
 """Document parsers: bytes of one file in, its text as ``Page`` objects out.
 
 Each format has a module with one ``parse(data, *, source) -> Iterator[Page]``; ``parse_document`` picks the
-module from the file extension and turns every failure into a ``ParseError`` whose reason a person can act on
-(the pipeline stores it in the ledger as the reason a file was not indexed).
+module from the file extension (by the table ``chunking.formats.FORMATS``) and turns every failure into a
+``ParseError`` whose reason a person can act on (the pipeline stores it in the ledger as the reason a file was not
+indexed).
 
 Shared rules: ``page_num`` is 0-based and strictly increasing; a page's ``offset`` is the total length of the
 texts of the pages before it, so the page texts concatenated are the document text; formats without pages
@@ -14,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import PurePosixPath
 
+from chunking.formats import FORMATS, SUPPORTED_EXTENSIONS
 from chunking.model import Page
 from chunking.parsers import docx, html, json, pdf, text
 from chunking.parsers._common import ParseError, UnsupportedFileType
@@ -22,22 +24,10 @@ __all__ = ["SUPPORTED_EXTENSIONS", "ParseError", "UnsupportedFileType", "parse_d
 
 _Parser = Callable[..., Iterator[Page]]
 
-_PARSERS: dict[str, _Parser] = {
-    ".pdf": pdf.parse,
-    ".docx": docx.parse,
-    ".html": html.parse,
-    ".htm": html.parse,
-    ".json": json.parse,
-    **dict.fromkeys(
-        # CSV stays CSV text too: its rows are grouped by the CSV splitter (quoted newlines are normalised as well).
-        (".csv", ".md", ".markdown", ".txt", ".text", ".rst", ".log", ".xml", ".yaml", ".yml")
-        + (".py", ".js", ".ts", ".go", ".java", ".c", ".h", ".cpp", ".rs"),
-        text.parse,
-    ),
-}
-
-SUPPORTED_EXTENSIONS: frozenset[str] = frozenset(_PARSERS)
-"""Lower-case file extensions, with the dot, that ``parse_document`` accepts."""
+#: The parser of each format: which extension goes to which module is decided in ``chunking.formats``.
+_MODULES: dict[str, _Parser] = {"pdf": pdf.parse, "docx": docx.parse, "html": html.parse, "json": json.parse,
+                                "text": text.parse}
+_PARSERS: dict[str, _Parser] = {ext: _MODULES[fmt.parser] for ext, fmt in FORMATS.items()}
 
 _MAX_DETAIL_CHARS = 300  # of a library's error message quoted in a reason, to keep ledger entries short
 _BYTES_PER_MB = 1024 * 1024  # sizes are reported in MiB, like the Azure limits they are compared with

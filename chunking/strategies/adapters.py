@@ -1,6 +1,6 @@
 """The strategies as pipeline splitters: ``SPLITTERS=".pdf=semantic,.md=propositions+enrich"`` picks them per
-file extension (``chunking.formats``), with their parameters from ``settings.strategy`` and the shared clients
-(``clients.strategy_clients``).
+file extension (``chunking.format_splitters.splitter_for``; their names are listed in ``chunking.formats``), with
+their parameters from ``settings.strategy`` and the shared clients (``clients.strategy_clients``).
 
 | name | what runs |
 |---|---|
@@ -23,23 +23,15 @@ import dataclasses
 from pathlib import PurePosixPath
 from typing import Any, Callable, Sequence
 
+from chunking.formats import ENRICH_SUFFIX, HEADING_EXTENSIONS, STRATEGY_NAMES, extension_of, is_strategy
 from chunking.model import Chunk, Page
 from chunking.settings import Settings
 
 __all__ = ["ENRICH_SUFFIX", "STRATEGY_NAMES", "is_strategy", "strategy_splitter"]
 
-STRATEGY_NAMES = ("semantic", "hierarchical", "small_to_big", "sentence_window", "propositions", "llm", "router")
-ENRICH_SUFFIX = "+enrich"
-
 Split = Callable[[Sequence[Page]], list[Chunk]]
-#: ``(name, settings) -> (config, split)`` for the format splitters of ``chunking.formats``.
+#: ``(name, settings) -> (config, split)`` for the format splitters of ``chunking.format_splitters``.
 BaseSplitter = Callable[[str, Settings], tuple[dict[str, Any], Split]]
-
-
-def is_strategy(name: str) -> bool:
-    """True for a strategy name (with or without ``+enrich``), False for a format splitter."""
-    base = name[: -len(ENRICH_SUFFIX)] if name.endswith(ENRICH_SUFFIX) else name
-    return base in STRATEGY_NAMES or base != name
 
 
 def strategy_splitter(name: str, source: str, settings: Settings, *, base: BaseSplitter,
@@ -63,7 +55,6 @@ def strategy_splitter(name: str, source: str, settings: Settings, *, base: BaseS
 
 
 def _build(name: str, source: str, s: Settings, base: BaseSplitter, default: str) -> tuple[dict[str, Any], Split]:
-    from chunking.formats import HEADING_EXTENSIONS, extension_of
     from chunking.strategies.clients import strategy_clients
 
     opts, clients = s.strategy, strategy_clients(s)
@@ -146,8 +137,6 @@ def _enriched(config: dict[str, Any], split: Split, source: str, s: Settings) ->
         chat=clients.chat if clients else None, cache=clients.cache if clients else None,
     )  # fmt: skip
     title = PurePosixPath(source).name
-    from chunking.formats import HEADING_EXTENSIONS, extension_of
-
     headed = extension_of(source) in HEADING_EXTENSIONS
 
     def enriched(pages: Sequence[Page]) -> list[Chunk]:

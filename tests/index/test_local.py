@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from chunking.embeddings import OfflineLexicalEmbedder
-from chunking.index.protocol import IndexError_, SearchIndex
 from chunking.index.local import RRF_K, LocalIndex, fts_query
+from chunking.index.protocol import IndexError_, SearchIndex
 from chunking.model import ChunkRecord
 
 

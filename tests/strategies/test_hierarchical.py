@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunking.model import Page
 from chunking.index_records import build_records
+from chunking.model import Page
 from chunking.strategies.hierarchical import HierarchicalChunker, Level
 from chunking.tokens import token_counter
 

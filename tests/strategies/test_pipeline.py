@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
+from chunking.claim_check import MemoryPayloadStore
 from chunking.embeddings import OfflineLexicalEmbedder
 from chunking.formats import splitter_for
 from chunking.index.local import LocalIndex
 from chunking.ledger import Ledger, LocalLedgerStore
-from chunking.claim_check import MemoryPayloadStore
 from chunking.pipeline import run_stage_one, run_stage_two
 from chunking.settings import Settings
 from chunking.strategies import prompts

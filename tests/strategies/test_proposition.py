@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunking.model import Page
 from chunking.index_records import build_records
+from chunking.model import Page
 from chunking.strategies.cache import MemoryModelCache
 from chunking.strategies.chat import InvalidOutput
 from chunking.strategies.offline import OfflineChatClient
