@@ -36,9 +36,9 @@ def run(args: argparse.Namespace, settings) -> int:
     """Ingest ``args.paths``; 0 when every document went in, 1 when one failed, 2 on bad paths or options."""
     from tqdm import tqdm
 
-    from chunking.ingest import collect_files, ingest_files
     from chunking.embeddings import make_embedder
     from chunking.index import make_index
+    from chunking.ingest import collect_files, ingest_files
     from chunking.ledger import make_ledger
 
     try:
