@@ -62,8 +62,9 @@ def dotted(node: Any) -> str | None:
 _INTERPOLATION = re.compile(r"\$\{([^}]*)\}")
 
 
-def evaluate(tree: dict[str, Any], node: Any, _depth: int = 0) -> Any:
-    """The value of *node* in the file *tree* with every parameter at its default.
+def evaluate(tree: dict[str, Any], node: Any, given: dict[str, Any] | None = None, _depth: int = 0) -> Any:
+    """The value of *node* in the file *tree*, with the parameters in *given* (a module call's values) and every
+    other parameter at its default.
 
     Handles literals, parameter and variable names, ``a.b`` on object variables, ``${...}`` interpolation,
     ``string()``, ``empty()``, ``!``, ``==``, ``!=`` and ``?:``. Anything else (resource properties, module
@@ -73,14 +74,19 @@ def evaluate(tree: dict[str, Any], node: Any, _depth: int = 0) -> Any:
         raise RecursionError("variables refer to each other in a cycle")
     params, variables = tree.get("parameters", {}), tree.get("variables", {})
 
+    given = given or {}
+
     def again(child: Any) -> Any:
-        return evaluate(tree, child, _depth + 1)
+        return evaluate(tree, child, given, _depth + 1)
 
     if isinstance(node, (bool, int, float, Unresolved)) or node is None:
         return node
     if isinstance(node, str):
+        if node in given:
+            return given[node]
         if node in params:
-            return again(params[node].get("default")) if "default" in params[node] else Unresolved(node)
+            default = params[node].get("default")
+            return Unresolved(node) if default is None else again(default)
         if node in variables:
             return again(variables[node]["value"])
         if "${" in node:
