@@ -14,6 +14,7 @@ from chunking.parsers import SUPPORTED_EXTENSIONS, parse_document
 from chunking.splitters import SentenceTextSplitter
 from chunking.splitters.sentence.boundaries import Boundaries
 from chunking.splitters.sentence.config import SentenceSplitterConfig
+from chunking.splitters.sentence.measure import TokenMeasure
 from chunking.splitters.sentence.oversize import _nearest, cut_oversize
 from chunking.tokens import BACKEND_ENV, get_backend, get_encoding
 
@@ -79,6 +80,11 @@ def test_oversize_cut_with_early_stop_matches_full_counts(text, max_tokens):
               count=lambda s: len(_ENCODE(s)))
     full = cut_oversize(text, 0, len(text), **kw)
     for backend in ("bpe-openai", "tiktoken"):
-        assert cut_oversize(text, 0, len(text), count_till_limit=get_backend(prefer=backend).count_till_limit,
+        till = get_backend(prefer=backend).count_till_limit
+        assert cut_oversize(text, 0, len(text), count_range=lambda lo, hi, limit: till(text[lo:hi], limit),
                             **kw) == full
+    # The splitter's range counter over a block whose tokens are known (interior reused, head and tail encoded).
+    measure = TokenMeasure("cl100k_base")
+    block = measure.block(text, 0, len(text))
+    assert cut_oversize(text, 0, len(text), count_range=measure.range_counter(block), **kw) == full
     assert all(p.tokens == len(_ENCODE(text[p.start:p.end])) for p in full)

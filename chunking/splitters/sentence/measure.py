@@ -119,6 +119,35 @@ class TokenMeasure:
             return n <= budget
         return self.count_till_limit(text, budget) is not None  # type: ignore[misc]
 
+    def range_counter(self, block: "BlockTokens | PlainText | None" = None,
+                      text: str | None = None) -> Callable[[int, int, int], int | None] | None:
+        """``(lo, hi, limit) -> exact tokens of text[lo:hi], or None if more than limit`` over *block*'s page
+        text (or over *text*), for cap searches; None with an injected counter.
+
+        Inside a block whose tokens are known only the head and tail of the range are encoded (the interior's
+        tokens are reused, as in :meth:`exact`); otherwise the backend stops counting at the limit.
+        """
+        if self.injected:
+            return None
+        till, count = self.count_till_limit, self.count
+        if text is None:
+            text = block.text  # type: ignore[union-attr]
+        if not isinstance(block, BlockTokens) or not block.knows_offsets:
+            return lambda lo, hi, limit: till(text[lo:hi], limit)  # type: ignore[misc,index]
+
+        def count_range(lo: int, hi: int, limit: int) -> int | None:
+            inner = block.reusable_interior(lo, hi)
+            if inner is None:
+                return till(text[lo:hi], limit)  # type: ignore[misc]
+            q1, q2 = inner
+            n = count(text[lo:q1]) + block.tokens_before(q2) - block.tokens_before(q1)
+            if n > limit:
+                return None
+            n += count(text[q2:hi])
+            return n if n <= limit else None
+
+        return count_range
+
     def block(self, text: str, lo: int, hi: int) -> "BlockTokens":
         """The tokens of the text block ``text[lo:hi]`` (encoded once, unless a counter was injected)."""
         return BlockTokens(self, text, lo, hi)

@@ -61,7 +61,7 @@ def cut_oversize(
     overlap_fraction: float,
     boundaries: Boundaries,
     count: Callable[[str], int],
-    count_till_limit: Callable[[str, int], int | None] | None = None,
+    count_range: Callable[[int, int, int], int | None] | None = None,
 ) -> list[Piece]:
     """Cut ``text[start:end]`` (one span, no figure) into pieces that fit the caps (spec §6 step 4).
 
@@ -70,23 +70,26 @@ def cut_oversize(
         max_tokens: token cap of a piece; hard_chars: character cap of a piece.
         overlap_fraction: ``split_overlap_percent / 100``, the overlap budget at hard cuts.
         boundaries: sentence-end and word-break predicates; count: exact token counter.
-        count_till_limit: optional ``(text, limit) -> count or None`` that may stop counting past ``limit``;
-            it answers the many "does this range fit?" questions of the recursive cut, so a long span costs
-            about ``max_tokens`` tokens of counting per question instead of its whole length.
-
+        count_range: optional ``(lo, hi, limit) -> tokens of text[lo:hi], or None if over limit``, which may
+            stop counting past ``limit`` or reuse tokens already known; it answers the many "does this range
+            fit?" questions of the recursive cut, so a long span costs about ``max_tokens`` tokens of counting
+            per question instead of its whole length.
     Returns:
         Pieces in text order, stripped, never empty. A single character over ``max_tokens`` cannot be cut and
         is returned as it is.
     """
     known: dict[tuple[int, int], int | None] = {}  # exact count, or None: over max_tokens
-    till = count_till_limit or (lambda s, limit: n if (n := count(s)) <= limit else None)
+    if count_range is None:
+        def count_range(lo: int, hi: int, limit: int) -> int | None:
+            n = count(text[lo:hi])
+            return n if n <= limit else None
 
     def fits(lo: int, hi: int) -> bool:
         if hi - lo > hard_chars:
             return False
         key = (lo, hi)
         if key not in known:
-            known[key] = till(text[lo:hi], max_tokens)
+            known[key] = count_range(lo, hi, max_tokens)
         return known[key] is not None
 
     hard_cuts = 0

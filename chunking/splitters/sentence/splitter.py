@@ -237,7 +237,7 @@ class SentenceTextSplitter:
         cfg = self.config
         pieces = cut_oversize(text, a, b, max_tokens=cfg.max_tokens, hard_chars=cfg.hard_chars,
                               overlap_fraction=cfg.split_overlap_percent / 100, boundaries=self._boundaries,
-                              count=self._measure.count, count_till_limit=self._measure.count_till_limit)
+                              count=self._measure.count, count_range=self._measure.range_counter(block, text))
         for piece in pieces:
             d = Draft(text[piece.start:piece.end], [(block, piece.start, piece.end, offset + piece.start, page_num)],
                       offset + piece.start, offset + piece.end, page_num, page_num, piece.tokens,
@@ -299,7 +299,7 @@ class SentenceTextSplitter:
         cfg = self.config
         pieces = cut_oversize(d.text, 0, len(d.text), max_tokens=cfg.max_tokens, hard_chars=cfg.hard_chars,
                               overlap_fraction=cfg.split_overlap_percent / 100, boundaries=self._boundaries,
-                              count=self._measure.count, count_till_limit=self._measure.count_till_limit)
+                              count=self._measure.count, count_range=self._measure.range_counter(text=d.text))
         for piece in pieces:
             yield self._sub_draft(d, piece.start, piece.end, piece.tokens, d.kind).to_chunk(piece.tokens)
 
