@@ -153,6 +153,8 @@ def test_backend_loads_and_counts_without_network(tmp_path):
         "assert b.name == 'bpe-openai' and b.encode('hello world') == [15339, 1917], b\n"
         "assert tokens.get_backend(prefer='tiktoken').count('hello world') == 2\n"
         "import sys; assert 'bpe_openai' not in sys.modules  # the wrapper package is never imported\n"
+        "import bpe_openai  # and a later import of the package by other code still works\n"
+        "assert bpe_openai.get_encoding('cl100k_base').encode_ordinary('hello world') == [15339, 1917]\n"
     )
     env = {"PATH": "/usr/bin:/bin", "TIKTOKEN_CACHE_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
     done = subprocess.run([sys.executable, "-c", script], env=env, cwd=ROOT, capture_output=True, text=True,
