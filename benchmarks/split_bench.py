@@ -157,6 +157,15 @@ def time_group(runners: dict[str, Runner], docs: list[Document], runs: int) -> l
     return rows
 
 
+def _version(distribution: str) -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(distribution)
+    except PackageNotFoundError:
+        return "not installed"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9, help="timed rounds (every contender once per round)")
@@ -173,6 +182,9 @@ def main() -> None:
         names = ", ".join(d.path.name for d in docs)
         print(f"# {group}: {sum(d.chars for d in docs):,} characters, {sum(len(d.pages) for d in docs)} pages, "
               f"{len(docs)} documents ({names})")
+    versions = ", ".join(f"{name} {_version(name)}" for name in ("tiktoken", "bpe-openai", "langchain-text-splitters",
+                                                                   "semchunk", "chonkie"))
+    print(f"# {versions}; Python {sys.version.split()[0]}; {os.cpu_count()} CPUs")
     check_same_chunks(groups)
     enc = get_encoding()
     runners = contenders(enc)
