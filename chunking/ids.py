@@ -1,7 +1,7 @@
 """Stable identifiers: document ids, versions, chunk keys and content hashes.
 
 Azure AI Search keys may hold only letters, digits, ``_``, ``-`` and ``=`` and must not start with ``_``
-(pitfall 16 of shared/reference/azure-functions.md), so every id here is a hex hash behind a letter prefix.
+(docs/architecture.md#platform-facts-and-their-sources), so every id here is a hex hash behind a letter prefix.
 """
 
 from __future__ import annotations

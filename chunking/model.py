@@ -1,7 +1,7 @@
 """The data that flows through the pipeline: pages in, chunks out, index records stored.
 
-Field names follow ``shared/spec/pipeline.md`` §4; every offset is in characters (Python ``len``, code points)
-of the document text, every page number is 0-based.
+Field names are the index schema's (docs/architecture.md#ids-and-keys, docs/splitters.md#what-a-chunk-carries);
+every offset is in characters (Python ``len``, code points) of the document text, every page number is 0-based.
 """
 
 from __future__ import annotations

@@ -3,8 +3,8 @@
 the account name / service URIs (``AzureWebJobsStorage__accountName``, ``__blobServiceUri``,
 ``__queueServiceUri``, ``__tableServiceUri``) with ``DefaultAzureCredential`` (managed identity in Azure).
 
-Identity-based connections need both the blob and the queue service (pitfall 15 of
-shared/reference/azure-functions.md): set the account name, or every service URI the app uses.
+Identity-based connections need both the blob and the queue service
+(docs/architecture.md#platform-facts-and-their-sources): set the account name, or every service URI the app uses.
 """
 
 from __future__ import annotations

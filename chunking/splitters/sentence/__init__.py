@@ -1,4 +1,4 @@
-"""Page-aware sentence splitter (``shared/spec/sentence-splitter.md``)."""
+"""Page-aware sentence splitter (algorithm and invariants: docs/splitters.md#the-sentence-splitter)."""
 
 from .config import SentenceSplitterConfig
 from .splitter import SentenceTextSplitter

@@ -1,9 +1,10 @@
 """Where text may be cut: figure blocks, sentence ends, word breaks, heading-like lines and the join rule.
 
-Definitions of ``shared/spec/sentence-splitter.md`` §5.1–§5.4, compiled once per configuration into regular
+The definitions of docs/splitters.md#definitions, compiled once per configuration into regular
 expressions so that no per-character Python loop runs over a whole page. The sentence-end predicate is the
 reference's (azure-search-openai-demo's ``SentenceTextSplitter``) "every terminator ends a sentence", corrected
-for decimals, abbreviations, initials, enumerators and URLs as §5.2 requires (improvement R7).
+for decimals, abbreviations, initials, enumerators and URLs (docs/splitters.md#sentence-end; departure R7 of
+docs/splitters.md#departures-from-azure-search-openai-demo).
 """
 
 from __future__ import annotations
@@ -37,11 +38,12 @@ _NEXT_NON_SPACE = re.compile(r"\s*(\S)")
 _WORD_TAIL_WINDOW = 24
 
 
-# §5.1: an opening tag is "<figure" followed by whitespace, ">" or "/"; a closing tag "</figure" + spaces + ">".
+# docs/splitters.md#figure-block: an opening tag is "<figure" followed by whitespace, ">" or "/"; a closing tag
+# "</figure" + spaces + ">".
 _FIGURE_TAG = re.compile(r"<(?:(/)figure\s*>|figure(?=[\s>/]))", re.IGNORECASE)
 FIGURE_OPEN = re.compile(r"<figure", re.IGNORECASE)
 
-# §5.3 heading-like line.
+# Heading-like line (docs/splitters.md#heading-like-line).
 _HEADING_NUMBER = re.compile(r"(?:[0-9]+|[IVXLCDM]+)[.)]\s")
 _HEADING_BULLETS = ("- ", "* ", "\u2022 ")
 
@@ -55,7 +57,8 @@ def _char_class(chars: frozenset[str]) -> str:
 
 
 def figure_blocks(text: str, lo: int = 0, hi: int | None = None) -> list[tuple[int, int]]:
-    """Return the outermost balanced ``<figure …>…</figure>`` blocks of ``text[lo:hi]`` (§5.1).
+    """Return the outermost balanced ``<figure …>…</figure>`` blocks of ``text[lo:hi]``
+    (docs/splitters.md#figure-block).
 
     Each close matches the latest unmatched opening; an opening never closed and an unpaired close are
     ordinary text. Returns half-open character ranges in ascending order.
@@ -82,14 +85,15 @@ def figure_blocks(text: str, lo: int = 0, hi: int | None = None) -> list[tuple[i
 
 
 def is_spaceless(ch: str) -> bool:
-    """True if ``ch`` belongs to a script written without spaces between words (§4)."""
+    """True if ``ch`` belongs to a script written without spaces between words (docs/splitters.md#character-classes)."""
     cp = ord(ch)
     i = bisect_right(_SPACELESS_STARTS, cp) - 1
     return i >= 0 and cp <= SPACELESS_RANGES[i][1]
 
 
 def is_continuation_letter(ch: str) -> bool:
-    """True for letters that may continue a sentence: categories Ll, Lm and Lo (§4, improvement R8)."""
+    """True for letters that may continue a sentence: categories Ll, Lm and Lo (R8;
+    docs/splitters.md#character-classes)."""
     return unicodedata.category(ch) in ("Ll", "Lm", "Lo")
 
 
@@ -99,7 +103,8 @@ def is_combining(ch: str) -> bool:
 
 
 def is_heading_like(line: str) -> bool:
-    """Return True if the stripped ``line`` looks like a heading or a list item (§5.3)."""
+    """Return True if the stripped ``line`` looks like a heading or a list item
+    (docs/splitters.md#heading-like-line)."""
     line = line.strip()
     if not line:
         return False
@@ -118,7 +123,7 @@ def gap_class(gap: str) -> int:
 
 
 def join_separator(gap: int, a_last: str, b_first: str) -> str:
-    """Return the separator put between own texts ``a`` and ``b`` (join rule §5.4, improvement R2).
+    """Return the separator put between own texts ``a`` and ``b`` (docs/splitters.md#join-rule, R2).
 
     Args:
         gap: :func:`gap_class` of the document text between ``a``'s last and ``b``'s first character.
@@ -136,7 +141,8 @@ def join_separator(gap: int, a_last: str, b_first: str) -> str:
 
 
 class Boundaries:
-    """The sentence-end predicate (§5.2) and word breaks of one configuration, as compiled patterns.
+    """The sentence-end predicate (docs/splitters.md#sentence-end) and word breaks of one configuration, as
+    compiled patterns.
 
     Every query takes ``text`` with bounds ``lo``/``hi`` (character indices): the slice is evaluated as if it
     were the whole text, so "the character after the cluster exists" and "start of the text" refer to it.
@@ -198,7 +204,7 @@ class Boundaries:
     # ---- sentence ends -------------------------------------------------------------------------------------
 
     def sentence_cuts(self, text: str, lo: int = 0, hi: int | None = None) -> list[int]:
-        """Positions just after each sentence end in ``text[lo:hi]``, ascending (§5.2).
+        """Positions just after each sentence end in ``text[lo:hi]``, ascending (docs/splitters.md#sentence-end).
 
         A value ``p`` means ``text[p - 1]`` is the last character of a terminal cluster.
         """
@@ -267,7 +273,8 @@ class Boundaries:
         return hi
 
     def _dot_is_terminal(self, text: str, dot: int, end: int, lo: int, hi: int) -> bool:
-        """Rule 2 of §5.2 for a single ``.`` at ``dot`` whose cluster ends at ``end`` (exclusive)."""
+        """Rule 2 of docs/splitters.md#sentence-end for a single ``.`` at ``dot`` whose cluster ends at ``end``
+        (exclusive)."""
         if dot == lo or text[dot - 1].isspace():  # no word before the dot (e.g. dot leaders ". . .")
             return True
         if not text[dot - 1].isalnum():

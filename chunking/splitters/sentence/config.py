@@ -1,6 +1,7 @@
 """Settings of the sentence splitter and the character classes it uses, as data.
 
-The defaults and units are those of ``shared/spec/sentence-splitter.md`` §3 and §4. The character classes cite
+Defaults, units and classes: docs/splitters.md#sentence-splitter-settings and
+docs/splitters.md#character-classes. The character classes cite
 their sources: the CJK sentence endings are JIS X 4051 classes cl-05/cl-06 (as quoted by the W3C note
 "Requirements for Japanese Text Layout", jlreq), the CJK word breaks and brackets jlreq cl-01/cl-02.
 """
@@ -94,7 +95,7 @@ def _number_setting(name: str, value: object) -> float:
 
 @dataclass(frozen=True)
 class SentenceSplitterConfig:
-    """Validated, immutable settings of :class:`SentenceTextSplitter` (spec §3).
+    """Validated, immutable settings of :class:`SentenceTextSplitter` (docs/splitters.md#sentence-splitter-settings).
 
     Attributes:
         max_tokens: hard cap, in tokens, of every ``text`` chunk (≥ 1).
@@ -112,8 +113,9 @@ class SentenceSplitterConfig:
         max_figure_tokens: a ``<figure>`` block above this many tokens is split (1 ≤ x ≤
             ``embedding_max_tokens``).
         encoding: tiktoken encoding name, loaded from the BPE file shipped in ``chunking/_bpe``.
-        sentence_endings, word_breaks, closing_chars: single characters (§4).
-        abbreviations, abbreviations_before_number: lower-case words without their final ``.`` (§5.2).
+        sentence_endings, word_breaks, closing_chars: single characters (docs/splitters.md#character-classes).
+        abbreviations, abbreviations_before_number: lower-case words without their final ``.``
+            (docs/splitters.md#sentence-end).
 
     Raises:
         ValueError: a setting is of the wrong type or out of its range.

@@ -2,7 +2,8 @@
 
 A draft's own text is a sequence of parts: slices of a page's text block (``(BlockTokens, start, end,
 doc_offset, page_num)``, character indices in the page) and literal strings (join separators, figure parts).
-The parts give the document offset and page of every own character (improvements R10, R12) and let the final
+The parts give the document offset and page of every own character (R10, R12 of
+docs/splitters.md#departures-from-azure-search-openai-demo) and let the final
 measurement reuse the block's tokens.
 """
 
@@ -27,7 +28,8 @@ class Draft:
         text: own text (stripped); overlap: look-ahead appended after it (separator included).
         parts: where ``text`` comes from (see module docstring).
         start, end, page_start, page_end: own span in document offsets and its pages.
-        est: token estimate of ``text`` (§5.5); exact: exact tokens of ``text`` if known, else None.
+        est: token estimate of ``text`` (docs/splitters.md#token-counts-and-estimates); exact: exact tokens of
+            ``text`` if known, else None.
         hard_left, hard_right: joined to the previous / next chunk by a hard cut (no look-ahead).
     """
 

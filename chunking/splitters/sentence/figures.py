@@ -1,7 +1,9 @@
-"""Step 5 of ``shared/spec/sentence-splitter.md``: split a ``<figure>`` block above ``max_figure_tokens``.
+"""Step 5 of the sentence splitter: split a ``<figure>`` block above ``max_figure_tokens``
+(docs/splitters.md#step-5-oversize-figure).
 
 The reference (azure-search-openai-demo) never splits figures, so one large table can exceed the embedding
-model's input limit (improvement R4). A figure holding exactly one (non-nested) ``<table>`` is split between
+model's input limit (R4 of docs/splitters.md#departures-from-azure-search-openai-demo). A figure holding exactly
+one (non-nested) ``<table>`` is split between
 row groups (rows bound by ``rowspan`` stay together) with the header block repeated; any other figure is cut
 with step 4's phase A at tag-aware positions. Every part is a balanced ``<figure …>…</figure>``.
 """

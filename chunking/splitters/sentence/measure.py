@@ -1,8 +1,9 @@
 """Token counting for the sentence splitter: span counts from one encoding per text block, exact chunk counts.
 
-Spec §5.5 and §10: each span is counted once, decisions compare estimates, and every emitted chunk gets its
-exact count. Encoding spans one by one and then every chunk again costs more than two passes over the text,
-so both are derived from a single ``encode_ordinary`` of each text block:
+docs/splitters.md#token-counts-and-estimates and docs/splitters.md#performance: each span is counted once,
+decisions compare estimates, and every emitted chunk gets its exact count. Encoding spans one by one and then
+every chunk again costs more than two passes over the text, so both are derived from a single
+``encode_ordinary`` of each text block:
 
 - the **span count** of a span is the number of the block's tokens that start inside it ("the tokens of the
   span as it appears in the page"); the estimate of a run of spans is then the block's token count over that run;

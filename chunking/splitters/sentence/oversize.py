@@ -1,8 +1,10 @@
-"""Step 4 of ``shared/spec/sentence-splitter.md``: cut one span that is over the caps into pieces that fit.
+"""Step 4 of the sentence splitter: cut one span that is over the caps into pieces that fit
+(docs/splitters.md#step-4-oversize-span).
 
 After azure-search-openai-demo's ``SentenceTextSplitter`` (recursive cut at the sentence end or word break
-nearest the middle, else at the midpoint with an overlap), with the fixes of §8: the overlap is added once,
-between final leaves at hard cuts only, from a per-span budget (improvement R6), and every piece also fits the
+nearest the middle, else at the midpoint with an overlap), with our fixes
+(docs/splitters.md#departures-from-azure-search-openai-demo): the overlap is added once,
+between final leaves at hard cuts only, from a per-span budget (R6), and every piece also fits the
 hard character cap (R5).
 
 Phase A cuts recursively: a stripped piece that fits (``tokens ≤ max_tokens`` and ``len ≤ hard_chars``) is a
@@ -63,7 +65,8 @@ def cut_oversize(
     count: Callable[[str], int],
     count_range: Callable[[int, int, int], int | None] | None = None,
 ) -> list[Piece]:
-    """Cut ``text[start:end]`` (one span, no figure) into pieces that fit the caps (spec §6 step 4).
+    """Cut ``text[start:end]`` (one span, no figure) into pieces that fit the caps
+    (docs/splitters.md#step-4-oversize-span).
 
     Args:
         text: the text holding the span; start, end: the span's character range (may carry whitespace).

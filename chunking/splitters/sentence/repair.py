@@ -1,10 +1,12 @@
-"""Steps 6 and 8 of ``shared/spec/sentence-splitter.md``: cross-page repair and look-ahead overlap.
+"""Steps 6 and 8 of the sentence splitter: cross-page repair and look-ahead overlap
+(docs/splitters.md#step-6-cross-page-repair, docs/splitters.md#step-8-look-ahead-overlap).
 
 After azure-search-openai-demo's ``SentenceTextSplitter`` (merge a sentence broken by a page break, else shift
-the broken fragment forward; append a short look-ahead from the next chunk), with the fixes of §8: one
-continuation test for merge and look-ahead (R13) that accepts caseless scripts (R8); an order-preserving
-carry-forward that cuts only at word breaks and never inside a figure (R1, R2, R3); every concatenation uses
-the join rule (R2); the look-ahead shrinks by whole words and respects both caps (R5).
+the broken fragment forward; append a short look-ahead from the next chunk), with our fixes (numbered in
+docs/splitters.md#departures-from-azure-search-openai-demo): one continuation test for merge and look-ahead (R13)
+that accepts caseless scripts (R8); an order-preserving carry-forward that cuts only at word breaks and never
+inside a figure (R1, R2, R3); every concatenation uses the join rule (R2); the look-ahead shrinks by whole words
+and respects both caps (R5).
 """
 
 from __future__ import annotations

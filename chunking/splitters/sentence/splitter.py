@@ -1,7 +1,8 @@
-"""Page-aware sentence splitter: ``SentenceTextSplitter`` (``shared/spec/sentence-splitter.md``).
+"""Page-aware sentence splitter: ``SentenceTextSplitter`` (docs/splitters.md#the-sentence-splitter).
 
-After azure-search-openai-demo's ``SentenceTextSplitter``, with the fixes of shared/spec/sentence-splitter.md
-§8. Per page, in input order (state between pages: at most one held chunk ``P``):
+After azure-search-openai-demo's ``SentenceTextSplitter``, with the fixes of
+docs/splitters.md#departures-from-azure-search-openai-demo. Per page, in input order (state between pages: at most
+one held chunk ``P``):
 
 0. skip blank pages (``P`` stays held);
 1. cut the page into ``<figure>`` blocks and the text blocks between them;
@@ -251,7 +252,7 @@ class SentenceTextSplitter:
         cfg = self.config
         f = self._measure.count(text[fs:fe])
         if builder is not None and _NON_SPACE.search(text, builder[1], builder[2]) is None and f > 0:
-            builder = builder  # a whitespace-only builder still counts as non-empty (spec step 3)
+            builder = builder  # a whitespace-only builder still counts as non-empty (docs/splitters.md, step 3)
         if f > cfg.max_figure_tokens:
             if builder is not None:
                 self._add_range(out, text, builder[0], builder[1], builder[2], offset, page_num, builder[3])
@@ -325,7 +326,8 @@ class SentenceTextSplitter:
 
 
 def _validated(page: Any, index: int, previous: tuple[int, int] | None) -> tuple[int, int, str]:
-    """Check one page against §2.1 and return ``(page_num, offset, text)``."""
+    """Check one page against the input rules (docs/splitters.md#what-a-chunk-carries); return
+    ``(page_num, offset, text)``."""
     try:
         page_num, offset, text = page.page_num, page.offset, page.text
     except AttributeError:
