@@ -5,7 +5,7 @@
 * ``OpenAIEmbedder``: Azure OpenAI or any OpenAI-compatible ``/embeddings`` endpoint, through the ``openai`` SDK.
 * ``batch_by_tokens`` / ``embed_all``: requests within the service limits (≤ 2,048 inputs, ≤ 8,191 tokens per
   input, a token budget per request). Source: Azure OpenAI quotas and limits
-  (https://learn.microsoft.com/azure/ai-foundry/openai/quotas-limits); ``shared/spec/pipeline.md`` §5.
+  (https://learn.microsoft.com/azure/ai-foundry/openai/quotas-limits); docs/architecture.md#limits-that-shape-the-code.
 """
 
 from __future__ import annotations
@@ -407,8 +407,8 @@ def make_embedder(settings: "Settings") -> Embedder:
 
     ``"offline"`` → ``OfflineLexicalEmbedder(settings.embedding_dimensions)``; ``"azure_openai"`` → deployment
     ``settings.azure_openai_deployment`` (default: named like ``settings.embedding_model``, the model, which
-    decides whether ``dimensions`` is sent) at ``settings.azure_openai_endpoint`` (API key, else Entra ID); ``"openai"`` →
-    ``settings.embedding_model`` at ``settings.openai_base_url`` (OpenAI itself when empty).
+    decides whether ``dimensions`` is sent) at ``settings.azure_openai_endpoint`` (API key, else Entra ID); ``"openai"``
+    → ``settings.embedding_model`` at ``settings.openai_base_url`` (OpenAI itself when empty).
 
     Raises:
         ValueError: unknown backend, or a required endpoint is missing (the message names the setting).

@@ -1,4 +1,4 @@
-# Splitter family (splitter-family.md §1-10): LangChain-compatible names.
+# Splitter family (docs/splitters.md#the-langchain-compatible-family): LangChain-compatible names.
 from chunking.splitters.base import TextSplitter
 from chunking.splitters.character import (
     CharacterTextSplitter,
@@ -38,7 +38,7 @@ __all__ = [
     "TokenTextSplitter",
 ]
 
-# Chunking strategies (strategies.md §8-13), re-exported from chunking.strategies. Imported on first use: the
+# Chunking strategies (docs/splitters.md#strategies), re-exported from chunking.strategies. Imported on first use: the
 # strategies themselves import this package.
 _STRATEGIES = ("ContextEnricher", "HierarchicalChunker", "LLMChunker", "ParentDocumentRetriever",
                "PropositionChunker", "SemanticChunker")

@@ -1,6 +1,6 @@
 """Render an HTML tree as lines of text in document order (for :class:`HTMLHeaderTextSplitter`).
 
-Rules (``splitter-family.md`` §9 steps 1–2):
+Rules (docs/splitters.md#htmlheadertextsplitter, steps 1–2):
 1. ``script``, ``style``, ``noscript``, ``template``, the whole ``head`` and comments are dropped.
 2. Text nodes keep their document order whatever inline tags surround them; runs of HTML whitespace (space, tab,
    CR, LF, FF; not the no-break space) collapse to one space, except inside ``pre``.

@@ -4,7 +4,7 @@ A *span* is a half-open pair ``(start, end)`` of character offsets (code points)
 work on spans and slice the text once at the end, so every offset they report comes from this bookkeeping and is
 never recovered by searching the text.
 
-Steps (``splitter-family.md`` §3):
+Steps (docs/splitters.md#charactertextsplitter):
 1. :func:`separator_pieces` cuts a span at the matches of a separator regex, attaching each verbatim match to the
    following piece, the preceding piece, or to neither (``keep``).
 2. :func:`cut_to_fit` cuts an oversized span at character boundaries into the longest prefixes that fit.

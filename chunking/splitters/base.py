@@ -1,6 +1,6 @@
 """The shared base of the size-driven text splitters, and the greedy merge with overlap.
 
-Merge (``splitter-family.md`` §3 step 4, LangChain's ``_merge_splits`` behaviour on spans):
+Merge (docs/splitters.md#charactertextsplitter, step 4; LangChain's ``_merge_splits`` behaviour on spans):
 1. Walk the pieces keeping a current group; a candidate's length is the group's pieces plus the text between them
    plus the new piece, each length measured once and summed.
 2. When the new piece would make the group exceed ``chunk_size``, emit the group: the source text from its first

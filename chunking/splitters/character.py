@@ -1,7 +1,8 @@
 """Separator-driven splitters: one separator (:class:`CharacterTextSplitter`) or a hierarchy of them
 (:class:`RecursiveCharacterTextSplitter`), with LangChain's names, parameters and defaults.
 
-Recursive split of a span (``splitter-family.md`` §4, LangChain's ``RecursiveCharacterTextSplitter`` behaviour):
+Recursive split of a span (docs/splitters.md#recursivecharactertextsplitter, LangChain's
+``RecursiveCharacterTextSplitter`` behaviour):
 1. Choose the first separator that matches in the span (``""`` always matches); the ones after it are the finer
    list. If none matches, the span is one piece with no finer list.
 2. Cut the span at that separator's matches (verbatim, ``keep_separator``).
@@ -38,8 +39,8 @@ _DECORATOR_LINE = re.compile(r"[ \t]*@[^\n]*")
 class CharacterTextSplitter(TextSplitter):
     """Split text at one separator, then merge the pieces greedily up to ``chunk_size`` with overlap.
 
-    Algorithm: ``splitter-family.md`` §3, after LangChain's ``CharacterTextSplitter`` behaviour. Chunks are verbatim
-    substrings of the input: ``text[start:start + len(chunk)] == chunk`` with ``start`` from
+    Algorithm: docs/splitters.md#charactertextsplitter, after LangChain's ``CharacterTextSplitter`` behaviour. Chunks
+    are verbatim substrings of the input: ``text[start:start + len(chunk)] == chunk`` with ``start`` from
     :meth:`split_text_with_offsets` (or ``metadata["start_index"]``).
 
     Args:
@@ -94,8 +95,9 @@ class RecursiveCharacterTextSplitter(TextSplitter):
     """Split text by a hierarchy of separators (paragraph, line, word, character by default), keeping every
     piece that fits whole and merging pieces greedily up to ``chunk_size`` with overlap.
 
-    Algorithm: module docstring (``splitter-family.md`` §4), after LangChain's ``RecursiveCharacterTextSplitter``
-    behaviour. Chunks are verbatim substrings of the input, with exact ``start`` offsets.
+    Algorithm: module docstring (docs/splitters.md#recursivecharactertextsplitter), after LangChain's
+    ``RecursiveCharacterTextSplitter`` behaviour. Chunks are verbatim substrings of the input, with exact ``start``
+    offsets.
 
     Args:
         separators: separators, most significant first; default ``["\\n\\n", "\\n", " ", ""]``. There is no

@@ -1,6 +1,6 @@
 """Split HTML into sections at its headings, text in document order, heading path as metadata.
 
-Algorithm (``splitter-family.md`` §9, after LangChain's ``HTMLHeaderTextSplitter`` interface):
+Algorithm (docs/splitters.md#htmlheadertextsplitter, after LangChain's ``HTMLHeaderTextSplitter`` interface):
 1. Parse leniently and render the tree as units in document order (``_html_render``: scripts, styles and the
    head dropped; whitespace collapsed outside ``pre``; one line per block; table cells joined by ``" | "``).
 2. A configured header starts a section: pop the stacked headers of level ≥ its own, push it; the stack is the
@@ -32,7 +32,7 @@ _HEADER_TAGS = {f"h{level}": level for level in range(1, 7)}
 class HTMLHeaderTextSplitter(DocumentSplitting):
     """Split HTML at the configured ``h1``–``h6`` headers into sections of plain text in document order.
 
-    Algorithm: module docstring (``splitter-family.md`` §9).
+    Algorithm: module docstring (docs/splitters.md#htmlheadertextsplitter).
 
     Args:
         headers_to_split_on: ``(tag, metadata key)`` pairs, tags ``h1``…``h6``, e.g. ``[("h1", "Header 1")]``.

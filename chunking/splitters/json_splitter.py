@@ -1,7 +1,7 @@
 """Split JSON objects into smaller valid objects that repeat the path to each value they hold.
 
-Walk (``splitter-family.md`` §10, after LangChain's ``RecursiveJsonSplitter`` interface), depth-first over dict
-items in source order, the size of a chunk being ``len(json.dumps(chunk))`` of the whole chunk, ancestor keys
+Walk (docs/splitters.md#recursivejsonsplitter, after LangChain's ``RecursiveJsonSplitter`` interface), depth-first over
+dict items in source order, the size of a chunk being ``len(json.dumps(chunk))`` of the whole chunk, ancestor keys
 included:
 1. Put the item (with its path) into the current chunk if the result's size ≤ ``max_chunk_size``.
 2. If not, and the current chunk is non-empty with size ≥ ``min_chunk_size``: start a new chunk and retry there.
@@ -73,7 +73,7 @@ class RecursiveJsonSplitter:
 
     Every chunk is a nested dict repeating the path from the root to each value it holds
     (``{"address": {"city": "London"}}``), keys in source order, chunks in document order. Algorithm: module
-    docstring (``splitter-family.md`` §10).
+    docstring (docs/splitters.md#recursivejsonsplitter).
 
     Args:
         max_chunk_size: maximum size of a chunk: ``len(json.dumps(chunk))`` (ASCII-escaped), ancestor keys

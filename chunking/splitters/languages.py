@@ -1,4 +1,4 @@
-"""Separator presets for source code and markup (``splitter-family.md`` §4.1).
+"""Separator presets for source code and markup (docs/splitters.md#language-presets).
 
 Every preset is a tuple of regular expressions, most significant boundary first, ending with the generic tail
 (paragraph ``\\n\\n``, line ``\\n``, space, character) unless the language says otherwise. Structural boundaries are

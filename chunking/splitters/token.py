@@ -1,4 +1,4 @@
-"""Fixed-size token windows that cut only on character boundaries (``splitter-family.md`` §5).
+"""Fixed-size token windows that cut only on character boundaries (docs/splitters.md#tokentextsplitter).
 
 Algorithm, over the token ids of the whole text, encoded once:
 1. Token boundary ``k`` (0 … n) is valid when token ``k`` starts on a UTF-8 character boundary (a character split
@@ -44,7 +44,7 @@ class TokenTextSplitter(TextSplitter):
     """Split text into windows of at most ``chunk_size`` tokens, overlapping by up to ``chunk_overlap`` tokens,
     cutting only between characters.
 
-    Algorithm: module docstring (``splitter-family.md`` §5), after LangChain's ``TokenTextSplitter`` window.
+    Algorithm: module docstring (docs/splitters.md#tokentextsplitter), after LangChain's ``TokenTextSplitter`` window.
     Chunks are not stripped and are verbatim substrings of the input; whitespace-only windows are skipped.
 
     Args:

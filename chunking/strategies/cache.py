@@ -1,5 +1,5 @@
 """The model-result cache: what a model answered for an input, stored under a content hash so that re-ingesting
-unchanged text makes no model call (``shared/spec/strategies.md`` §2.5).
+unchanged text makes no model call (docs/splitters.md#rules-shared-by-the-strategies).
 
 Key: ``sha256(json([strategy, prompt_version, model, parameters, input_text]))`` (``cache_key``); value: a string
 (a chat answer as returned, or a vector as JSON). Stores:

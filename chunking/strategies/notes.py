@@ -1,4 +1,5 @@
-"""What the ledger says about a document whose strategy fell back (strategies.md §2 rule 3)."""
+"""What the ledger says about a document whose strategy fell back (docs/splitters.md#rules-shared-by-the-strategies,
+rule 3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""CharacterTextSplitter and the shared TextSplitter behaviour (splitter-family.md §1–3)."""
+"""CharacterTextSplitter and the shared TextSplitter behaviour (docs/splitters.md#charactertextsplitter)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""HTMLHeaderTextSplitter (splitter-family.md §9)."""
+"""HTMLHeaderTextSplitter (docs/splitters.md#htmlheadertextsplitter)."""
 
 from __future__ import annotations
 

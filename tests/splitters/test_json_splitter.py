@@ -1,4 +1,4 @@
-"""RecursiveJsonSplitter (splitter-family.md §10)."""
+"""RecursiveJsonSplitter (docs/splitters.md#recursivejsonsplitter)."""
 
 from __future__ import annotations
 

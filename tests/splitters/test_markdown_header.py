@@ -1,4 +1,4 @@
-"""MarkdownHeaderTextSplitter and the CommonMark line rules it shares (splitter-family.md §6)."""
+"""MarkdownHeaderTextSplitter and the CommonMark line rules it shares (docs/splitters.md#markdownheadertextsplitter)."""
 
 from __future__ import annotations
 

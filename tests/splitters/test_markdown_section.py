@@ -1,4 +1,5 @@
-"""MarkdownSectionSplitter: header sections, code-safe size refinement, YAML front matter (splitter-family.md §8)."""
+"""MarkdownSectionSplitter: header sections, code-safe size refinement, YAML front matter
+(docs/splitters.md#markdownsectionsplitter)."""
 
 from __future__ import annotations
 

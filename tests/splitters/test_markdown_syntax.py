@@ -1,4 +1,4 @@
-"""ExperimentalMarkdownSyntaxTextSplitter (splitter-family.md §7)."""
+"""ExperimentalMarkdownSyntaxTextSplitter (docs/splitters.md#experimentalmarkdownsyntaxtextsplitter)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""RecursiveCharacterTextSplitter, language presets and the convenience subclasses (splitter-family.md §4)."""
+"""RecursiveCharacterTextSplitter, language presets and the convenience subclasses
+(docs/splitters.md#recursivecharactertextsplitter)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""TokenTextSplitter: token windows cut on character boundaries (splitter-family.md §5)."""
+"""TokenTextSplitter: token windows cut on character boundaries (docs/splitters.md#tokentextsplitter)."""
 
 from __future__ import annotations
 

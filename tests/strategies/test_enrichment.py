@@ -1,4 +1,5 @@
-"""ContextEnricher (strategies.md §13): the layout, neighbours, the embedding limit, generated context."""
+"""ContextEnricher (docs/splitters.md#context-enrichment): the layout, neighbours, the embedding limit, generated
+context."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""LLMChunker and LLMRouter (strategies.md §12): break validation, windows with the unfinished group re-sent,
-size repair, fallbacks, router mode."""
+"""LLMChunker and LLMRouter (docs/splitters.md#llm-boundaries-and-the-router): break validation, windows with the
+unfinished group re-sent, size repair, fallbacks, router mode."""
 
 from __future__ import annotations
 

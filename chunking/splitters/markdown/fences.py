@@ -3,7 +3,7 @@
 Source: CommonMark spec 0.31, §4.1 (thematic breaks), §4.2 (ATX headings), §4.5 (fenced code blocks), §5.2 (list
 items, for the indentation of fences nested in them).
 
-Rules applied (``splitter-family.md`` §6):
+Rules applied (docs/splitters.md#markdownheadertextsplitter):
 1. Lines are split on ``\\n``; a trailing ``\\r`` is ignored for detection and kept in content.
 2. An opening fence is a line with 0–3 spaces of indentation, then 3+ backticks or 3+ tildes, then an info
    string (a backtick fence's info string may not contain a backtick).

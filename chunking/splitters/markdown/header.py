@@ -1,6 +1,6 @@
 """Split Markdown at its headings into verbatim sections with the heading path as metadata.
 
-Algorithm (``splitter-family.md`` §6, after LangChain's ``MarkdownHeaderTextSplitter`` interface):
+Algorithm (docs/splitters.md#markdownheadertextsplitter, after LangChain's ``MarkdownHeaderTextSplitter`` interface):
 1. Cut the text into lines and find the fenced code blocks (``fences.scan_lines``, CommonMark rules).
 2. Outside fences, a splitting header is an ATX or setext heading of a configured level (``markdown/headings.py``;
    a leading U+FEFF is ignored), or a line matching a configured custom delimiter (``**Title**``).
@@ -171,9 +171,9 @@ def _section_units(text: str, lines: MarkdownLines, section: HeaderSection) -> l
 class MarkdownHeaderTextSplitter(DocumentSplitting):
     """Split Markdown into sections at the configured headings; each section keeps its heading path as metadata.
 
-    Algorithm: module docstring (``splitter-family.md`` §6). Fences follow CommonMark: a ``#`` line inside a fenced
-    code block is never a header, a fence closes only on a run of the same character at least as long, and an
-    unclosed fence runs to the end of the document.
+    Algorithm: module docstring (docs/splitters.md#markdownheadertextsplitter). Fences follow CommonMark: a ``#`` line
+    inside a fenced code block is never a header, a fence closes only on a run of the same character at least as long,
+    and an unclosed fence runs to the end of the document.
 
     Args:
         headers_to_split_on: ``(prefix, metadata key)`` pairs, e.g. ``[("#", "Header 1"), ("##", "Header 2")]``;

@@ -1,6 +1,6 @@
 """Hybrid Markdown splitter: header sections first, then size refinement that never cuts a fenced code block.
 
-Algorithm (``splitter-family.md`` §8, the hybrid strategy of ``strategies.md`` §7):
+Algorithm (docs/splitters.md#markdownsectionsplitter: the hybrid of headers first, then size):
 1. Header split exactly as :class:`MarkdownHeaderTextSplitter` (sections verbatim); metadata is the caller's base
    metadata, then the header path.
 2. Length without code, ``L_nc(x)``: the sum of ``length_function`` over the maximal parts of ``x`` outside fenced
@@ -88,7 +88,7 @@ class _Unit:
 class MarkdownSectionSplitter:
     """Split Markdown by headings, then cut oversized sections by size without ever cutting a fenced code block.
 
-    Algorithm: module docstring (``splitter-family.md`` §8); fences follow CommonMark fenced code rules.
+    Algorithm: module docstring (docs/splitters.md#markdownsectionsplitter); fences follow CommonMark fenced code rules.
     Guarantees: a fence is never split except when the block alone exceeds *max_total_tokens*; no chunk has
     ``L_nc > chunk_size`` when a cut can prevent it; every chunk has at most *max_total_tokens* tokens. No overlap
     is added (overlap brings unrelated text into a chunk and lowers its similarity). Unlike the strategies

@@ -1,7 +1,7 @@
 """Split Markdown by its syntax, keeping content byte for byte: headings, fenced code blocks, thematic breaks.
 
-Algorithm (``splitter-family.md`` §7, after LangChain's ``ExperimentalMarkdownSyntaxTextSplitter`` interface), one
-pass over the lines, linear time:
+Algorithm (docs/splitters.md#experimentalmarkdownsyntaxtextsplitter, after LangChain's
+``ExperimentalMarkdownSyntaxTextSplitter`` interface), one pass over the lines, linear time:
 1. Find the fenced code blocks (``fences.scan_lines``, CommonMark rules).
 2. A chunk ends at each splitting header (which starts the next chunk unless ``strip_headers``), at each thematic
    break (the break line itself is dropped) and around each fenced block (the block is a chunk of its own with
@@ -26,7 +26,8 @@ _DEFAULT_HEADERS = [("#" * level, f"Header {level}") for level in range(1, 7)]
 class ExperimentalMarkdownSyntaxTextSplitter(DocumentSplitting):
     """Split Markdown at headings, fenced code blocks and thematic breaks, keeping the text byte for byte.
 
-    Algorithm: module docstring (``splitter-family.md`` §7). Stateless between calls (safe to share).
+    Algorithm: module docstring (docs/splitters.md#experimentalmarkdownsyntaxtextsplitter). Stateless between calls
+    (safe to share).
 
     Args:
         headers_to_split_on: ``(prefix, metadata key)`` pairs; default all six levels, ``("#", "Header 1")`` …
