@@ -1,4 +1,5 @@
-"""Checks of the invariants of ``shared/spec/sentence-splitter.md`` §9, shared by the property and corpus tests.
+"""Checks of the sentence splitter's invariants (docs/splitters.md#sentence-splitter-invariants), shared by the
+property and corpus tests.
 
 Each check is written against the pages alone (the document slice ``S(a, b)``, the page of an offset), never
 against the splitter's internals, so a splitter bug cannot hide in a shared helper.
@@ -46,7 +47,7 @@ def page_of(pages: Sequence[Page], pos: int) -> int:
 
 
 def figure_blocks(text: str) -> list[str]:
-    """Outermost balanced figure blocks (an independent re-implementation of §5.1)."""
+    """Outermost balanced figure blocks (an independent re-implementation of docs/splitters.md#figure-block)."""
     stack, pairs = [], []
     for m in re.finditer(r"<(?:(/)figure\s*>|figure(?=[\s>/]))", text, re.IGNORECASE):
         if m.group(1) is None:
@@ -82,7 +83,8 @@ def balanced(text: str) -> bool:
 
 
 def check_invariants(pages: Sequence[Page], chunks: Sequence[Chunk], config: SentenceSplitterConfig) -> None:
-    """Assert every invariant of §9 (1–10 and 12) for ``chunks`` split from ``pages`` with ``config``."""
+    """Assert invariants 1–10 and 12 of docs/splitters.md#sentence-splitter-invariants for ``chunks`` split from
+    ``pages`` with ``config``."""
     hard_chars = config.hard_chars
     target = config.overlap_target_chars
     frac = config.split_overlap_percent / 100

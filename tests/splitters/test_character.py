@@ -18,7 +18,7 @@ def pairs(splitter: TextSplitter, text: str) -> list[tuple[str, int]]:
     return out
 
 
-# -- the spec's own examples (§3) -----------------------------------------------------------------------------
+# -- the examples of docs/splitters.md#charactertextsplitter -----------------------------------------------------------
 
 
 def test_regex_separator_keeps_original_whitespace_between_merged_pieces():

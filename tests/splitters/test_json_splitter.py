@@ -18,7 +18,7 @@ def sized(chunks: list[dict]) -> list[tuple[dict, int]]:
     return [(chunk, len(json.dumps(chunk))) for chunk in chunks]
 
 
-# -- the spec's table ---------------------------------------------------------------------------------------
+# -- the examples of docs/splitters.md#recursivejsonsplitter -----------------------------------------------------------
 
 
 def test_max_60_keeps_the_address_whole():

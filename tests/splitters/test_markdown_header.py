@@ -16,7 +16,7 @@ def contents(docs: list[Document]) -> list[tuple[str, dict]]:
     return [(d.page_content, d.metadata) for d in docs]
 
 
-# -- the spec's example -------------------------------------------------------------------------------------
+# -- the example of docs/splitters.md#markdownheadertextsplitter -------------------------------------------------------
 
 
 def test_spec_example_sections_are_verbatim_with_header_paths():

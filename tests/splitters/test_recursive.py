@@ -29,7 +29,7 @@ def pairs(splitter: TextSplitter, text: str) -> list[tuple[str, int]]:
 
 CJK = "今天下雨了。我们在家看书。明天去公园散步吧。"
 
-# -- the spec's examples (§4) ---------------------------------------------------------------------------------
+# -- the examples of docs/splitters.md#recursivecharactertextsplitter --------------------------------------------------
 
 
 def test_sentence_separator_kept_at_the_end():

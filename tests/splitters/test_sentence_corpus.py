@@ -1,5 +1,5 @@
 """The sentence splitter on every PDF, DOCX and HTML document of the test documents (English, Japanese, Chinese,
-Spanish): the invariants of spec §9 hold with the defaults and with small caps.
+Spanish): the invariants of docs/splitters.md#sentence-splitter-invariants hold with the defaults and with small caps.
 
 Pages are extracted here (pypdfium2, python-docx, BeautifulSoup) rather than with the project's parsers, so
 these tests do not depend on them.

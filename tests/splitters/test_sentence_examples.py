@@ -1,4 +1,4 @@
-"""The worked examples of ``shared/spec/sentence-splitter.md`` §7, as exact outputs.
+"""The worked examples of docs/splitters.md#worked-examples, as exact outputs.
 
 Each expected chunk is ``(text, char_start, char_end, page_start, page_end, token_count, overlap_chars, kind)``.
 """

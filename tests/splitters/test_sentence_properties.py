@@ -1,4 +1,4 @@
-"""Every invariant of ``shared/spec/sentence-splitter.md`` §9 as a hypothesis property.
+"""Every invariant of docs/splitters.md#sentence-splitter-invariants as a hypothesis property.
 
 Generated documents mix Latin and CJK sentences, decimals, abbreviations, URLs, figures and tables (small and
 over ``max_figure_tokens``), long unpunctuated runs (CJK, base64), blank pages and page gaps; caps are small
@@ -161,7 +161,7 @@ def test_look_ahead_shrink_lengths_match_the_step_by_step_rule(prefix):
     repair = SentenceTextSplitter()._repair
     for text in (prefix, prefix.strip()):
         expected, rest = [], text
-        while rest:  # step 8.4 applied again and again
+        while rest:  # step 8's shrink rule (docs/splitters.md#step-8-look-ahead-overlap, item 4), again and again
             expected.append(len(rest))
             rest = repair.shrink(rest)
         assert repair._shrink_lengths(text) == expected

@@ -1,5 +1,6 @@
 """One test per algorithm step (0–10) and per required improvement (R1–R16) of
-``shared/spec/sentence-splitter.md``, each on a small literal input with its exact output.
+the sentence splitter (docs/splitters.md#the-steps, docs/splitters.md#departures-from-azure-search-openai-demo),
+each on a small literal input with its exact output.
 
 Inputs use distinct alphabetic and CJK sentences (R16): an overlap or a cut at the wrong place changes the
 expected text. Rows are ``(text, char_start, char_end, page_start, page_end, token_count, overlap_chars, kind)``.
@@ -17,7 +18,8 @@ from chunking.splitters import SentenceSplitterConfig, SentenceTextSplitter
 from chunking.splitters.sentence.boundaries import Boundaries, is_heading_like, join_separator
 from tests.splitters.sentence_invariants import check_invariants, pages, rows, tokens
 
-# 498 distinct common ideographs, each about one token: unpunctuated CJK as in spec §10.
+# 498 distinct common ideographs, each about one token: unpunctuated CJK
+# (docs/splitters.md#departures-from-azure-search-openai-demo, R6).
 COMMON_HANZI = (
     "的一是在不了有和人这中大为上个国我以要他时来用们生到作地于出就分对成会可主发年动同工也能下过子说产种面而方后多定行"
     "学法所民得经十三之进着等部度家电力里如水化高自二理起小物现实加量都两体制机当使点从业本去把性好应开它合还因由其些然前"

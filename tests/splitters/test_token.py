@@ -18,7 +18,7 @@ def pairs(splitter: TokenTextSplitter, text: str) -> list[tuple[str, int]]:
     return out
 
 
-# -- the spec's examples ------------------------------------------------------------------------------------
+# -- the examples of docs/splitters.md#tokentextsplitter ---------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -44,7 +44,7 @@ def test_spec_example_token_counts_hold():
 
 def langchain_window(text: str, chunk_size: int, chunk_overlap: int) -> list[str]:
     """The reference sliding window: decode ids[start:start+size], stride size - overlap (whitespace-only windows
-    left out, as the spec asks)."""
+    left out, as docs/splitters.md#tokentextsplitter says)."""
     ids = ENCODING.encode_ordinary(text)
     out, start = [], 0
     while start < len(ids):

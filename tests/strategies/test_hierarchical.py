@@ -1,4 +1,4 @@
-"""HierarchicalChunker (strategies.md §9): an exact Markdown example with keys and parent links, sentence
+"""HierarchicalChunker (docs/splitters.md#hierarchical): an exact Markdown example with keys and parent links, sentence
 levels, embed levels, and properties (children inside and partitioning their parent, caps, coverage)."""
 
 from __future__ import annotations

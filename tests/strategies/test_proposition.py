@@ -1,5 +1,5 @@
-"""PropositionChunker (strategies.md §11): validation rules, grounding, exact output with the offline client,
-fallbacks, the cache, and coverage."""
+"""PropositionChunker (docs/splitters.md#propositions): validation rules, grounding, exact output with the offline
+client, fallbacks, the cache, and coverage."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SemanticChunker (strategies.md §8): exact small cases with a topic embedder whose distances are known, the
+"""SemanticChunker (docs/splitters.md#semantic): exact small cases with a topic embedder whose distances are known, the
 threshold types, the size repair, fallbacks, the cache, and properties over generated text."""
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""ParentDocumentRetriever (strategies.md §10, §9 rule 5) over a real LocalIndex: parents of child hits,
-order and deduplication, limits, a missing parent, auto-merging, the sentence window."""
+"""ParentDocumentRetriever (docs/splitters.md#small-to-big-and-sentence-window; auto-merging:
+docs/splitters.md#hierarchical) over a real LocalIndex: parents of child hits, order and deduplication, limits, a
+missing parent, auto-merging, the sentence window."""
 
 from __future__ import annotations
 

@@ -151,9 +151,10 @@ class Repairer:
             # A BPE token is at least one UTF-8 byte: the whole prefix fits without counting it.
             self._attach(a, b, sep, prefix)
             return
-        # Step 8.4 shortens the prefix by rules that do not depend on tokens, so the candidates are known in
-        # advance; the first one within the length cap is found directly and the token cap by galloping and
-        # bisection (token counts grow with the prefix), instead of encoding every candidate in turn.
+        # Step 8, item 4 (docs/splitters.md#step-8-look-ahead-overlap) shortens the prefix by rules that do not depend
+        # on tokens, so the candidates are known in advance; the first one within the length cap is found directly and
+        # the token cap by galloping and bisection (token counts grow with the prefix), instead of encoding every
+        # candidate in turn.
         budget = self.max_tokens - a.est
         if budget < (1 if self.byte_bound else 0):  # a non-empty text is at least one BPE token
             return
@@ -269,7 +270,7 @@ class Repairer:
         return bt[:t].rstrip()
 
     def shrink(self, prefix: str) -> str:
-        """Step 8.4: shorten a look-ahead that does not fit, by whole words (or one spaceless character)."""
+        """Step 8, item 4: shorten a look-ahead that does not fit, by whole words (or one spaceless character)."""
         last = len(prefix) - 1
         breaks = self.boundaries.word_break_positions(prefix, 0, last)
         ends = [c - 1 for c in self.boundaries.sentence_cuts(prefix, 0, len(prefix)) if c - 1 < last]
