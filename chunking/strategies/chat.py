@@ -3,7 +3,7 @@ implementation, and cached, bounded-concurrency calls (``run_chat_tasks``).
 
 The offline implementation (``OfflineChatClient``, rule-based and deterministic) is in ``offline.py``.
 Sources: Azure OpenAI chat completions and quotas (https://learn.microsoft.com/azure/ai-foundry/openai/reference,
-…/quotas-limits); ``shared/reference/azure-functions.md`` §5.4 for the SDK's retry behaviour.
+…/quotas-limits); the SDK's retry behaviour: docs/architecture.md#platform-facts-and-their-sources.
 """
 
 from __future__ import annotations
