@@ -79,8 +79,8 @@ param openAiAccountName string = ''
 @description('Resource group of the existing Azure OpenAI account (default: this one).')
 param openAiResourceGroupName string = ''
 
-@description('Region of a new Azure OpenAI account (the embedding model must be offered there).')
-param openAiLocation string = location
+@description('Region of a new Azure OpenAI account (the embedding model must be offered there); empty: location.')
+param openAiLocation string = ''
 
 @description('Name of the embedding deployment (AZURE_OPENAI_EMBEDDING_DEPLOYMENT).')
 param embeddingDeploymentName string = 'text-embedding-3-small'
@@ -187,7 +187,7 @@ module openAi 'modules/openai.bicep' = if (!useExistingOpenAi) {
   name: 'openai'
   params: {
     name: newOpenAiName
-    location: openAiLocation
+    location: empty(openAiLocation) ? location : openAiLocation
     tags: tags
     embeddingDeploymentName: embeddingDeploymentName
     embeddingModel: embeddingModel
