@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import string
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from chunking.model import Page
@@ -157,6 +157,7 @@ def test_windowed_cut_search_agrees_with_the_full_scan(text, data):
 @PROPERTY_SETTINGS
 @given(prefix=st.lists(st.sampled_from(list(" \t\n\r\u3000,.;:()。、，！？「」\"'-—") + ["ab", "X", "中文", "かな", "3.5", "Dr",
                                                                                  "e.g"]), max_size=40).map("".join))
+@example(prefix="中文\r中文")  # a spaceless run after a space that is no word break, then another run
 def test_look_ahead_shrink_lengths_match_the_step_by_step_rule(prefix):
     repair = SentenceTextSplitter()._repair
     for text in (prefix, prefix.strip()):

@@ -233,7 +233,9 @@ class Repairer:
             out.extend(range(n - 1, run.start(), -1))
             rest = len(prefix[: run.start()].rstrip())
             if rest:
-                out.append(rest)
+                # Shrinking depends on the text alone: what is left shrinks on as a prefix of its own (it may
+                # end in another spaceless run, after a space that is no word break such as "\r").
+                out.extend(self._shrink_lengths(prefix[:rest]))
         return out
 
     def _shrink_lengths_stepwise(self, prefix: str) -> list[int]:
