@@ -48,7 +48,7 @@ def worker(files: list[str], stage_two: bool) -> dict:
     from chunking.embeddings import make_embedder
     from chunking.index import make_index
     from chunking.ledger import make_ledger
-    from chunking.payloads import MemoryPayloadStore
+    from chunking.claim_check import MemoryPayloadStore
     from chunking.settings import Settings
     from chunking.splitters import SentenceTextSplitter
     from chunking.tokens import get_backend
