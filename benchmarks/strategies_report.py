@@ -1,5 +1,4 @@
-"""Chunk counts and model calls per chunking strategy on the English AMC manual, first run and second run
-(issue #6 "done when").
+"""Chunk counts and model calls per chunking strategy on the English AMC manual, first run and second run.
 
 A plain script, run by hand (never collected by pytest)::
 

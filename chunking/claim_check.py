@@ -1,7 +1,7 @@
 """Claim-check payload stores: where a chunk batch too large for a queue message is parked.
 
 A queue message holds at most 64 KiB, i.e. 49,152 bytes of raw JSON once the Functions host base64-encodes it
-(shared/reference/azure-functions.md §2.2). A batch that cannot fit is written here and the message carries
+(docs/architecture.md#the-claim-check). A batch that cannot fit is written here and the message carries
 only a pointer (the *claim check*).
 """
 

@@ -1,6 +1,6 @@
 """What the Azure Functions run, minus the bindings: one call per trigger, with the process's services built
-once from the environment (lazily, so importing ``function_app`` never touches the network: pitfall 7 of
-shared/reference/azure-functions.md)."""
+once from the environment (lazily, so importing ``function_app`` never touches the network: see
+docs/architecture.md#platform-facts-and-their-sources)."""
 
 from __future__ import annotations
 

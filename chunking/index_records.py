@@ -57,7 +57,7 @@ class HeadingOutline:
 
 
 def hierarchical_id(document_id: str, version: str, level: int, path: Sequence[int]) -> str:
-    """Search key of a chunk in a hierarchy (strategies.md §9 rule 2): ``{doc_id}-{version8}-{level}-{path}``,
+    """Search key of a chunk in a hierarchy (docs/splitters.md#hierarchical): ``{doc_id}-{version8}-{level}-{path}``,
     the path being the ordinals from the top joined by ``_`` (key characters only: letters, digits, ``_``, ``-``).
 
     Example: ``hierarchical_id("dabc", "0123456789", 2, [3, 0, 1])`` → ``"dabc-01234567-2-3_0_1"``.

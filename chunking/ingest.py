@@ -1,5 +1,5 @@
 """Batch runs: ingest local files through both stages in-process, with the cleanup modes of
-shared/spec/splitter-family.md §11 ("Incremental indexing semantics"), mapped onto one-file-one-document:
+docs/architecture.md#batch-runs-and-cleanup-modes, mapped onto one-file-one-document:
 
 - ``none``: nothing is deleted, not even the older versions of changed documents;
 - ``incremental`` (default): a changed document's older versions are deleted once its new version is in;

@@ -4,7 +4,7 @@ Stage 1 (``run_stage_one``): source bytes → pages → chunks → chunk-batch q
 calls except writing claim-check payloads. Stage 2 (``run_stage_two``): one message → embeddings (reusing the
 vectors of unchanged chunk text) → merge-or-upload into the index; when every chunk of the message's version is
 in the index, the document's chunks of other versions are deleted. Both stages are idempotent: every trigger is
-at-least-once. See shared/spec/pipeline.md §1.
+at-least-once. See docs/architecture.md#the-two-stages.
 """
 
 from __future__ import annotations

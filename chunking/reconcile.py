@@ -1,7 +1,7 @@
 """Deletes and repair: remove a deleted source's chunks, and reconcile container, ledger and index.
 
-The blob trigger never fires on delete (shared/reference/azure-functions.md §1.5), so deletes arrive as Event
-Grid ``Microsoft.Storage.BlobDeleted`` events on a storage queue; a periodic reconcile is the safety net for
+The blob trigger never fires on delete (docs/architecture.md#platform-facts-and-their-sources), so deletes arrive as
+Event Grid ``Microsoft.Storage.BlobDeleted`` events on a storage queue; a periodic reconcile is the safety net for
 events that were lost, and for any other drift between what is in the container and what is searchable.
 """
 

@@ -144,7 +144,7 @@ def _threshold_type(raw: str) -> str:
 
 @dataclass(frozen=True)
 class StrategyOptions:
-    """Parameters of the strategies (``shared/spec/strategies.md`` §8–§13); units in the names.
+    """Parameters of the strategies (docs/splitters.md#strategies); units in the names.
 
     Environment variables (local defaults in brackets): ``SEMANTIC_BUFFER_SIZE`` [1], ``SEMANTIC_BREAKPOINT_TYPE``
     [percentile], ``SEMANTIC_BREAKPOINT_AMOUNT`` [the type's default], ``SEMANTIC_MIN_TOKENS`` [100],

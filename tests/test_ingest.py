@@ -1,4 +1,4 @@
-"""Batch runs and their cleanup modes (splitter-family.md §11, one file = one document)."""
+"""Batch runs and their cleanup modes (docs/architecture.md#batch-runs-and-cleanup-modes, one file = one document)."""
 
 from pathlib import Path
 

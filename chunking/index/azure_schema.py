@@ -1,4 +1,4 @@
-"""Azure AI Search index schema and request sizing: the field definitions of shared/spec/pipeline.md §4 (HNSW
+"""Azure AI Search index schema and request sizing: the field definitions of docs/architecture.md#ids-and-keys (HNSW
 vector profile, semantic configuration), OData literals, and batching of indexing requests by count and bytes
 (≤ 1,000 documents and ≤ 16 MB per request: search-limits-quotas-capacity on learn.microsoft.com)."""
 
@@ -35,8 +35,8 @@ VECTOR_PROFILE = "hnsw-cosine"
 HNSW_CONFIG = "hnsw"
 SEMANTIC_CONFIG = "default"
 #: Fields of the strategies (hierarchy, small-to-big, propositions, enrichment): not in the base schema of
-#: pipeline.md §4. An index gets them when created with ``strategy_fields=True``, or on the first upsert of a
-#: record that needs them (Azure AI Search adds fields to an existing index in place).
+#: docs/architecture.md#ids-and-keys. An index gets them when created with ``strategy_fields=True``, or on the first
+#: upsert of a record that needs them (Azure AI Search adds fields to an existing index in place).
 STRATEGY_FIELDS = ("parent_id", "level", "kind", "embedding_text", "embedding_hash", "has_vector")
 _RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(ChunkRecord) if f.name not in STRATEGY_FIELDS)
 _SELECT = [f for f in _RECORD_FIELDS if f != VECTOR_FIELD]
@@ -92,7 +92,7 @@ def _field(name: str, type_: str, **flags: bool) -> m.SearchField:
 def strategy_field_definitions() -> list[m.SearchField]:
     """The ``STRATEGY_FIELDS``: ``parent_id``, ``level``, ``kind``, ``embedding_hash`` and ``has_vector``
     filterable (level and hierarchy filters, embedding reuse); ``embedding_text`` searchable (the breadcrumb and
-    context count for BM25, strategies.md §13 rule 4)."""
+    context count for BM25, docs/splitters.md#context-enrichment, item 4)."""
     return [
         _field("parent_id", "Edm.String", filterable=True),
         _field("level", "Edm.Int32", filterable=True, sortable=True, facetable=True),
@@ -108,7 +108,7 @@ def _uses_strategy_fields(record: ChunkRecord) -> bool:
 
 
 def index_definition(name: str, dimensions: int, strategy_fields: bool = False) -> m.SearchIndex:
-    """The index schema of ``shared/spec/pipeline.md`` §4 (plus the ``STRATEGY_FIELDS`` when asked) with an HNSW
+    """The index schema of docs/architecture.md#ids-and-keys (plus the ``STRATEGY_FIELDS`` when asked) with an HNSW
     (cosine) vector profile and a semantic configuration whose prioritized content field is ``content``."""
     ints = ("ordinal", "page_start", "page_end", "char_start", "char_end", "token_count")
     fields = [

@@ -1,7 +1,7 @@
 """Azure AI Search as a ``SearchIndex`` (``azure-search-documents`` ≥ 11.6; written against 12.0).
 
 Limits and behaviour used here (sources: search-limits-quotas-capacity, "Index Documents" REST reference,
-search-howto-large-index on learn.microsoft.com; ``shared/reference/azure-functions.md`` §5):
+search-howto-large-index on learn.microsoft.com; docs/architecture.md#platform-facts-and-their-sources):
 
 * An indexing request holds ≤ 1,000 documents and ≤ 16 MB of JSON; ``upsert``/``delete`` batch by both.
 * A 207 answer reports each document; 409 (version conflict), 422 (index temporarily unavailable), 429 and 503
@@ -142,7 +142,7 @@ class AzureSearchIndex:
         """Create the index if missing; otherwise check it.
 
         Raises:
-            IndexError_: the existing index lacks a field of §4, its key is not a sortable ``id``, or its vector
+            IndexError_: the existing index lacks a field of the schema, its key is not a sortable ``id``, or its vector
                 field has another dimension; or the service refused to create it.
         """
         try:

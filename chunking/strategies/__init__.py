@@ -1,4 +1,4 @@
-"""Chunking strategies built on the splitters (``shared/spec/strategies.md`` §8–§13): semantic, hierarchical,
+"""Chunking strategies built on the splitters (docs/splitters.md#strategies): semantic, hierarchical,
 small-to-big retrieval, propositions, LLM-chosen boundaries and context enrichment, with their model clients and
 the model-result cache.
 

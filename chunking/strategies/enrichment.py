@@ -1,6 +1,6 @@
 """Context enrichment: add the breadcrumb, a little of the neighbouring chunks and optionally a generated
 situating sentence to the text that is *embedded*, while the text that is shown and cited stays the chunk
-(``shared/spec/strategies.md`` §13), after Anthropic's "Contextual Retrieval" (2024) for the generated part.
+(docs/splitters.md#context-enrichment), after Anthropic's "Contextual Retrieval" (2024) for the generated part.
 
 1. Parts per chunk: ``breadcrumb`` = document title › heading path; ``previous`` = the last
    ``neighbour_sentences`` sentences of the previous chunk, ``next`` = the first ones of the next chunk (each cut

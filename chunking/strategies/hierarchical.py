@@ -1,5 +1,5 @@
 """Hierarchical chunking: the same document at several granularities, each chunk linked to its parent
-(``shared/spec/strategies.md`` §9), as LlamaIndex's ``HierarchicalNodeParser`` does, with every level split
+(docs/splitters.md#hierarchical), as LlamaIndex's ``HierarchicalNodeParser`` does, with every level split
 *within* its parent's span.
 
 1. Level 0 splits the whole document; level ``l + 1`` splits each chunk of level ``l`` on its own (the pages cut
@@ -52,7 +52,7 @@ class Level:
             raise ValueError(f"a level needs max_tokens ≥ 1 and a splitter in {LEVEL_SPLITTERS}, got {self}")
 
 
-#: Defaults of §9: sections (or 2,000 tokens), 500, 128.
+#: Defaults (docs/splitters.md#hierarchical): sections (or 2,000 tokens), 500, 128.
 DEFAULT_LEVELS = (Level(2000, "sections"), Level(500), Level(128))
 
 

@@ -1,5 +1,5 @@
 """LLM-based ("agentic") chunking: a chat model chooses the boundaries, never the text
-(``shared/spec/strategies.md`` §12), after the "agentic chunking" idea of Kamradt's "5 Levels of Text
+(docs/splitters.md#llm-boundaries-and-the-router), after the "agentic chunking" idea of Kamradt's "5 Levels of Text
 Splitting", restricted to choosing cut points so every chunk stays a verbatim union of units.
 
 1. Units: sentences and figures (``text.sentence_units``), numbered per window; an empty line marks a

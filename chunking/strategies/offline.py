@@ -2,12 +2,12 @@
 with no account and no network (the embedded default, and the tests). It is **not a language model**: it reads
 the task and the framed input of the prompts in ``prompts.py`` and applies fixed rules.
 
-* ``propositions``: the passage's sentences (sentence-splitter §5.2) cut after every ``;``, whitespace folded,
+* ``propositions``: the passage's sentences (docs/splitters.md#sentence-end) cut after every ``;``, whitespace folded,
   wordless ones (dot leaders) left out; one over the token cap is cut at ``:``/``,`` clause breaks, then between
   words; over ``max_propositions``, the shortest neighbouring pair is joined. No pronoun is resolved and nothing
   is paraphrased.
 * ``boundaries``: a new chunk starts at every unit after an empty line (a paragraph start) and at every
-  heading-like unit (sentence-splitter §5.3).
+  heading-like unit (docs/splitters.md#heading-like-line).
 * ``route``: ``markdown`` if the excerpt has ≥ 2 Markdown heading lines and it is allowed, else ``sentence`` if
   allowed, else the first allowed name.
 * ``summary``: the document's first sentences, up to the token cap.

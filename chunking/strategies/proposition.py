@@ -1,5 +1,5 @@
 """Proposition chunking: an LLM rewrites each passage into atomic, self-contained statements, which are indexed
-as children of their passage (``shared/spec/strategies.md`` §11), after Chen et al. 2023, "Dense X Retrieval:
+as children of their passage (docs/splitters.md#propositions), after Chen et al. 2023, "Dense X Retrieval:
 What Retrieval Granularity Should We Use?" (propositions as retrieval units).
 
 1. Passages: the passage splitter (default: the sentence splitter at ``passage_max_tokens``, no look-ahead).
@@ -10,7 +10,8 @@ What Retrieval Granularity Should We Use?" (propositions as retrieval units).
 4. Output, per passage in order: the passage (level 0, stored without a vector: retrieval returns it), then
    its propositions (level 1, ``kind="proposition"``, not verbatim, offsets and pages of the passage).
 5. Fallback, per passage: a failed call, invalid output or no grounded proposition → the passage's sentences
-   (sentence-splitter §5.2; one over the cap cut by its step 4) with ``proposition_fallback``.
+   (docs/splitters.md#sentence-end; one over the cap cut by docs/splitters.md#step-4-oversize-span) with
+   ``proposition_fallback``.
 
 Nothing of the source is lost: the passages cover the document whatever the model answers.
 """

@@ -1,4 +1,4 @@
-"""Size repair of unit groups (``shared/spec/strategies.md`` §8 rule 4), shared by the semantic and the LLM
+"""Size repair of unit groups (docs/splitters.md#size-repair), shared by the semantic and the LLM
 chunkers.
 
 Input: consecutive groups of units (half-open index ranges ``[i, j)`` that partition ``range(n)``), the distance

@@ -1,5 +1,5 @@
-"""Semantic chunking: cut where the meaning of consecutive sentence windows shifts (``shared/spec/strategies.md``
-§8), after Greg Kamradt's "5 Levels of Text Splitting" (percentile breakpoints over the cosine distances of
+"""Semantic chunking: cut where the meaning of consecutive sentence windows shifts (docs/splitters.md#semantic),
+after Greg Kamradt's "5 Levels of Text Splitting" (percentile breakpoints over the cosine distances of
 buffered sentence windows), with the threshold types LangChain's ``SemanticChunker`` offers and a deterministic
 size repair.
 
@@ -38,7 +38,7 @@ __all__ = ["THRESHOLD_TYPES", "SemanticChunker", "breakpoint_threshold", "window
 
 log = logging.getLogger("chunking.strategies")
 
-#: Threshold types and their default amounts (§8 parameters); defined with the settings that name them.
+#: Threshold types and their default amounts (docs/splitters.md#semantic); defined with the settings that name them.
 THRESHOLD_TYPES = SEMANTIC_THRESHOLD_TYPES
 #: Bump when the chunks change for the same inputs and settings.
 RULES_VERSION = 1
@@ -47,7 +47,7 @@ Split = Callable[[Sequence[Page]], list[Chunk]]
 
 
 def breakpoint_threshold(distances: Sequence[float], kind: str, amount: float) -> tuple[np.ndarray, float]:
-    """The values compared with the threshold, and the threshold, for *distances* (§8 rule 3).
+    """The values compared with the threshold, and the threshold, for *distances* (docs/splitters.md#semantic, item 3).
 
     ``percentile``: the *amount*-th percentile (linear interpolation); ``standard_deviation``: mean + amount ×
     std (population); ``interquartile``: Q3 + amount × (Q3 − Q1); ``gradient``: the *amount*-th percentile of
@@ -76,7 +76,8 @@ def breakpoint_threshold(distances: Sequence[float], kind: str, amount: float) -
 
 def window_distances(units: Sequence[Unit], doc: DocumentText, embedder: Embedder, buffer_size: int,
                      count: Callable[[str], int], max_batch_tokens: int, max_inputs: int) -> list[float]:
-    """``d_i`` between the windows of units ``i`` and ``i + 1`` (§8 rule 2), ``len(units) − 1`` floats.
+    """``d_i`` between the windows of units ``i`` and ``i + 1`` (docs/splitters.md#semantic, item 2):
+    ``len(units) − 1`` floats.
 
     A window over 8,191 tokens is narrowed one neighbour at a time (down to the unit alone, which fits).
     Zero vectors (text without words, for a lexical embedder) count as cosine 0, distance 1.

@@ -1,5 +1,5 @@
 """Small-to-big retrieval: search the small chunks, hand over the big ones that contain the matches
-(``shared/spec/strategies.md`` §10), after LangChain's ``ParentDocumentRetriever`` and LlamaIndex's
+(docs/splitters.md#small-to-big-and-sentence-window), after LangChain's ``ParentDocumentRetriever`` and LlamaIndex's
 ``AutoMergingRetriever`` / sentence-window retrieval, over any ``SearchIndex``.
 
 ``ParentDocumentRetriever.retrieve(query)``:

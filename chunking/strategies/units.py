@@ -1,11 +1,11 @@
 """The document as the strategies see it: its text across pages (``DocumentText``) and its atomic units
 (``Unit``: sentences, figure blocks, pieces of oversize sentences), with document offsets.
 
-Units follow ``shared/spec/sentence-splitter.md``: step 1 (``<figure>`` blocks are units of their own), step 2
-(a text block is cut after every sentence end, §5.2; a span with no letter or digit, such as the dots of a
-table of contents' leader, stays with the sentence before it), step 4 (a sentence over the unit cap is cut nearest its
-middle at a sentence end, word break, or hard), step 5 (a figure over ``max_figure_tokens`` becomes
-``figure_part`` units, each a balanced figure). Every unit is stripped; whitespace is never a unit.
+Units follow the sentence splitter (docs/splitters.md#the-steps): step 1 (``<figure>`` blocks are units of their own),
+step 2 (a text block is cut after every sentence end, docs/splitters.md#sentence-end; a span with no letter or digit,
+such as the dots of a table of contents' leader, stays with the sentence before it), step 4 (a sentence over the unit
+cap is cut nearest its middle at a sentence end, word break, or hard), step 5 (a figure over ``max_figure_tokens``
+becomes ``figure_part`` units, each a balanced figure). Every unit is stripped; whitespace is never a unit.
 """
 
 from __future__ import annotations
