@@ -101,3 +101,19 @@ def test_every_link_to_docs_resolves():
             broken.append(f"{path.relative_to(ROOT)}: docs/{target}{'#' + anchor if anchor else ''}")
     assert broken == []
     assert len(_links()) > 20  # the docs cross-reference each other; a regex that finds nothing would pass
+
+
+# What comments must not point at: files outside the repository, or issue numbers (the docs/ pages say why).
+_OUTSIDE = re.compile(r"shared/(spec|reference)|\bissue #?\d|(?<!docs/)\b(splitter-family|strategies|sentence-splitter|"
+                      r"pipeline)\.md\b")
+
+
+def test_code_points_to_docs_not_outside_the_repository():
+    files = [*ROOT.glob("chunking/**/*.py"), *ROOT.glob("tests/**/*.py"), *ROOT.glob("benchmarks/*.py"),
+             ROOT / "function_app.py"]
+    found = [f"{path.relative_to(ROOT)}:{n}: {line.strip()}" for path in files if path.name != "test_docs.py"
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if _OUTSIDE.search(line)]
+
+    assert found == []
+    assert _OUTSIDE.search("see shared/spec/pipeline.md §4") and _OUTSIDE.search("(issue #4)")
+    assert not _OUTSIDE.search("docs/splitters.md#semantic")
