@@ -7,13 +7,14 @@ Rules (docs/splitters.md#htmlheadertextsplitter, steps 1–2):
 3. Block elements start a new line. Cells of a table row are joined by ``" | "``; a list item starts with
    ``"- "``.
 4. Configured headers and preserved elements become units of their own.
+5. Each unit remembers the element it came from, for header scope (``HtmlUnit.in_scope_of``).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from bs4 import BeautifulSoup, CData, NavigableString, Tag
 
@@ -41,6 +42,8 @@ class HtmlUnit:
         tag: the element name for headers and preserved elements.
         rows: a preserved element's lines (a table's rows).
         header_rows: how many leading *rows* are a table's header row (0 or 1).
+        node: the element the unit came from (for a text line, the parent of its first text), or ``None``.
+        scope: for a header, the element it applies to (:func:`header_scope`).
     """
 
     kind: Literal["text", "header", "preserved"]
@@ -49,6 +52,41 @@ class HtmlUnit:
     tag: str = ""
     rows: tuple[str, ...] = ()
     header_rows: int = 0
+    node: Any = field(default=None, compare=False, repr=False)
+    scope: Any = field(default=None, compare=False, repr=False)
+
+    def in_scope_of(self, header: "HtmlUnit") -> bool:
+        """Whether *header* still applies to this unit: the unit lies inside the header's scope element
+        (:func:`header_scope`)."""
+        if self.node is None or header.scope is None:
+            return True
+        scope, node = header.scope, self.node
+        while node is not None:
+            if node is scope:
+                return True
+            node = node.parent
+        return False
+
+
+def _has_text_after(node: Any) -> bool:
+    for sibling in node.next_siblings:
+        if isinstance(sibling, Tag):
+            if sibling.name not in REMOVED_TAGS and next(sibling.stripped_strings, None) is not None:
+                return True
+        elif type(sibling) in (NavigableString, CData) and sibling.strip():
+            return True
+    return False
+
+
+def header_scope(header: Any) -> Any:
+    """The element a header applies to: climb from the header while nothing with text follows it in its parent;
+    the first parent with text after the header's branch is the scope. ``<section><h2>B</h2><p>…</section>`` →
+    the section; DocBook's ``<div class="section"><div class="titlepage"><div><h3>…</h3></div></div><p>…`` → the
+    outer div; ``<header><h1>T</h1></header><main>…`` → the body."""
+    node = header
+    while node.parent is not None and node.parent.parent is not None and not _has_text_after(node):
+        node = node.parent
+    return node.parent
 
 
 def parse_html(html: str) -> BeautifulSoup:
@@ -101,16 +139,18 @@ class _Renderer:
         self._header_levels = header_levels
         self._preserve = preserve
         self._inline: list[str] = []
+        self._inline_node: Any = None  # the parent of the first non-blank text of the pending line
         self._prefix = ""
 
     def flush(self) -> None:
         line = _collapse("".join(self._inline))
         self._inline.clear()
+        node, self._inline_node = self._inline_node, None
         if line:
-            self._add(line)
+            self._add(line, node)
 
-    def _add(self, text: str) -> None:
-        self.units.append(HtmlUnit("text", self._prefix + text))
+    def _add(self, text: str, node: Any) -> None:
+        self.units.append(HtmlUnit("text", self._prefix + text, node=node))
         self._prefix = ""
 
     def visit_children(self, node: Tag) -> None:
@@ -121,6 +161,8 @@ class _Renderer:
         if isinstance(node, NavigableString):
             if type(node) in (NavigableString, CData):
                 self._inline.append(str(node))
+                if self._inline_node is None and node.strip():
+                    self._inline_node = node.parent
             return
         if not isinstance(node, Tag):
             return
@@ -129,7 +171,8 @@ class _Renderer:
             return
         if name in self._header_levels:
             self.flush()
-            self.units.append(HtmlUnit("header", inline_text(node), level=self._header_levels[name], tag=name))
+            self.units.append(HtmlUnit("header", inline_text(node), level=self._header_levels[name], tag=name,
+                                       node=node, scope=header_scope(node)))
         elif name in self._preserve:
             self.flush()
             self.units.append(_preserved(node, name))
@@ -137,13 +180,13 @@ class _Renderer:
             self.flush()
             text = _pre_text(node)
             if text.strip():
-                self._add(text)
+                self._add(text, node)
         elif name == "tr":
             self.flush()
             cells = node.find_all(["td", "th"], recursive=False)
             line = " | ".join(inline_text(cell) for cell in cells) if cells else inline_text(node)
             if line.strip(" |"):
-                self._add(line)
+                self._add(line, node)
         elif name == "li":
             self.flush()
             self._prefix = "- "
@@ -168,7 +211,7 @@ def _preserved(node: Tag, name: str) -> HtmlUnit:
         first_row = node.find("tr")
         if first_row is not None and first_row.find("th") is not None and first_row.find("td") is None:
             header_rows = 1 if rows else 0
-    return HtmlUnit("preserved", "\n".join(rows), tag=name, rows=rows, header_rows=header_rows)
+    return HtmlUnit("preserved", "\n".join(rows), tag=name, rows=rows, header_rows=header_rows, node=node)
 
 
 def render_units(html: str, header_levels: dict[str, int], preserve: frozenset[str]) -> list[HtmlUnit]:

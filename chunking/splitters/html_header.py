@@ -5,6 +5,9 @@ Algorithm (docs/splitters.md#htmlheadertextsplitter, after LangChain's ``HTMLHea
    head dropped; whitespace collapsed outside ``pre``; one line per block; table cells joined by ``" | "``).
 2. A configured header starts a section: pop the stacked headers of level ≥ its own, push it; the stack is the
    section's metadata. With ``strip_headers=False`` the header text is the section's first line.
+   A header applies inside its scope element (``_html_render.header_scope``: the nearest ancestor with text after
+   the header's branch); the first unit outside it pops the header and starts a new section, so text after a
+   ``<section>`` holding an ``h2`` is not under that ``h2``.
 3. A section's text is its lines joined by ``\\n``. With ``max_chunk_size``, a longer section is split with
    :class:`RecursiveCharacterTextSplitter` around the preserved elements, which are atomic unless over
    8191 tokens (then a table is cut by rows, its header row repeated in every piece; other elements by lines).
@@ -112,6 +115,10 @@ class HTMLHeaderTextSplitter(DocumentSplitting):
 
         for unit in units:
             if unit.kind != "header":
+                in_scope = [h for h in stack if unit.in_scope_of(h)]
+                if len(in_scope) < len(stack):  # left the element holding a header: a new section
+                    close()
+                    stack, section = in_scope, []
                 section.append(unit)
                 continue
             close()

@@ -235,11 +235,12 @@ _PRESETS: dict[Language, LanguageRules] = {
     ),
     Language.HTML: LanguageRules(
         (
+            # LangChain's tags in LangChain's order, each matched only as a whole tag name (``<p`` is not ``<pre``)
             *(
                 rf"(?=<(?i:{tag})[\s/>])"
                 for tag in (
-                    "body", "div", "section", "article", "header", "footer", "nav", "p", "pre",
-                    "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "table", "tr", "td", "th", "br",
+                    "body", "div", "p", "br", "li", "h1", "h2", "h3", "h4", "h5", "h6", "span", "table", "tr",
+                    "td", "th", "ul", "ol", "header", "footer", "nav", "head", "style", "script", "meta", "title",
                 )
             ),
             r"\n",

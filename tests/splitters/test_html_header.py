@@ -155,3 +155,18 @@ def test_split_documents_and_files(tmp_path):
 @pytest.mark.parametrize("html", ["", "<html><head><title>x</title></head><body> </body></html>", "<!-- only -->"])
 def test_nothing_to_return(html):
     assert HTML(H123).split_text(html) == []
+
+
+def test_a_header_goes_out_of_scope_with_the_element_that_holds_it():
+    splitter = HTML([("h1", "H1"), ("h2", "H2")])
+    html = "<h1>A</h1><section><h2>B</h2><p>in B</p></section><p>after B</p>"
+    assert [(d.page_content, d.metadata) for d in splitter.split_text(html)] == [
+        ("A", {"H1": "A"}),
+        ("B\nin B", {"H1": "A", "H2": "B"}),
+        ("after B", {"H1": "A"}),
+    ]
+    # Text loose in the header's own parent, and content as deep as a header in a sibling element, stay in scope.
+    loose = splitter.split_text("<h1>A</h1><section><h2>B</h2>loose <b>x</b></section>")
+    assert [(d.page_content, d.metadata) for d in loose][-1] == ("B\nloose x", {"H1": "A", "H2": "B"})
+    banner = splitter.split_text("<header><h1>T</h1></header><main><p>body</p><div><p>deep</p></div></main>")
+    assert [(d.page_content, d.metadata) for d in banner] == [("T\nbody\ndeep", {"H1": "T"})]
