@@ -7,7 +7,8 @@ never recovered by searching the text.
 Steps (docs/splitters.md#charactertextsplitter):
 1. :func:`separator_pieces` cuts a span at the matches of a separator regex, attaching each verbatim match to the
    following piece, the preceding piece, or to neither (``keep``).
-2. :func:`cut_to_fit` cuts an oversized span at character boundaries into the longest prefixes that fit.
+2. :func:`cut_to_fit` cuts an oversized span into the longest prefixes that fit, at the last whitespace within the
+   cap when there is one, else at a character boundary.
 3. :func:`strip_span` narrows a span to its non-whitespace extent.
 """
 
@@ -27,17 +28,25 @@ __all__ = [
 ]
 
 Span = tuple[int, int]
-#: Where a separator match goes: glued to the following piece, to the preceding one, or to neither.
-Keep = Literal["start", "end", "none"]
+#: Where a separator match goes: glued to the following piece, to the preceding one, to neither, or ``"auto"``: to
+#: the preceding piece when the match is sentence punctuation (:data:`SENTENCE_PUNCTUATION`), else to the following.
+Keep = Literal["start", "end", "none", "auto"]
+
+#: Characters that close a sentence: a separator match made only of these (and whitespace) ends the piece before it
+#: with ``keep_separator=True``.
+SENTENCE_PUNCTUATION = frozenset(".!?。！？;…")
 
 
 def normalize_keep(keep_separator: bool | str) -> Keep:
-    """Map LangChain's ``keep_separator`` values (``False``, ``True``, ``"start"``, ``"end"``) to a :data:`Keep`.
+    """Map LangChain's ``keep_separator`` values to a :data:`Keep`: ``True`` → ``"auto"``, ``"start"``, ``"end"``,
+    ``False`` → ``"none"``.
 
     Raises:
         ValueError: any other value.
     """
-    if keep_separator is True or keep_separator == "start":
+    if keep_separator is True:
+        return "auto"
+    if keep_separator == "start":
         return "start"
     if keep_separator is False or keep_separator is None:
         return "none"
@@ -71,7 +80,8 @@ def separator_pieces(
         pattern: the separator; zero-width matches (lookarounds, ``""``) cut without consuming text.
         start, end: the span to cut, in characters of *text*.
         keep: ``"start"`` glues each match to the front of the following piece, ``"end"`` to the end of the
-            preceding piece, ``"none"`` leaves it outside both pieces.
+            preceding piece, ``"none"`` leaves it outside both pieces, ``"auto"`` acts as ``"end"`` for a match of
+            sentence punctuation (``". "``, ``"。"``) and as ``"start"`` for any other (newlines, code keywords).
         allowed: optional filter on a match's absolute start offset; matches it rejects are ignored.
 
     Returns:
@@ -85,9 +95,12 @@ def separator_pieces(
         m_start, m_end = match.span()
         if allowed is not None and not allowed(start + m_start):
             continue
-        if keep == "start":
+        mode = keep
+        if keep == "auto":
+            mode = "end" if m_end > m_start and _is_punctuation(match.group()) else "start"
+        if mode == "start":
             piece, begin_next = (begin, m_start), m_start
-        elif keep == "end":
+        elif mode == "end":
             piece, begin_next = (begin, m_end), m_end
         else:
             piece, begin_next = (begin, m_start), m_end
@@ -97,6 +110,11 @@ def separator_pieces(
     if len(sub) > begin:
         pieces.append((start + begin, end))
     return pieces
+
+
+def _is_punctuation(separator: str) -> bool:
+    stripped = separator.strip()
+    return bool(stripped) and all(char in SENTENCE_PUNCTUATION for char in stripped)
 
 
 def has_match(
@@ -110,10 +128,13 @@ def has_match(
 
 
 def cut_to_fit(text: str, start: int, end: int, measure: Callable[[str], int], limit: int) -> list[Span]:
-    """Cut ``text[start:end]`` into the longest prefixes whose *measure* is ≤ *limit*.
+    """Cut ``text[start:end]`` into the longest prefixes whose *measure* is ≤ *limit*, at whitespace when possible.
 
-    Each cut end is the largest end found by binary search on the prefix length. A single character that alone
-    measures more than *limit* (possible with token lengths) becomes a span of its own.
+    Each cut end is the largest end found by binary search on the prefix length. When that end falls inside a
+    word (no whitespace on either side) and the prefix holds whitespace after its first character, the cut moves
+    back to just after the last whitespace run: ``"orange and tomato"`` at 10 → ``"orange and"``, ``" tomato"``
+    (not ``"orange an"``, ``"d tomato"``). A single character that alone measures more than *limit* (possible with
+    token lengths) becomes a span of its own.
 
     Returns:
         Contiguous spans covering ``[start, end)``, in order.
@@ -125,9 +146,21 @@ def cut_to_fit(text: str, start: int, end: int, measure: Callable[[str], int], l
             cut = min(end, pos + limit)
         else:
             cut = _longest_fitting_prefix(text, pos, end, measure, limit)
+        if cut < end and not text[cut].isspace() and not text[cut - 1].isspace():
+            space = _last_space(text, pos + 1, cut)
+            if space > pos:
+                cut = space
         spans.append((pos, cut))
         pos = cut
     return spans
+
+
+def _last_space(text: str, start: int, end: int) -> int:
+    """The offset just after the last whitespace character of ``text[start:end]``, or -1 if it has none."""
+    for index in range(end - 1, start - 1, -1):
+        if text[index].isspace():
+            return index + 1
+    return -1
 
 
 def _longest_fitting_prefix(text: str, pos: int, end: int, measure: Callable[[str], int], limit: int) -> int:

@@ -21,7 +21,7 @@ from abc import ABC
 from typing import Any, Callable, Collection, Iterable, Literal, Sequence, TypeVar
 
 from chunking.model import Document
-from chunking.splitters._spans import Span, normalize_keep, strip_span
+from chunking.splitters._spans import Span, cut_to_fit, normalize_keep, strip_span
 
 __all__ = ["DocumentSplitting", "TextSplitter", "derive_offsets", "merge_pieces", "tiktoken_length_function"]
 
@@ -89,7 +89,12 @@ def merge_pieces(
                 first += 1  # only one new piece left: give up overlap instead
                 carried -= 1
         if emitted is not None and not text[emitted[0] : emitted[1]].isspace():
-            out.append(emitted)
+            if last - first == 1 and measure is not len and measure(text[emitted[0] : emitted[1]]) > chunk_size:
+                # Stripping can raise a token count (" 🙂a🙂" is 4 cl100k tokens, "🙂a🙂" 5): cut the stripped piece.
+                out.extend(part for part in (strip_span(text, *cut) for cut in cut_to_fit(text, *emitted, measure,
+                                             chunk_size)) if part is not None)
+            else:
+                out.append(emitted)
         if last == n:
             break
         moved = last < i

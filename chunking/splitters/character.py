@@ -35,6 +35,10 @@ logger = logging.getLogger(__name__)
 
 _DECORATOR_LINE = re.compile(r"[ \t]*@[^\n]*")
 
+#: Paragraph, line, CJK sentence ends (full stop, exclamation and question marks), word, character. Text without
+#: the CJK marks splits exactly as with LangChain's ``["\n\n", "\n", " ", ""]``.
+DEFAULT_SEPARATORS = ("\n\n", "\n", "。", "！", "？", " ", "")
+
 
 class CharacterTextSplitter(TextSplitter):
     """Split text at one separator, then merge the pieces greedily up to ``chunk_size`` with overlap.
@@ -61,8 +65,11 @@ class CharacterTextSplitter(TextSplitter):
     Differs from LangChain on purpose:
         - The text between two merged pieces is the original separator match, verbatim; LangChain re-inserts the
           separator pattern (a regex ``\\s+`` appears literally as ``\\s+``) and collapses runs of separators.
-        - A piece longer than ``chunk_size`` is cut at character level (with a warning) so that no chunk is over
-          the limit; LangChain emits it whole.
+        - A piece longer than ``chunk_size`` is cut (with a warning) so that no chunk is over the limit, at the last
+          whitespace within the cap when there is one, else at a character; LangChain emits it whole.
+        - ``keep_separator=True`` glues sentence punctuation (``. ! ? 。 ！ ？ ; …``) to the end of the piece it
+          closes and any other separator to the start of the next; LangChain puts every separator at the start
+          (``"Text 1. Text 2."`` at ``". "`` gives ``". Text 2"``).
         - ``start_index`` comes from bookkeeping and is exact; LangChain searches for the chunk and can report -1
           or an earlier repeat.
     """
@@ -100,10 +107,12 @@ class RecursiveCharacterTextSplitter(TextSplitter):
     offsets.
 
     Args:
-        separators: separators, most significant first; default ``["\\n\\n", "\\n", " ", ""]``. There is no
-            sentence level by default: add one (``"。"``, ``". "``) with ``keep_separator="end"`` so punctuation stays
-            with its sentence.
-        keep_separator: default ``True`` (= ``"start"``: each separator begins the following piece).
+        separators: separators, most significant first; default :data:`DEFAULT_SEPARATORS`
+            (``["\\n\\n", "\\n", "。", "！", "？", " ", ""]``). Latin sentence ends are not a level by default: add
+            ``". "`` and the full stop stays with its sentence (``keep_separator=True``).
+        keep_separator: default ``True``: sentence punctuation (``. ! ? 。 ！ ？ ; …``) ends the piece before it,
+            any other separator (newlines, headings, code keywords) begins the following piece; ``"start"`` and
+            ``"end"`` put every separator at one side.
         is_separator_regex: treat *separators* as regular expressions.
         **kwargs: ``chunk_size`` (default 4000, in units of ``length_function``: characters by default, tokens
             with :meth:`from_tiktoken_encoder`), ``chunk_overlap`` (200), ``length_function``,
@@ -118,8 +127,13 @@ class RecursiveCharacterTextSplitter(TextSplitter):
 
     Differs from LangChain on purpose:
         - A piece of exactly ``chunk_size`` is kept (``≤``); LangChain requires ``<`` and re-splits it.
-        - No chunk exceeds ``chunk_size`` when a character-level cut can make it fit, even when the separator
-          list has no ``""``; LangChain emits the piece whole.
+        - No chunk exceeds ``chunk_size`` when a cut can make it fit, even when the separator list has no ``""``;
+          LangChain emits the piece whole. The cut is at the last whitespace within the cap when there is one.
+        - ``keep_separator=True`` glues sentence punctuation (``. ! ? 。 ！ ？ ; …``) to the end of the piece it
+          closes; LangChain moves it to the start of the next chunk (``". Text 2"``, a chunk starting ``。``).
+        - The default separators have CJK sentence ends (``。 ！ ？``) between ``"\\n"`` and ``" "``, so Chinese or
+          Japanese prose is cut between sentences, not mid-sentence; text without them splits as LangChain's. With
+          ``keep_separator=False`` these marks still end their sentence (they are text: dropping them loses it).
         - Separators inside a chunk are the original matched text, verbatim (never the regex pattern), and
           ``start_index`` is exact (LangChain searches for it and can get it wrong with overlap or repeats).
         - The Markdown preset ignores separator matches inside fenced code blocks, and the Python preset keeps
@@ -134,7 +148,12 @@ class RecursiveCharacterTextSplitter(TextSplitter):
         **kwargs: Any,
     ) -> None:
         super().__init__(keep_separator=keep_separator, **kwargs)
-        self._separators = list(separators) if separators is not None else ["\n\n", "\n", " ", ""]
+        self._separators = list(separators) if separators is not None else list(DEFAULT_SEPARATORS)
+        # The default CJK marks stay with their sentence even with keep_separator=False: they are text, not space.
+        self._level_keep = [
+            "end" if separators is None and self._keep == "none" and sep in ("。", "！", "？") else self._keep
+            for sep in self._separators
+        ]
         self._is_separator_regex = is_separator_regex
         self._patterns = [compile_separator(s, is_separator_regex) for s in self._separators]
         self._rules: LanguageRules | None = rules_for_separators(self._separators, is_separator_regex)
@@ -178,7 +197,7 @@ class RecursiveCharacterTextSplitter(TextSplitter):
             pieces, finer = [(start, end)], None
         else:
             allowed = fence_filter if self._rules is not None and chosen < self._rules.fence_levels else None
-            pieces = separator_pieces(text, self._patterns[chosen], start, end, self._keep, allowed)
+            pieces = separator_pieces(text, self._patterns[chosen], start, end, self._level_keep[chosen], allowed)
             finer = chosen + 1 if chosen + 1 < len(self._separators) else None
         if self._rules is not None and self._rules.glue_decorators:
             pieces = _glue_decorators(text, pieces)

@@ -80,7 +80,7 @@ def test_regression_start_index_with_overlap_and_repeats():
     ("keep", "expected"),
     [
         (False, [("a", 0), ("b", 3), ("c", 6)]),
-        (True, [("a", 0), ("; b", 1), ("; c", 4)]),
+        (True, [("a;", 0), ("b;", 3), ("c", 6)]),  # sentence punctuation ends the piece it closes
         ("start", [("a", 0), ("; b", 1), ("; c", 4)]),
         ("end", [("a;", 0), ("b;", 3), ("c", 6)]),
     ],
@@ -88,6 +88,24 @@ def test_regression_start_index_with_overlap_and_repeats():
 def test_keep_separator_modes(keep, expected):
     splitter = CharacterTextSplitter(separator="; ", chunk_size=3, chunk_overlap=0, keep_separator=keep)
     assert pairs(splitter, "a; b; c") == expected
+
+
+def test_keep_separator_true_attaches_sentence_punctuation_to_the_end_and_structure_to_the_start():
+    splitter = CharacterTextSplitter(separator=". ", keep_separator=True, chunk_size=8, chunk_overlap=0)
+    assert pairs(splitter, "Text 1. Text 2.") == [("Text 1.", 0), ("Text 2.", 8)]
+    cjk = CharacterTextSplitter(separator="。", keep_separator=True, chunk_size=13, chunk_overlap=0)
+    assert pairs(cjk, "天青色等烟雨，而我在等你。哈哈哈") == [("天青色等烟雨，而我在等你。", 0), ("哈哈哈", 13)]
+    lines = CharacterTextSplitter(separator="\n", keep_separator=True, chunk_size=3, chunk_overlap=0,
+                                  strip_whitespace=False)
+    assert pairs(lines, "ab\ncd") == [("ab", 0), ("\ncd", 2)]
+
+
+def test_an_oversized_piece_is_cut_at_the_last_whitespace_within_the_cap():
+    splitter = CharacterTextSplitter(chunk_size=10, chunk_overlap=0)
+    assert pairs(splitter, "orange and tomato") == [("orange and", 0), ("tomato", 11)]
+    assert pairs(CharacterTextSplitter(chunk_size=9, chunk_overlap=0), "orange and tomato") == [
+        ("orange", 0), ("and", 7), ("tomato", 11)]
+    assert pairs(CharacterTextSplitter(chunk_size=4, chunk_overlap=0), "abcdefgh") == [("abcd", 0), ("efgh", 4)]
 
 
 def test_keep_separator_false_keeps_the_match_between_merged_pieces():

@@ -88,11 +88,19 @@ def test_literal_separators_are_escaped():
     assert pairs(splitter, "ab.cd") == [("ab", 0), ("cd", 3)]
 
 
-def test_defaults_match_langchain():
+def test_defaults_are_langchains_plus_cjk_sentence_ends():
     splitter = R()
-    assert splitter._separators == ["\n\n", "\n", " ", ""]
+    assert splitter._separators == ["\n\n", "\n", "。", "！", "？", " ", ""]
     assert (splitter._keep_separator, splitter._is_separator_regex) == (True, False)
     assert (splitter._chunk_size, splitter._chunk_overlap) == (4000, 200)
+
+
+def test_cjk_prose_is_cut_between_sentences_by_default():
+    text = "我爱自然语言处理。今天天气很好。我们去公园散步吧。"
+    assert R(chunk_size=10, chunk_overlap=0).split_text(text) == ["我爱自然语言处理。", "今天天气很好。", "我们去公园散步吧。"]
+    # keep_separator=False does not drop the marks (they are text).
+    assert R(chunk_size=10, chunk_overlap=0, keep_separator=False).split_text(text) == [
+        "我爱自然语言处理。", "今天天气很好。", "我们去公园散步吧。"]
 
 
 @pytest.mark.parametrize("text", ["", " \n\t "])
