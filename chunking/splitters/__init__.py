@@ -16,13 +16,16 @@ from chunking.splitters.markdown import (
     MarkdownHeaderTextSplitter,
     MarkdownSectionSplitter,
 )
+from chunking.splitters.jsx import JSFrameworkTextSplitter
 from chunking.splitters.token import TokenTextSplitter
+from chunking.splitters.token_windows import Tokenizer, split_text_on_tokens
 from chunking.splitters.sentence import SentenceSplitterConfig, SentenceTextSplitter
 
 __all__ = [
     "CharacterTextSplitter",
     "ExperimentalMarkdownSyntaxTextSplitter",
     "HTMLHeaderTextSplitter",
+    "JSFrameworkTextSplitter",
     "Language",
     "LatexTextSplitter",
     "MarkdownChunk",
@@ -36,7 +39,19 @@ __all__ = [
     "SentenceTextSplitter",
     "TextSplitter",
     "TokenTextSplitter",
+    "Tokenizer",
+    "split_text_on_tokens",
 ]
+
+# Splitters backed by optional NLP libraries: their modules load on first use, so importing this package never
+# imports NLTK, spaCy, KoNLPy or sentence-transformers.
+_LAZY = {
+    "KonlpyTextSplitter": "chunking.splitters.nlp",
+    "NLTKTextSplitter": "chunking.splitters.nlp",
+    "SpacyTextSplitter": "chunking.splitters.nlp",
+    "SentenceTransformersTokenTextSplitter": "chunking.splitters.sentence_transformers_token",
+}
+__all__ += list(_LAZY)
 
 # Chunking strategies (docs/splitters.md#strategies), re-exported from chunking.strategies. Imported on first use: the
 # strategies themselves import this package.
@@ -46,6 +61,10 @@ __all__ += list(_STRATEGIES)
 
 
 def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(_LAZY[name]), name)
     if name in _STRATEGIES:
         import chunking.strategies
 

@@ -140,6 +140,13 @@ def tiktoken_length_function(
     return lambda text: len(encoding.encode(text, allowed_special=allowed, disallowed_special=disallowed))
 
 
+async def _in_executor(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    import asyncio
+    import functools
+
+    return await asyncio.get_running_loop().run_in_executor(None, functools.partial(function, *args, **kwargs))
+
+
 class DocumentSplitting:
     """``split_documents``/``transform_documents`` for the header splitters, whose ``_split(text, metadata)``
     returns the Documents of one text with a deep copy of *metadata* first in each."""
@@ -157,6 +164,10 @@ class DocumentSplitting:
     def transform_documents(self, documents: Iterable[Document], **kwargs: Any) -> list[Document]:
         """Same as :meth:`split_documents`."""
         return self.split_documents(documents)
+
+    async def atransform_documents(self, documents: Iterable[Document], **kwargs: Any) -> list[Document]:
+        """:meth:`transform_documents` in the event loop's default executor."""
+        return await _in_executor(self.transform_documents, list(documents), **kwargs)
 
 
 def derive_offsets(text: str, chunks: Iterable[str]) -> list[tuple[str, int]]:
@@ -281,6 +292,25 @@ class TextSplitter(ABC):
     def transform_documents(self, documents: Iterable[Document], **kwargs: Any) -> list[Document]:
         """Same as :meth:`split_documents` (LangChain's document-transformer interface)."""
         return self.split_documents(documents)
+
+    async def atransform_documents(self, documents: Iterable[Document], **kwargs: Any) -> list[Document]:
+        """:meth:`transform_documents` in the event loop's default executor (LangChain's async interface)."""
+        return await _in_executor(self.transform_documents, list(documents), **kwargs)
+
+    @classmethod
+    def from_huggingface_tokenizer(cls: type[_T], tokenizer: Any, **kwargs: Any) -> _T:
+        """A splitter whose lengths count the tokens of a Hugging Face tokenizer (``len(tokenizer.tokenize(t))``).
+
+        Raises:
+            ImportError: ``transformers`` is not installed (``pip install chunking[transformers]``).
+            ValueError: *tokenizer* is not a ``PreTrainedTokenizerBase``.
+        """
+        from chunking.splitters.extras import import_extra
+
+        base = import_extra("transformers.tokenization_utils_base", "transformers", "transformers")
+        if not isinstance(tokenizer, base.PreTrainedTokenizerBase):
+            raise ValueError("Tokenizer received was not an instance of PreTrainedTokenizerBase")
+        return cls(length_function=lambda text: len(tokenizer.tokenize(text)), **kwargs)
 
     @classmethod
     def from_tiktoken_encoder(

@@ -18,7 +18,7 @@ import logging
 import re
 from typing import Any, Callable, Literal
 
-from chunking.splitters._spans import Span, compile_separator, cut_to_fit, has_match, separator_pieces
+from chunking.splitters._spans import Span, compile_separator, cut_to_fit, has_match, separator_pieces, strip_span
 from chunking.splitters.base import TextSplitter
 from chunking.splitters.languages import Language, LanguageRules, get_language_rules, rules_for_separators
 from chunking.splitters.markdown.fences import FenceIndex, find_fenced_blocks
@@ -86,6 +86,12 @@ class CharacterTextSplitter(TextSplitter):
         lengths: list[int] = []
         for start, end in separator_pieces(text, self._pattern, 0, len(text), self._keep):
             length = self._length_function(text[start:end])
+            if length > self._chunk_size and self._strip_whitespace:
+                stripped = strip_span(text, start, end)  # whitespace stripped from the chunk does not count
+                if stripped is not None and self._length_function(text[stripped[0] : stripped[1]]) <= self._chunk_size:
+                    pieces.append((start, end))
+                    lengths.append(length)
+                    continue
             if length > self._chunk_size:
                 logger.warning("piece of %d characters is over chunk_size=%d: cut at character level",
                                end - start, self._chunk_size)

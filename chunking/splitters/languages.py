@@ -32,6 +32,7 @@ class Language(str, Enum):
     PHP = "php"
     PROTO = "proto"
     PYTHON = "python"
+    R = "r"
     RST = "rst"
     RUBY = "ruby"
     RUST = "rust"
@@ -186,6 +187,15 @@ _PRESETS: dict[Language, LanguageRules] = {
             r"\n(?=[ \t]*[A-Z0-9-]+[ \t]+SECTION\b)",
             r"\n(?=[ \t]*[A-Z0-9][A-Z0-9-]*\.[ \t]*\n)",
             _indented("IF|PERFORM|EVALUATE|MOVE|COMPUTE|CALL|DISPLAY"),
+            *_TAIL,
+        )
+    ),
+    Language.R: LanguageRules(
+        (
+            r"\n(?=[ \t]*(?:[\w.]+[ \t]*(?:<-|<<-|=)[ \t]*)?function\b)",  # function definitions
+            r"\n(?=[ \t]*(?:setClass|setMethod|setGeneric|setValidity|setRefClass)\()",  # S4 classes, methods
+            _indented("if|else|for|while|repeat"),
+            r"\n(?=[ \t]*(?:library|require)\()",  # package loading
             *_TAIL,
         )
     ),

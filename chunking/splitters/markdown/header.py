@@ -218,6 +218,26 @@ class MarkdownHeaderTextSplitter(DocumentSplitting):
         self.strip_headers = strip_headers
         self.add_start_index = add_start_index
 
+    def aggregate_lines_to_chunks(self, lines: list[dict[str, Any]]) -> list[Document]:
+        """Join ``{"content": str, "metadata": dict}`` lines into Documents, as LangChain's method of this name.
+
+        A line joins the previous chunk (with ``"  \\n"``) when their metadata are equal, or, with
+        ``strip_headers=False``, when the chunk ends with a ``#`` line and the line's header path is deeper (it then
+        takes the line's metadata). This is LangChain's line-level aggregation, kept for callers of the method;
+        :meth:`split_text` cuts sections from the text itself and never calls it.
+        """
+        chunks: list[dict[str, Any]] = []
+        for line in lines:
+            content, metadata = line["content"], line["metadata"]
+            if chunks and chunks[-1]["metadata"] == metadata:
+                chunks[-1]["content"] += "  \n" + content
+            elif (chunks and not self.strip_headers and len(chunks[-1]["metadata"]) < len(metadata)
+                  and chunks[-1]["content"].split("\n")[-1].startswith("#")):
+                chunks[-1] = {"content": chunks[-1]["content"] + "  \n" + content, "metadata": metadata}
+            else:
+                chunks.append({"content": content, "metadata": metadata})
+        return [Document(chunk["content"], chunk["metadata"]) for chunk in chunks]
+
     def split_text(self, text: str) -> list[Document]:
         """Split Markdown *text*; metadata is the header path (plus ``start_index`` if asked)."""
         return self._split(text, {})
