@@ -21,8 +21,41 @@ import sys
 import tempfile
 from pathlib import Path
 
+_OVERSIZE = "a piece over chunk_size is cut (at whitespace, else a character); LangChain emits it whole"
+_PUNCTUATION = "keep_separator=True ends a chunk with the sentence punctuation that closes it"
+_VERBATIM_MD = ("Markdown sections are verbatim (LangChain strips lines and joins them with '  \\n'); a heading "
+                "indented by 4+ spaces is code (CommonMark)")
+_HTML_SECTIONS = ("HTML: the header is the first line of its section (LangChain: a Document of its own); lines are "
+                  "joined by '\\n' (LangChain: '  \\n')")
+_PRESETS = ("code presets are our own regular expressions (whole words, any indentation, RST titles kept with "
+            "their underline); chunk edges on code differ from LangChain's literal separators")
+
 #: test name (without parameters) -> the documented difference that makes it fail (README "Coming from LangChain").
-DOCUMENTED: dict[str, str] = {}
+DOCUMENTED: dict[str, str] = {
+    "test_character_text_splitter_empty_doc": _OVERSIZE,
+    "test_character_text_splitter_longer_words": _OVERSIZE,
+    "test_character_text_splitter_chunk_size_effect": _OVERSIZE,
+    "test_character_text_splitter_discard_separator_regex": _OVERSIZE,
+    "test_character_text_splitter_keep_separator_regex_start": _OVERSIZE,
+    "test_character_text_splitter_keep_separator_regex_end": _OVERSIZE,
+    "test_character_text_splitter_keep_separator_regex": _PUNCTUATION + "; " + _OVERSIZE,
+    "test_recursive_character_text_splitter_keep_separators": _OVERSIZE,
+    "test_jsx_text_splitter": _OVERSIZE,
+    "test_vue_text_splitter": _OVERSIZE,
+    "test_svelte_text_splitter": _OVERSIZE,
+    "test_md_header_text_splitter_1": _VERBATIM_MD,
+    "test_md_header_text_splitter_2": _VERBATIM_MD,
+    "test_md_header_text_splitter_3": _VERBATIM_MD,
+    "test_md_header_text_splitter_preserve_headers_1": _VERBATIM_MD,
+    "test_md_header_text_splitter_preserve_headers_2": _VERBATIM_MD,
+    "test_markdown_code_splitter": "the Markdown preset never cuts inside a fenced code block (the fence stays whole)",
+    "test_rst_code_splitter": _PRESETS,
+    "test_haskell_code_splitter": _PRESETS,
+    "test_html_header_text_splitter": _HTML_SECTIONS,
+    "test_additional_html_header_text_splitter": _HTML_SECTIONS,
+    "test_html_no_headers_with_multiple_splitters": _HTML_SECTIONS,
+    "test_no_heavy_imports_on_package_load": "tiktoken is a core dependency (token counts, shipped offline)",
+}
 
 _SUBMODULES = ("base", "character", "html", "json", "jsx", "markdown", "python", "latex", "konlpy", "nltk",
                "sentence_transformers", "spacy")
@@ -49,13 +82,18 @@ class _Missing:
         raise MissingInChunking(self._name)
 
 
+_LANGCHAIN_NAMES = set(__LANGCHAIN_NAMES__)
+
+
 def __getattr__(name):
     if name.startswith("__"):
         raise AttributeError(name)
     try:
         return getattr(_ours, name)
     except AttributeError:
-        return _Missing(name)
+        if name in _LANGCHAIN_NAMES:
+            return _Missing(name)
+        raise AttributeError(f"module 'langchain_text_splitters' has no attribute {name!r}") from None
 '''
 
 _REPORT = '''
@@ -74,6 +112,21 @@ def pytest_sessionfinish(session):
 '''
 
 
+def _langchain_names(source: str) -> set[str]:
+    """The public names of LangChain's package and modules (top-level classes, functions, ``__all__``)."""
+    import ast
+
+    names: set[str] = set()
+    for path in (Path(source) / "langchain_text_splitters").glob("*.py"):
+        tree = ast.parse(path.read_text())
+        for node in tree.body:
+            if isinstance(node, (ast.ClassDef, ast.FunctionDef)) and not node.name.startswith("_"):
+                names.add(node.name)
+            elif isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "__all__" for t in node.targets):
+                names.update(ast.literal_eval(node.value))
+    return names
+
+
 def main(source: str) -> int:
     import json
 
@@ -82,7 +135,7 @@ def main(source: str) -> int:
         root = Path(tmp)
         shim = root / "shim" / "langchain_text_splitters"
         shim.mkdir(parents=True)
-        (shim / "__init__.py").write_text(_SHIM)
+        (shim / "__init__.py").write_text(_SHIM.replace("__LANGCHAIN_NAMES__", repr(sorted(_langchain_names(source)))))
         for name in _SUBMODULES:
             (shim / f"{name}.py").write_text("from langchain_text_splitters import __getattr__, MissingInChunking\n")
         run = root / "run"
@@ -122,6 +175,9 @@ def main(source: str) -> int:
             counts["undocumented"] += 1
             undocumented.append(f"{nodeid}: {result['error'][:160]}")
     print(json.dumps(counts))
+    for nodeid, result in sorted(results.items()):
+        if result["missing"]:
+            print("MISSING", nodeid, result["error"][:120])
     for line in undocumented:
         print("UNDOCUMENTED", line)
     return 1 if undocumented or counts["missing"] else 0
