@@ -274,7 +274,7 @@ def test_html_preset_matches_exact_tag_names():
 def test_language_enum_has_langchains_names_and_values():
     expected = {
         "CPP": "cpp", "GO": "go", "JAVA": "java", "KOTLIN": "kotlin", "JS": "js", "TS": "ts", "PHP": "php",
-        "PROTO": "proto", "PYTHON": "python", "RST": "rst", "RUBY": "ruby", "RUST": "rust", "SCALA": "scala",
+        "PROTO": "proto", "PYTHON": "python", "R": "r", "RST": "rst", "RUBY": "ruby", "RUST": "rust", "SCALA": "scala",
         "SWIFT": "swift", "MARKDOWN": "markdown", "LATEX": "latex", "HTML": "html", "SOL": "sol",
         "CSHARP": "csharp", "COBOL": "cobol", "C": "c", "LUA": "lua", "PERL": "perl", "HASKELL": "haskell",
         "ELIXIR": "elixir", "POWERSHELL": "powershell", "VISUALBASIC6": "visualbasic6",
