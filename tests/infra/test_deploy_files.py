@@ -38,3 +38,11 @@ def test_ci_workflow_runs_the_readme_test_command() -> None:
     assert "actions/setup-node" in uses
     assert [step["run"] for step in steps if "run" in step] == ["make test"]
     assert "make test" in (ROOT / "README.md").read_text()
+
+
+def test_host_json_uses_the_extension_bundle_flex_consumption_needs() -> None:
+    import json
+
+    host = json.loads((ROOT / "host.json").read_text())
+    # Bundle 4.x carries the storage extension 5.x: the EventGrid blob trigger source and identity connections.
+    assert host["extensionBundle"] == {"id": "Microsoft.Azure.Functions.ExtensionBundle", "version": "[4.0.0, 5.0.0)"}
