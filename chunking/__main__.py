@@ -1,12 +1,7 @@
-"""``python -m chunking``: see ``chunking.cli``."""
+"""``python -m chunking``: see ``chunking.cli`` (closed pipes and Ctrl-C are handled by ``main``)."""
 
-import os
 import sys
 
 from chunking.cli import main
 
-try:
-    sys.exit(main())
-except BrokenPipeError:  # output piped into `head` and the like: stop quietly, as Unix tools do
-    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-    sys.exit(141)
+sys.exit(main(prog="python -m chunking"))

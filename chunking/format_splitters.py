@@ -101,36 +101,37 @@ def split_markdown(pages: Sequence[Page], max_tokens: int, max_chars: int) -> li
 
 
 def split_json(pages: Sequence[Page], max_tokens: int, max_chars: int) -> list[Chunk]:
-    """``RecursiveJsonSplitter`` with lists converted to objects: every chunk is valid JSON holding the path from
-    the root to its values, within ``max_tokens`` tokens where the data allows. The JSON splitter measures
-    characters, so the character budget starts at ``3 × max_tokens`` and shrinks in proportion until no
-    splittable chunk is over the token cap. Chunks are re-serialised, so they have no span in the source:
-    offsets are 0 and the JSON Pointer of the chunk's common path is its heading. A document that is not a
-    non-empty JSON object or array goes through the sentence splitter."""
-    from chunking.splitters import RecursiveJsonSplitter
+    """Whole subtrees packed in document order (``chunking.splitters.json_spans``): every chunk is valid JSON
+    holding the path from the root to its values, lists kept as lists, within ``max_tokens`` tokens unless a
+    single value is bigger; its offsets are the span in the document text of the members or elements it holds,
+    and the JSON Pointer of their common path is its heading. A value over the embedding cap is cut like text,
+    each part keeping the value's span and pointer. A document that is not a non-empty JSON object or array goes
+    through the sentence splitter.
 
-    data = json.loads("".join(p.text for p in pages))
+    Raises:
+        ValueError: the text is not JSON (``line L column C: message``, 1-based).
+    """
+    from chunking.splitters.json_spans import split_json_spans
+
+    text = "".join(p.text for p in pages)
+    offset = pages[0].offset if pages else 0
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise ValueError(f"the json splitter needs a JSON document: line {error.lineno} column {error.colno}: "
+                         f"{error.msg}") from None
     if not isinstance(data, (dict, list)) or not data:
         return split_sentences(pages, max_tokens, max_chars)
-    count = _count()
-    budget = 3 * max_tokens
-    for _ in range(6):
-        docs = RecursiveJsonSplitter(max_chunk_size=budget).create_documents([data], convert_lists=True,
-                                                                             ensure_ascii=False)
-        counted = [(doc, count(doc.page_content)) for doc in docs]
-        worst = max((n for doc, n in counted if not doc.metadata.get("json_oversize")), default=0)
-        if worst <= max_tokens or budget <= 64:
-            break
-        budget = max(64, int(budget * max_tokens / worst * 0.95))
     chunks = []
-    for doc, n in counted:
-        pointer = doc.metadata.get("json_path", "")
-        headings = (pointer,) if pointer else ()
-        if n > EMBEDDING_MAX_TOKENS:  # a single huge leaf: cut it like text, keeping its pointer
-            for part in split_sentences([Page(0, 0, doc.page_content)], max_tokens, max_chars):
-                chunks.append(_replace(part, char_start=0, char_end=0, headings=headings))
+    for piece in split_json_spans(text, max_tokens, _count()):
+        start, end = offset + piece.char_start, offset + piece.char_end
+        headings = (piece.pointer,) if piece.pointer else ()
+        if piece.token_count > EMBEDDING_MAX_TOKENS:  # a single huge leaf: cut it like text, keeping its place
+            for part in split_sentences([Page(0, 0, piece.text)], max_tokens, max_chars):
+                chunks.append(_replace(part, char_start=start, char_end=end, headings=headings))
             continue
-        chunks.append(Chunk(text=doc.page_content, char_start=0, char_end=0, token_count=n, headings=headings))
+        chunks.append(Chunk(text=piece.text, char_start=start, char_end=end, token_count=piece.token_count,
+                            headings=headings))
     return chunks
 
 

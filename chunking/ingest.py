@@ -9,12 +9,17 @@ docs/architecture.md#batch-runs-and-cleanup-modes, mapped onto one-file-one-docu
 - ``scoped_full``: in addition, the documents under the run's folders that were not seen are deleted (files
   removed from a folder); documents elsewhere are untouched.
 
+``full`` and ``scoped_full`` also remove, from every document they keep (all of the namespace for ``full``; the
+run's own and those under its folders for ``scoped_full``), the chunks of any version that is not the ledger's
+current or indexed one: versions left behind by ``none``, or by a run that stopped half-way.
+
 Unlike LangChain's ``index()``, an unchanged document is never deleted and re-added (it is ``skipped`` before
 parsing), whatever the batch size, because the ledger knows per document which version is indexed.
 """
 
 from __future__ import annotations
 
+import fnmatch
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -59,6 +64,11 @@ class IngestSummary:
     rows: list[DocumentRow] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
+    #: source -> chunks of stale versions removed by ``full``/``scoped_full``.
+    pruned: dict[str, int] = field(default_factory=dict)
+    #: sources under the run's folders with a version in the index that were not found this time (kept: the
+    #: cleanup mode deletes no document).
+    vanished: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
     def count(self, outcome: str) -> int:
@@ -82,6 +92,8 @@ class IngestSummary:
             "failures": [{"source": r.source, "error": r.error} for r in self.rows if r.outcome == "failed"],
             "deleted_sources": list(self.deleted),
             "ignored_sources": list(self.ignored),
+            "stale_chunks_deleted": dict(self.pruned),
+            "vanished_sources": list(self.vanished),
             "per_document": [
                 {"source": r.source, "outcome": r.outcome, "pages": r.pages, "chunks": r.chunks,
                  "max_chunk_tokens": r.max_tokens, "tokens": r.tokens, "embedding_tokens": r.embedding_tokens,
@@ -103,12 +115,15 @@ def source_name(path: Path, cwd: Path | None = None) -> str:
         return resolved.as_posix()
 
 
-def collect_files(paths: Sequence[Path], cwd: Path | None = None) -> tuple[list[tuple[Path, str]], list[str], list[str]]:
+def collect_files(paths: Sequence[Path], cwd: Path | None = None,
+                  exclude: Sequence[str] = ()) -> tuple[list[tuple[Path, str]], list[str], list[str]]:
     """``(file, source)`` pairs for *paths*, the folder scopes (``"folder/"`` source prefixes) they cover, and the
     files of those folders passed over because no parser reads their type (``LICENSE``, ``.png``…).
 
-    Folders are searched recursively, hidden files and folders skipped; a file named directly is always taken
-    (an unsupported one then fails with its reason). Sources are named by :func:`source_name`.
+    Folders are searched recursively, hidden files and folders skipped, and so are files matching a glob of
+    *exclude* (``fnmatch``, on the path relative to the folder or on the file name: ``SOURCES.md``,
+    ``drafts/*``); a file named directly is always taken (an unsupported one then fails with its reason).
+    Sources are named by :func:`source_name`.
 
     Raises:
         FileNotFoundError: a path does not exist.
@@ -124,7 +139,7 @@ def collect_files(paths: Sequence[Path], cwd: Path | None = None) -> tuple[list[
             scopes.append(source_name(path, cwd).rstrip("/") + "/")
             for file in sorted(p for p in path.rglob("*") if p.is_file()):
                 rel = file.relative_to(path)
-                if any(part.startswith(".") for part in rel.parts):
+                if any(part.startswith(".") for part in rel.parts) or _excluded(rel, exclude):
                     continue
                 if file.suffix.lower() in SUPPORTED_EXTENSIONS:
                     found.append((file, source_name(file, cwd)))
@@ -135,6 +150,10 @@ def collect_files(paths: Sequence[Path], cwd: Path | None = None) -> tuple[list[
         else:
             raise FileNotFoundError(f"{path}: no such file or folder")
     return found, scopes, ignored
+
+
+def _excluded(rel: Path, patterns: Sequence[str]) -> bool:
+    return any(fnmatch.fnmatch(rel.as_posix(), p) or fnmatch.fnmatch(rel.name, p) for p in patterns)
 
 
 def ingest_files(
@@ -178,12 +197,29 @@ def ingest_files(
             row.stage2_seconds += two.seconds
             row.embedding_tokens += two.embedding_tokens
             row.embedding_requests += two.embedding_requests
-    if cleanup in ("full", "scoped_full"):
-        for entry in ledger.entries():
-            if entry.container != LOCAL_CONTAINER or entry.status == "deleted" or entry.doc_id in seen:
-                continue
-            if cleanup == "full" or any(entry.source.startswith(scope) for scope in scopes):
+    for entry in ledger.entries():
+        if entry.container != LOCAL_CONTAINER or entry.status == "deleted":
+            continue
+        in_scope = cleanup == "full" or any(entry.source.startswith(scope) for scope in scopes)
+        if entry.doc_id not in seen and in_scope:
+            if cleanup in ("full", "scoped_full"):
                 delete_document(entry.doc_id, entry.source, index=index, ledger=ledger)
                 summary.deleted.append(entry.source)
+            elif entry.indexed_version:
+                summary.vanished.append(entry.source)
+        elif cleanup in ("full", "scoped_full") and (in_scope or entry.doc_id in seen):
+            removed = _prune_stale_versions(entry, index)
+            if removed:
+                summary.pruned[entry.source] = removed
     summary.seconds = time.perf_counter() - started
     return summary
+
+
+def _prune_stale_versions(entry, index: SearchIndex) -> int:
+    """Delete the chunks of *entry*'s document whose version is neither its current nor its indexed one (the
+    indexed one stays searchable while a newer one is queued or failed); returns how many."""
+    keep = {entry.version, entry.indexed_version} - {""}
+    stale = [key for key, version in index.keys_of(entry.doc_id).items() if version not in keep]
+    if stale:
+        index.delete(stale)
+    return len(stale)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Literal, Protocol
 
-__all__ = ["Ledger", "LedgerEntry", "LocalLedgerStore", "Status", "TableLedgerStore", "make_ledger"]
+__all__ = ["Ledger", "LedgerEntry", "LocalLedgerStore", "Status", "TableLedgerStore", "local_ledger_path", "make_ledger"]
 
 Status = Literal["sending", "queued", "indexed", "failed", "deleted"]
 _MAX_ERROR_CHARS = 2000
@@ -289,4 +289,10 @@ def make_ledger(settings) -> Ledger:
         from chunking.storage import table_service
 
         return Ledger(TableLedgerStore(table_service(settings), settings.ledger_table))
-    return Ledger(LocalLedgerStore(settings.state_dir / "ledger.sqlite3"))
+    return Ledger(LocalLedgerStore(local_ledger_path(settings)))
+
+
+def local_ledger_path(settings) -> Path:
+    """Where the local ledger lives: ``settings.state_dir / "ledger.sqlite3"`` (read-only commands look before
+    opening it, so they create nothing)."""
+    return settings.state_dir / "ledger.sqlite3"

@@ -13,24 +13,25 @@ import hashlib
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Sequence
 
 from chunking.claim_check import PayloadMissingError, PayloadStore
 from chunking.embeddings import Embedder, embed_all
-from chunking.format_splitters import splitter_for
+from chunking.format_splitters import DocumentSplitter, splitter_for
 from chunking.formats import HEADING_EXTENSIONS, PAGINATED_EXTENSIONS, extension_of
 from chunking.ids import doc_id as make_doc_id
 from chunking.ids import document_version
 from chunking.index.protocol import SearchIndex
 from chunking.index_records import HeadingOutline, build_records
 from chunking.ledger import Ledger
+from chunking.model import Chunk, ChunkRecord, Page
 from chunking.parsers import ParseError, parse_document
 from chunking.queue_messages import decode_message, encode_batches, load_records
 from chunking.settings import Settings
 from chunking.strategies.notes import fallback_note
 from chunking.tokens import token_counter
 
-__all__ = ["StageOneResult", "StageTwoResult", "run_stage_one", "run_stage_two"]
+__all__ = ["StageOneResult", "StageTwoResult", "document_records", "run_stage_one", "run_stage_two", "source_version"]
 
 log = logging.getLogger("chunking.pipeline")
 
@@ -110,7 +111,7 @@ def run_stage_one(
     started = time.perf_counter()
     result = StageOneResult(source=source, doc_id=make_doc_id(container, source), size_bytes=len(data))
     splitter = splitter_for(source, settings)
-    result.version = document_version(hashlib.sha256(data).hexdigest(), splitter.fingerprint)
+    result.version = source_version(data, splitter)
     entry = ledger.get(result.doc_id)
     if entry is not None and entry.status != "deleted":
         result.outcome = "updated"
@@ -129,14 +130,7 @@ def run_stage_one(
         log.error("rejected %s: %s", source, exc.reason)
         return result
     chunks = list(splitter.split(pages))
-    records = build_records(
-        chunks,
-        doc_id=result.doc_id,
-        version=result.version,
-        source=source,
-        paginated=extension_of(source) in PAGINATED_EXTENSIONS,
-        outline=HeadingOutline(pages) if extension_of(source) in HEADING_EXTENSIONS else None,
-    )
+    records = document_records(pages, chunks, doc_id=result.doc_id, version=result.version, source=source)
     result.pages = len(pages)
     result.chunks = len(records)
     result.tokens = sum(r.token_count for r in records)
@@ -154,6 +148,25 @@ def run_stage_one(
         source, result.pages, result.chunks, result.tokens, len(result.messages), result.seconds,
     )
     return result
+
+
+def source_version(data: bytes, splitter: DocumentSplitter) -> str:
+    """The version of a source: the hash of its bytes and of the splitter's fingerprint."""
+    return document_version(hashlib.sha256(data).hexdigest(), splitter.fingerprint)
+
+
+def document_records(pages: Sequence[Page], chunks: Sequence[Chunk], *, doc_id: str, version: str,
+                     source: str) -> list[ChunkRecord]:
+    """The index records stage 1 makes of one document version's chunks: citations per page for paginated
+    formats, heading paths from the outline for formats with headings. ``chunking split`` prints the same."""
+    return build_records(
+        chunks,
+        doc_id=doc_id,
+        version=version,
+        source=source,
+        paginated=extension_of(source) in PAGINATED_EXTENSIONS,
+        outline=HeadingOutline(pages) if extension_of(source) in HEADING_EXTENSIONS else None,
+    )
 
 
 def run_stage_two(

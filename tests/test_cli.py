@@ -34,7 +34,7 @@ def test_ingest_then_skip_then_search(workdir):
     (workdir / "docs" / "LICENSE").write_text("not a document type we read")
     first = run(["ingest", "docs", "--json"], workdir)
     assert first.returncode == 1, first.stderr  # one document failed
-    assert "rejected docs/broken.pdf: not a valid PDF" in first.stderr
+    assert "python -m chunking ingest: docs/broken.pdf: not a valid PDF" in first.stderr
     summary = json.loads(first.stdout)
     assert (summary["added"], summary["updated"], summary["skipped"], summary["failed"]) == (3, 0, 0, 1)
     assert summary["failures"] == [{"source": "docs/broken.pdf", "error": summary["failures"][0]["error"]}]
@@ -73,7 +73,8 @@ def test_scoped_full_cleanup_removes_vanished_files(workdir):
 def test_split_jsonl_and_errors(workdir, corpus):
     out = run(["split", str(corpus / "pyenv-README.md"), "--format", "jsonl", "--max-tokens", "200"], workdir)
     rows = [json.loads(line) for line in out.stdout.splitlines()]
-    assert len(rows) > 20 and all({"text", "char_start", "char_end", "page_num", "token_count"} <= set(r) for r in rows)
+    assert len(rows) > 20 and all({"id", "content", "char_start", "char_end", "page_start", "token_count", "headings",
+                                   "kind"} <= set(r) for r in rows)
     missing = run(["ingest", "nowhere"], workdir)
     assert missing.returncode == 2 and "nowhere: no such file or folder" in missing.stderr
     (workdir / "empty").mkdir()

@@ -52,9 +52,16 @@ def test_json_chunks_are_valid_and_within_the_token_cap(corpus):
     chunks = splitter_for("iso_3166-1.json", Settings(max_tokens=200)).split(pages)
     assert len(chunks) > 20
     assert all(c.token_count <= 200 for c in chunks)
-    names = [e["name"] for c in chunks for e in json.loads(c.text)["3166-1"].values()]
+    # Lists stay lists: each chunk holds a run of the country list, in order, none lost or repeated.
+    names = [e["name"] for c in chunks for e in json.loads(c.text)["3166-1"]]
     assert names == [e["name"] for e in json.loads(data)["3166-1"]]
     assert chunks[0].headings == ("/3166-1",)
+    # Offsets are the span of the chunk's elements in the document text, in order and disjoint.
+    text = pages[0].text
+    assert all(a.char_end < b.char_start for a, b in zip(chunks, chunks[1:]))
+    for chunk in chunks:
+        elements = json.loads(f"[{text[chunk.char_start:chunk.char_end]}]")
+        assert elements == json.loads(chunk.text)["3166-1"]
 
 
 def test_html_sections_carry_headings_and_never_span_two_sections():

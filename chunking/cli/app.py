@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
+import sys
 from typing import Sequence
 
 from chunking import __version__
@@ -21,31 +23,67 @@ Set AZURE_SEARCH_ENDPOINT and AZURE_OPENAI_ENDPOINT (+ deployment settings) to u
 
 Page numbers: fields (page_start, page_end, --format jsonl) are 0-based; sourcepage (#page=N) and the tables
 printed for people are 1-based.
-Exit status: 0 success; 1 some document failed (ingest) ; 2 bad usage or unreachable service.
+Exit status: 0 success; 1 a document failed (ingest, split) or a folder held no supported file (ingest);
+2 bad usage (unknown option, bad value, missing file) or a service that cannot be reached; 130 interrupted;
+141 the output was closed early (piped into head), as for other Unix tools.
 """
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     """Parse *argv* (default ``sys.argv[1:]``), read the settings from the environment and run the command.
 
-    Returns the exit status (see the epilog of ``--help``); argparse exits with 2 on bad usage.
+    *prog* names the program in usage and error lines; by default the name it was started by (``chunking``
+    for the console script; ``python -m chunking`` passes its own). Returns the exit status (see the epilog of
+    ``--help``); argparse exits with 2 on bad usage, from the parser of the command at fault.
     """
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    if prog is None:
+        prog = _started_as() if argv is None else "chunking"
+    parser = build_parser(prog)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # argparse would blame the top-level parser; the command's own usage is the helpful one
+        parser.subcommand(args.command).error(f"unrecognized arguments: {' '.join(extra)}")
     logging.basicConfig(level=logging.WARNING if not args.verbose else logging.INFO, format="%(levelname)s %(message)s")
     from chunking.settings import Settings, SettingsError
 
     try:
         settings = Settings.from_env()
     except SettingsError as exc:
-        parser.error(str(exc))
-    return args.func(args, settings)
+        print(f"{prog}: {exc}", file=sys.stderr)
+        return 2
+    try:
+        status = args.func(args, settings)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+    except BrokenPipeError:
+        # Piped into `head` and the like: stop quietly, as Unix tools do; stdout goes to /dev/null so the
+        # interpreter's final flush has nowhere to fail.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except KeyboardInterrupt:
+        print(f"{args.prog}: interrupted", file=sys.stderr)
+        return 130
+    return status
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The top-level parser with one subparser per module of :data:`COMMANDS`."""
-    parser = argparse.ArgumentParser(
-        prog="python -m chunking",
+def _started_as() -> str:
+    """How the program was started: the console script's name (``chunking``), or ``python -m chunking``."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if name in ("", "__main__.py", "-c", "-m"):
+        return "python -m chunking"
+    return name[:-4] if name.lower().endswith(".exe") else name
+
+
+class _Parser(argparse.ArgumentParser):
+    """The top-level parser, which knows its command parsers by name."""
+
+    def subcommand(self, name: str) -> argparse.ArgumentParser:
+        return self._commands.choices[name]
+
+
+def build_parser(prog: str = "chunking") -> _Parser:
+    """The top-level parser with one subparser per module of :data:`COMMANDS`; each command's parser sets
+    ``prog`` (``"chunking ingest"``) in the namespace, for its error lines."""
+    parser = _Parser(
+        prog=prog,
         description="Chunk documents for retrieval-augmented generation and index them for search.",
         epilog=_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -60,4 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser = lambda *a, **k: real_add(*a, parents=[common], **k)  # -v after the command too
     for command in COMMANDS:
         command.add_parser(sub)
+    for command_parser in sub.choices.values():
+        command_parser.set_defaults(prog=command_parser.prog)
+    parser._commands = sub
     return parser

@@ -1,10 +1,25 @@
-"""What the commands print with: aligned tables for people."""
+"""What the commands print with: one style of error line, plurals, aligned tables for people."""
 
 from __future__ import annotations
 
+import argparse
+import sys
 from typing import Sequence
 
-__all__ = ["table"]
+__all__ = ["fail", "plural", "table"]
+
+
+def fail(args: argparse.Namespace, reason: str, *, path: object = None, status: int = 2) -> int:
+    """Print ``PROG COMMAND: [PATH: ]REASON`` on stderr (the one style of every CLI error) and return *status*
+    (2 for bad usage or an unreachable service, 1 for a document that failed; see ``--help``)."""
+    where = f"{path}: " if path is not None else ""
+    print(f"{args.prog}: {where}{reason}", file=sys.stderr)
+    return status
+
+
+def plural(count: int, noun: str, plural_form: str | None = None) -> str:
+    """``"1 file"``, ``"2 files"``, ``"0 files"``; *plural_form* when adding ``s`` is wrong (``"entries"``)."""
+    return f"{count} {noun if count == 1 else plural_form or noun + 's'}"
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> None:

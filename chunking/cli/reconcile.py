@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
+
+from chunking.cli.output import fail
 
 __all__ = ["add_parser", "run"]
 
@@ -32,11 +33,9 @@ def run(args: argparse.Namespace, settings) -> int:
                          .get_container_client(settings.documents_container))
         report = handlers.handle_reconcile()
     except (StorageError, ValueError) as exc:
-        print(f"python -m chunking reconcile: {exc}", file=sys.stderr)
-        return 2
+        return fail(args, str(exc))
     except AzureError as exc:
-        print(f"python -m chunking reconcile: {type(exc).__name__}: {str(exc).splitlines()[0]}", file=sys.stderr)
-        return 2
+        return fail(args, f"{type(exc).__name__}: {str(exc).splitlines()[0]}")
     data = report.to_dict()
     if args.json:
         print(json.dumps(data, ensure_ascii=False, indent=2))

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
+
+from chunking.cli.arguments import count_at_least
+from chunking.cli.output import fail
 
 __all__ = ["add_parser", "run"]
 
@@ -14,28 +16,28 @@ def add_parser(sub) -> None:
     search = sub.add_parser("search", help="hybrid (keyword + vector) search of the index",
                             description="Search the index; prints hits with source page and score.")
     search.add_argument("query", help="words or a phrase to look for (any language)")
-    search.add_argument("-k", type=int, default=5, metavar="N", help="number of hits (default 5)")
+    search.add_argument("-k", type=count_at_least(1), default=5, metavar="N", help="number of hits (default 5)")
     search.add_argument("--json", action="store_true",
                         help="print hits as a JSON list of {source, sourcepage, content, score, …}")
     search.add_argument("--parents", action="store_true",
                         help="small-to-big: search the small chunks, print their parent chunks (hierarchical, "
                         "small_to_big and propositions strategies), each with its matching children")
-    search.add_argument("--window", type=int, default=0, metavar="K",
+    search.add_argument("--window", type=count_at_least(0), default=0, metavar="K",
                         help="sentence window: print each hit with K sentences on each side (sentence_window)")
     search.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace, settings) -> int:
-    """Print the hits of ``args.query``; 2 on an empty query or a bad ``-k``."""
+    """Print the hits of ``args.query``; 2 on an empty query. A local index that does not exist yet has no
+    hits and is not created."""
     from chunking.embeddings import make_embedder
     from chunking.index import make_index
 
     if not args.query.strip():
-        print("python -m chunking search: the query is empty", file=sys.stderr)
-        return 2
-    if args.k < 1:
-        print(f"python -m chunking search: -k must be at least 1, got {args.k}", file=sys.stderr)
-        return 2
+        return fail(args, "the query is empty")
+    if settings.index_backend == "local" and not settings.local_index_path.exists():
+        print("[]" if args.json else f"no hits (the index is empty: run `{_ingest_hint(args)}` first)")
+        return 0
     index = make_index(settings)
     index.ensure()
     if args.parents or args.window:
@@ -51,7 +53,7 @@ def run(args: argparse.Namespace, settings) -> int:
         ], ensure_ascii=False, indent=2))
         return 0
     if not hits:
-        print("no hits" + ("" if index.count() else " (the index is empty: run `python -m chunking ingest PATH` first)"))
+        print("no hits" + ("" if index.count() else f" (the index is empty: run `{_ingest_hint(args)}` first)"))
         return 0
     for rank, hit in enumerate(hits, 1):
         heading = " > ".join(hit.record.headings)
@@ -59,6 +61,10 @@ def run(args: argparse.Namespace, settings) -> int:
         snippet = " ".join(hit.record.content.split())
         print(f"   {snippet[:300]}{'…' if len(snippet) > 300 else ''}\n")
     return 0
+
+
+def _ingest_hint(args: argparse.Namespace) -> str:
+    return args.prog.rsplit(" ", 1)[0] + " ingest PATH"
 
 
 def _search_parents(args: argparse.Namespace, index, embedder) -> int:
@@ -78,8 +84,7 @@ def _search_parents(args: argparse.Namespace, index, embedder) -> int:
         ], ensure_ascii=False, indent=2))
         return 0
     if not results:
-        print("no hits" + ("" if index.count() else
-                           " (the index is empty: run `python -m chunking ingest PATH` first)"))  # fmt: skip
+        print("no hits" + ("" if index.count() else f" (the index is empty: run `{_ingest_hint(args)}` first)"))
         return 0
     for rank, r in enumerate(results, 1):
         heading = " > ".join(r.record.headings)

@@ -1,60 +1,82 @@
-"""``chunking split FILE``: parse and split one file and print its chunks; nothing is indexed."""
+"""``chunking split FILE``: parse and split one file and print the records ``ingest`` would store for it;
+nothing is indexed and nothing is written."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 
-from chunking.cli.output import table
+from chunking.cli.arguments import count_at_least
+from chunking.cli.output import fail, plural, table
 
 __all__ = ["add_parser", "run"]
 
 
 def add_parser(sub) -> None:
     """Add the ``split`` subparser to *sub* (``argparse`` subparsers)."""
-    split = sub.add_parser("split", help="print the chunks of one file (nothing is indexed)",
-                           description="Parse and split one file and print its chunks.")
-    split.add_argument("file", type=Path)
-    split.add_argument("--format", choices=("table", "jsonl"), default="table", help="output format (default table)")
+    split = sub.add_parser(
+        "split", help="print the chunks of one file as ingest would store them (nothing is indexed)",
+        description="Parse and split one file and print its chunks exactly as `ingest` would store them (same "
+        "ids, citations, heading paths and kinds). Exits 1 when the file cannot be read or split, 2 on bad usage.")
+    split.add_argument("file", type=Path, metavar="FILE")
+    split.add_argument("--format", choices=("table", "jsonl"), default="table",
+                       help="table (default), or jsonl: one index record per line, without the embedding")
     split.add_argument("--splitter", default="auto", metavar="NAME",
                        help="auto (the format's default); sentence, markdown, html, json, csv, code:<language> "
                        "(e.g. code:python); or a strategy: semantic, hierarchical, small_to_big, sentence_window, "
                        "propositions, llm, router, and any of these with +enrich")
-    split.add_argument("--max-tokens", type=int, default=None, metavar="N", help="token cap of text chunks (default 500); tables and figures stay whole up to 8191")
-    split.add_argument("--max-chars", type=int, default=None, metavar="N",
+    split.add_argument("--max-tokens", type=count_at_least(1), default=None, metavar="N",
+                       help="token cap of text chunks (default 500); tables and figures stay whole up to 8191")
+    split.add_argument("--max-chars", type=count_at_least(1), default=None, metavar="N",
                        help="soft character length per chunk (default 1000)")
     split.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace, settings) -> int:
-    """Print the chunks of ``args.file``; 2 when it cannot be read or split."""
+    """Print the records of ``args.file``; 1 when it cannot be parsed or split, 2 on a bad path or splitter."""
+    from chunking.batch import LOCAL_CONTAINER, source_name
     from chunking.formats import extension_of, splitter_for
+    from chunking.ids import doc_id
     from chunking.parsers import ParseError, parse_document
+    from chunking.pipeline import document_records, source_version
 
+    path: Path = args.file
+    if path.is_dir():
+        return fail(args, "is a folder; split takes one file (ingest takes folders)", path=path)
+    if not path.is_file():
+        return fail(args, "no such file or folder", path=path)
     overrides = {k: v for k, v in (("max_tokens", args.max_tokens), ("max_chars", args.max_chars)) if v is not None}
     if args.splitter != "auto":
-        overrides["splitters"] = {**settings.splitters, extension_of(args.file.name): args.splitter}
+        overrides["splitters"] = {**settings.splitters, extension_of(path.name): args.splitter}
     settings = settings.replace(**overrides)
+    source = source_name(path)  # the name ingest gives it, so the ids and citations are the same
     try:
-        pages = parse_document(args.file.read_bytes(), source=args.file.name, max_bytes=settings.max_document_bytes)
-    except (OSError, ParseError) as exc:
-        print(f"python -m chunking split: {exc}", file=sys.stderr)
-        return 2
-    try:
-        chunks = list(splitter_for(args.file.name, settings).split(pages))
+        splitter = splitter_for(source, settings)
     except ValueError as exc:
-        print(f"python -m chunking split: {exc}", file=sys.stderr)
-        return 2
+        return fail(args, str(exc))
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return fail(args, f"cannot be read: {exc.strerror or exc}", path=path, status=1)
+    try:
+        pages = parse_document(data, source=source, max_bytes=settings.max_document_bytes)
+        chunks = list(splitter.split(pages))
+    except ParseError as exc:
+        return fail(args, exc.reason, path=path, status=1)
+    except ValueError as exc:
+        return fail(args, str(exc), path=path, status=1)
+    records = document_records(pages, chunks, doc_id=doc_id(LOCAL_CONTAINER, source),
+                               version=source_version(data, splitter), source=source)
     if args.format == "jsonl":
-        for chunk in chunks:
-            print(json.dumps(chunk.to_dict(), ensure_ascii=False))
+        for record in records:
+            row = record.to_dict()
+            del row["embedding"]
+            print(json.dumps(row, ensure_ascii=False))
         return 0
-    rows = [(n, f"{c.page_start + 1}" if c.page_start == c.page_end else f"{c.page_start + 1}-{c.page_end + 1}",
-             f"{c.char_start}-{c.char_end}", c.token_count, len(c.text), c.kind, " ".join(c.text.split())[:70])
-            for n, c in enumerate(chunks)]
-    table(("#", "page", "chars", "tokens", "len", "kind", "text"), rows)
-    print(f"\n{len(chunks)} chunk{'s' * (len(chunks) != 1)} from {len(pages)} page{'s' * (len(pages) != 1)} "
-          f"of {args.file}")
+    rows = [(r.ordinal, f"{r.page_start + 1}" if r.page_start == r.page_end else f"{r.page_start + 1}-{r.page_end + 1}",
+             f"{r.char_start}-{r.char_end}", r.token_count, len(r.content), r.kind, " > ".join(r.headings)[:40],
+             " ".join(r.content.split())[:60]) for r in records]
+    table(("#", "page", "chars", "tokens", "len", "kind", "headings", "text"), rows)
+    print(f"\n{plural(len(records), 'chunk')} from {plural(len(pages), 'page')} of {source}")
     return 0

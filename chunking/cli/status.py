@@ -19,10 +19,12 @@ def add_parser(sub) -> None:
 
 
 def run(args: argparse.Namespace, settings) -> int:
-    """Print the ledger's counts, failures and notes; always 0."""
-    from chunking.ledger import make_ledger
+    """Print the ledger's counts, failures and notes; always 0. A local ledger that does not exist yet reads as
+    empty and is not created."""
+    from chunking.ledger import local_ledger_path, make_ledger
 
-    entries = make_ledger(settings).entries()
+    present = settings.ledger_backend == "table" or local_ledger_path(settings).exists()
+    entries = make_ledger(settings).entries() if present else []
     counts = {s: sum(1 for e in entries if e.status == s) for s in ("indexed", "queued", "sending", "failed", "deleted")}
     failed = [e for e in entries if e.status == "failed"]
     noted = [e for e in entries if e.note and e.status != "failed"]

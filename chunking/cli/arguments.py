@@ -1,0 +1,23 @@
+"""Argument types shared by the commands, so a bad value is a usage error naming the option."""
+
+from __future__ import annotations
+
+import argparse
+
+__all__ = ["count_at_least"]
+
+
+def count_at_least(minimum: int):
+    """An argparse ``type`` for whole numbers ≥ *minimum*: ``--max-tokens 0`` is refused by the parser with
+    ``argument --max-tokens: must be at least 1, got 0`` (exit status 2), before anything runs."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        return value
+
+    return parse
