@@ -268,6 +268,8 @@ def _format_splitter(name: str, settings: Settings,
                          f"{', '.join(SPLITTER_NAMES)}")
     config = {"splitter": name, "max_tokens": settings.max_tokens, "max_chars": settings.max_chars,
               "rules": _RULES_VERSION}
+    if name == "json":  # chunks keep lists and carry source offsets since rules 2: re-split stored JSON
+        config["json_rules"] = 2
     if name in ("sentence", "html"):
         from chunking.splitters import SentenceSplitterConfig
 

@@ -172,7 +172,15 @@ def split_json_spans(text: str, max_tokens: int, count: Callable[[str], int]) ->
     if max_tokens < 1:
         raise ValueError(f"max_tokens must be ≥ 1, got {max_tokens}")
     root = parse_spans(text)
-    todo = deque(_Entry(((root, key),), start, child, -1) for key, start, child in root.items)
+    return _pack(deque(_children(_Entry((), 0, root, 0))), max_tokens, count)
+
+
+def _children(entry: _Entry) -> list[_Entry]:
+    return [_Entry((*entry.path, (entry.node, key)), start, child, -1) for key, start, child in entry.node.items]
+
+
+def _pack(todo: deque[_Entry], max_tokens: int, count: Callable[[str], int]) -> list[JsonPiece]:
+    """Steps 1-3 of the module docstring over *todo* (items in document order)."""
     pieces: list[JsonPiece] = []
     current: list[_Entry] = []
     used = 0
@@ -191,8 +199,7 @@ def split_json_spans(text: str, max_tokens: int, count: Callable[[str], int]) ->
         if alone <= max_tokens or not entry.node.items:
             current, used = [entry], alone
             continue
-        todo.extendleft(reversed([_Entry((*entry.path, (entry.node, key)), start, child, -1)
-                                  for key, start, child in entry.node.items]))
+        todo.extendleft(reversed(_children(entry)))
     if current:
         pieces.extend(_close(current, max_tokens, count))
     return pieces
@@ -216,6 +223,9 @@ def _close(entries: list[_Entry], max_tokens: int, count: Callable[[str], int]) 
         if tokens > max_tokens and len(run) > 1:
             half = len(run) // 2
             runs.extend((run[half:], run[:half]))  # the first half is popped first: document order
+            continue
+        if tokens > max_tokens and run[0].node.items:  # one divisible value over the cap: its items instead
+            out.extend(_pack(deque(_children(run[0])), max_tokens, count))
             continue
         out.append(JsonPiece(chunk_text, run[0].start, run[-1].node.end, tokens, _pointer(run),
                              oversize=tokens > max_tokens))
