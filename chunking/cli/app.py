@@ -23,9 +23,9 @@ Set AZURE_SEARCH_ENDPOINT and AZURE_OPENAI_ENDPOINT (+ deployment settings) to u
 
 Page numbers: fields (page_start, page_end, --format jsonl) are 0-based; sourcepage (#page=N) and the tables
 printed for people are 1-based.
-Exit status: 0 success; 1 a document failed (ingest, split) or a folder held no supported file (ingest);
-2 bad usage (unknown option, bad value, missing file) or a service that cannot be reached; 130 interrupted;
-141 the output was closed early (piped into head), as for other Unix tools.
+Exit status: 0 success; 1 a document failed (ingest, split, reconcile) or a folder held no supported file
+(ingest); 2 bad usage (unknown option, bad value, missing file) or a service that cannot be reached or
+refuses; 130 interrupted; 141 the output was closed early (piped into head), as for other Unix tools.
 """
 
 
@@ -61,7 +61,25 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{args.prog}: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:
+        if not _is_service_error(exc):
+            raise
+        first_line = (str(exc).strip().splitlines() or [""])[0]
+        ours = type(exc).__module__.startswith("chunking.")  # our messages name the resource already
+        print(f"{args.prog}: {'' if ours else type(exc).__name__ + ': '}{first_line}", file=sys.stderr)
+        return 2
     return status
+
+
+def _is_service_error(exc: Exception) -> bool:
+    """An index, embedding or storage service that failed or could not be reached: not a bug, so one line and
+    exit status 2 instead of a traceback. Matched by origin so that no SDK is imported to check."""
+    from chunking.embeddings import EmbeddingError
+    from chunking.index.base import IndexError_
+
+    module = type(exc).__module__
+    return (isinstance(exc, (IndexError_, EmbeddingError)) or module == "chunking.storage"
+            or module.split(".", 1)[0] in ("azure", "openai", "httpx", "httpx2"))
 
 
 def _started_as() -> str:

@@ -69,7 +69,7 @@ def test_folder_with_no_supported_file_says_so_exits_1_and_creates_nothing(cli):
 
 
 def test_read_only_commands_create_nothing_in_an_empty_folder(cli):
-    assert cli("status") == (0, "0 indexed, 0 queued, 0 failed, 0 deleted\n", "")
+    assert cli("status") == (0, "0 indexed, 0 queued, 0 sending, 0 failed, 0 deleted\n", "")
     assert cli("status", "--json").out.startswith('{\n  "counts": {\n    "indexed": 0,')
     assert cli("search", "anything") == (
         0, "no hits (the index is empty: run `chunking ingest PATH` first)\n", "")
@@ -96,9 +96,9 @@ def test_plurals_in_summaries(cli):
 def test_exit_statuses_are_documented_in_help(cli):
     run = cli("--help")
     assert run.status == 0
-    assert ("Exit status: 0 success; 1 a document failed (ingest, split) or a folder held no supported file "
-            "(ingest);\n2 bad usage (unknown option, bad value, missing file) or a service that cannot be "
-            "reached;") in run.out
+    assert ("Exit status: 0 success; 1 a document failed (ingest, split, reconcile) or a folder held no supported "
+            "file\n(ingest); 2 bad usage (unknown option, bad value, missing file) or a service that cannot be "
+            "reached or\nrefuses;") in run.out
 
 
 def test_prog_follows_how_the_program_was_started(tmp_path, monkeypatch):
@@ -121,3 +121,28 @@ def test_closed_pipe_stops_quietly(tmp_path):
     assert piped.stderr == ""
     assert piped.returncode == 141  # pipefail: the CLI's own status, as for other Unix tools
     assert piped.stdout.startswith('{"id": ')
+
+
+def test_an_index_file_that_is_not_sqlite_is_one_line_and_exit_2(cli):
+    (cli.cwd / ".chunking").mkdir()
+    (cli.cwd / ".chunking" / "index.sqlite3").write_text("not a database")
+    (cli.cwd / "a.md").write_text("# A\nsome text\n")
+    for args in (("ingest", "a.md"), ("search", "text")):
+        run = cli(*args)
+        assert run.status == 2 and run.out == ""
+        assert run.err == (f"chunking {args[0]}: .chunking/index.sqlite3 is not a usable local index: file is not a "
+                           "database\n")
+
+
+def test_an_unreachable_search_service_is_one_line_and_exit_2(cli, monkeypatch):
+    import socket
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("AZURE_SEARCH_ENDPOINT", f"http://127.0.0.1:{port}")
+    monkeypatch.setenv("AZURE_SEARCH_API_KEY", "test-key")
+    monkeypatch.setenv("AZURE_SEARCH_RETRY_TOTAL", "0")
+    run = cli("search", "text")
+    assert run.status == 2 and run.out == ""
+    assert run.err.startswith("chunking search: ServiceRequestError: ") and len(run.err.splitlines()) == 1, run.err
