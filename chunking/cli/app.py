@@ -75,7 +75,7 @@ def _is_service_error(exc: Exception) -> bool:
     """An index, embedding or storage service that failed or could not be reached: not a bug, so one line and
     exit status 2 instead of a traceback. Matched by origin so that no SDK is imported to check."""
     from chunking.embeddings import EmbeddingError
-    from chunking.index.base import IndexError_
+    from chunking.index import IndexError_
 
     module = type(exc).__module__
     return (isinstance(exc, (IndexError_, EmbeddingError)) or module == "chunking.storage"

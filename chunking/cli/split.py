@@ -35,9 +35,10 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace, settings) -> int:
     """Print the records of ``args.file``; 1 when it cannot be parsed or split, 2 on a bad path or splitter."""
-    from chunking.batch import LOCAL_CONTAINER, source_name
-    from chunking.formats import extension_of, splitter_for
+    from chunking.format_splitters import splitter_for
+    from chunking.formats import extension_of
     from chunking.ids import doc_id
+    from chunking.ingest import LOCAL_CONTAINER, source_name
     from chunking.parsers import ParseError, parse_document
     from chunking.pipeline import document_records, source_version
 

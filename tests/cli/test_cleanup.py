@@ -8,7 +8,7 @@ import json
 import shlex
 from pathlib import Path
 
-from chunking.batch import LOCAL_CONTAINER, collect_files
+from chunking.ingest import LOCAL_CONTAINER, collect_files
 from chunking.cli.app import build_parser
 from chunking.ids import doc_id
 from chunking.index.local import LocalIndex

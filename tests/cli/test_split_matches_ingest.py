@@ -7,7 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
-from chunking.batch import LOCAL_CONTAINER
+from chunking.ingest import LOCAL_CONTAINER
 from chunking.ids import doc_id
 from chunking.index.local import LocalIndex
 from chunking.settings import Settings
