@@ -62,8 +62,10 @@ def run(args: argparse.Namespace, settings) -> int:
         return fail(args, f"no supported file{passed}", path=where, status=1)
     index = make_index(settings)
     index.ensure()
+    pipeline_log = logging.getLogger("chunking.pipeline")
+    level = pipeline_log.level
     if not args.verbose:  # failures are reported below, once, in the CLI's own style
-        logging.getLogger("chunking.pipeline").setLevel(logging.CRITICAL)
+        pipeline_log.setLevel(logging.CRITICAL)
     try:
         summary = ingest_files(
             files, settings=settings, embedder=make_embedder(settings), index=index, ledger=make_ledger(settings),
@@ -72,6 +74,8 @@ def run(args: argparse.Namespace, settings) -> int:
         )
     except ValueError as exc:
         return fail(args, str(exc))
+    finally:
+        pipeline_log.setLevel(level)
     summary.ignored = ignored
     totals = summary.to_dict()
     if args.json:

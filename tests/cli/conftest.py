@@ -25,7 +25,7 @@ class Run(NamedTuple):
 
 @pytest.fixture
 def cli(tmp_path, monkeypatch, capsys):
-    """``cli("ingest", "docs")`` -> ``Run(status, out, err)``, in *tmp_path* (also ``cli.cwd``)."""
+    """``cli("ingest", "notes")`` -> ``Run(status, out, err)``, in *tmp_path* (also ``cli.cwd``)."""
     for key in list(os.environ):
         if key.startswith(("AZURE_", "OPENAI_", "AzureWebJobs", "CHUNKING_", "SPLIT", "INDEX_", "LEDGER_",
                            "EMBEDDING_", "CHAT_")):

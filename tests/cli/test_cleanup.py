@@ -27,47 +27,47 @@ def versions(cwd: Path, source: str) -> list[str]:
 
 
 def test_full_and_scoped_full_remove_a_version_left_by_cleanup_none(cli):
-    docs = cli.cwd / "docs"
-    docs.mkdir()
+    notes = cli.cwd / "notes"
+    notes.mkdir()
     for mode in ("full", "scoped_full"):
-        (docs / "a.md").write_text("# A\nThe first text.\n")
-        (docs / "b.md").write_text(f"# B\nAnother file, for {mode}.\n")
-        assert cli("ingest", "docs").status == 0
-        (docs / "a.md").write_text("# A\nThe second text.\n")
-        assert cli("ingest", "docs", "--cleanup", "none").status == 0
-        assert len(versions(cli.cwd, "docs/a.md")) == 2  # none keeps the old version
-        assert json.loads(cli("ingest", "docs", "--json").out)["stale_chunks_deleted"] == {}  # incremental: kept
-        assert len(versions(cli.cwd, "docs/a.md")) == 2
+        (notes / "a.md").write_text("# A\nThe first text.\n")
+        (notes / "b.md").write_text(f"# B\nAnother file, for {mode}.\n")
+        assert cli("ingest", "notes").status == 0
+        (notes / "a.md").write_text("# A\nThe second text.\n")
+        assert cli("ingest", "notes", "--cleanup", "none").status == 0
+        assert len(versions(cli.cwd, "notes/a.md")) == 2  # none keeps the old version
+        assert json.loads(cli("ingest", "notes", "--json").out)["stale_chunks_deleted"] == {}  # incremental: kept
+        assert len(versions(cli.cwd, "notes/a.md")) == 2
 
-        run = cli("ingest", "docs", "--cleanup", mode)
+        run = cli("ingest", "notes", "--cleanup", mode)
         assert run.status == 0, run.err
         assert "\n1 chunk of old versions deleted from 1 document\n" in run.out
-        assert len(versions(cli.cwd, "docs/a.md")) == 1 and len(versions(cli.cwd, "docs/b.md")) == 1
+        assert len(versions(cli.cwd, "notes/a.md")) == 1 and len(versions(cli.cwd, "notes/b.md")) == 1
         hits = json.loads(cli("search", "first text", "-k", "5", "--json").out)
-        assert [h["content"] for h in hits if h["source"] == "docs/a.md"] == ["# A\nThe second text."]
-        again = json.loads(cli("ingest", "docs", "--cleanup", mode, "--json").out)
+        assert [h["content"] for h in hits if h["source"] == "notes/a.md"] == ["# A\nThe second text."]
+        again = json.loads(cli("ingest", "notes", "--cleanup", mode, "--json").out)
         assert again["stale_chunks_deleted"] == {} and again["skipped"] == 2
 
 
 def test_summary_hints_at_scoped_full_when_indexed_files_disappeared(cli):
-    docs = cli.cwd / "docs"
-    docs.mkdir()
+    notes = cli.cwd / "notes"
+    notes.mkdir()
     for name in ("a.md", "b.md", "c.md"):
-        (docs / name).write_text(f"# {name}\nText of {name}.\n")
-    assert cli("ingest", "docs").status == 0
-    (docs / "b.md").unlink()
-    run = cli("ingest", "docs")
+        (notes / name).write_text(f"# {name}\nText of {name}.\n")
+    assert cli("ingest", "notes").status == 0
+    (notes / "b.md").unlink()
+    run = cli("ingest", "notes")
     assert run.status == 0
-    assert run.out.endswith("\n1 indexed file no longer found under docs/ (docs/b.md) is still searchable; run "
+    assert run.out.endswith("\n1 indexed file no longer found under notes/ (notes/b.md) is still searchable; run "
                             "again with --cleanup scoped_full to delete it\n")
-    (docs / "c.md").unlink()
-    assert json.loads(cli("ingest", "docs", "--json").out)["vanished_sources"] == ["docs/b.md", "docs/c.md"]
-    assert "2 indexed files no longer found under docs/ (docs/b.md, docs/c.md) are still searchable; run " \
-           "again with --cleanup scoped_full to delete them\n" in cli("ingest", "docs").out
+    (notes / "c.md").unlink()
+    assert json.loads(cli("ingest", "notes", "--json").out)["vanished_sources"] == ["notes/b.md", "notes/c.md"]
+    assert "2 indexed files no longer found under notes/ (notes/b.md, notes/c.md) are still searchable; run " \
+           "again with --cleanup scoped_full to delete them\n" in cli("ingest", "notes").out
 
-    run = cli("ingest", "docs", "--cleanup", "scoped_full")
+    run = cli("ingest", "notes", "--cleanup", "scoped_full")
     assert ", 2 deleted, " in run.out and "--cleanup" not in run.out
-    assert "no longer found" not in cli("ingest", "docs").out
+    assert "no longer found" not in cli("ingest", "notes").out
 
 
 def test_exclude_keeps_matching_files_of_a_folder_out(tmp_path):

@@ -30,16 +30,16 @@ def stored(cwd: Path, source: str) -> list[dict]:
 
 
 def test_split_jsonl_is_what_ingest_stores(cli):
-    docs = cli.cwd / "docs"
-    docs.mkdir()
+    notes = cli.cwd / "notes"
+    notes.mkdir()
     for name in SAMPLES:
-        shutil.copy(ROOT / "samples" / name, docs / name)
-    assert cli("ingest", "docs").status == 0
+        shutil.copy(ROOT / "samples" / name, notes / name)
+    assert cli("ingest", "notes").status == 0
     for name in SAMPLES:
-        run = cli("split", f"docs/{name}", "--format", "jsonl")
+        run = cli("split", f"notes/{name}", "--format", "jsonl")
         assert run.status == 0, run.err
         printed = [json.loads(line) for line in run.out.splitlines()]
-        assert printed == stored(cli.cwd, f"docs/{name}"), name
+        assert printed == stored(cli.cwd, f"notes/{name}"), name
         assert len(printed) > 1
 
 

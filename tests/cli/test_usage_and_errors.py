@@ -12,8 +12,8 @@ from tests.cli.conftest import run_process
 
 
 def test_unknown_option_prints_the_commands_usage_not_the_top_level_one(cli):
-    (cli.cwd / "docs").mkdir()
-    run = cli("ingest", "docs", "--bogus")
+    (cli.cwd / "notes").mkdir()
+    run = cli("ingest", "notes", "--bogus")
     assert run.status == 2
     assert run.err.startswith("usage: chunking ingest [-h]")
     assert run.err.endswith("chunking ingest: error: unrecognized arguments: --bogus\n")
@@ -26,8 +26,8 @@ def test_missing_file_is_named_in_the_same_words_by_split_and_ingest(cli):
 
 
 def test_split_of_a_folder_says_so(cli):
-    (cli.cwd / "docs").mkdir()
-    assert cli("split", "docs") == (2, "", "chunking split: docs: is a folder; split takes one file (ingest takes "
+    (cli.cwd / "notes").mkdir()
+    assert cli("split", "notes") == (2, "", "chunking split: notes: is a folder; split takes one file (ingest takes "
                                            "folders)\n")
 
 
@@ -80,16 +80,16 @@ def test_read_only_commands_create_nothing_in_an_empty_folder(cli):
 
 
 def test_plurals_in_summaries(cli):
-    docs = cli.cwd / "docs"
-    docs.mkdir()
-    (docs / "a.md").write_text("# A\nOne short note.\n")
-    (docs / "LICENSE").write_text("not a document type we read")
-    run = cli("ingest", "docs")
+    notes = cli.cwd / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\nOne short note.\n")
+    (notes / "LICENSE").write_text("not a document type we read")
+    run = cli("ingest", "notes")
     assert run.status == 0, run.err
     assert " embedding tokens in 1 request (offline) -> " in run.out
-    assert "\n1 file of unsupported types passed over: docs/LICENSE\n" in run.out
-    assert cli("split", "docs/a.md").out.endswith("\n1 chunk from 1 page of docs/a.md\n")
-    again = cli("ingest", "docs")
+    assert "\n1 file of unsupported types passed over: notes/LICENSE\n" in run.out
+    assert cli("split", "notes/a.md").out.endswith("\n1 chunk from 1 page of notes/a.md\n")
+    again = cli("ingest", "notes")
     assert "0 embedding tokens in 0 requests" in again.out
 
 
