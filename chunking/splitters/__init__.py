@@ -8,6 +8,7 @@ from chunking.splitters.character import (
     RecursiveCharacterTextSplitter,
 )
 from chunking.splitters.html_header import HTMLHeaderTextSplitter
+from chunking.splitters.html_section import HTMLSectionSplitter
 from chunking.splitters.json_splitter import RecursiveJsonSplitter
 from chunking.splitters.languages import Language
 from chunking.splitters.markdown import (
@@ -25,6 +26,7 @@ __all__ = [
     "CharacterTextSplitter",
     "ExperimentalMarkdownSyntaxTextSplitter",
     "HTMLHeaderTextSplitter",
+    "HTMLSectionSplitter",
     "JSFrameworkTextSplitter",
     "Language",
     "LatexTextSplitter",

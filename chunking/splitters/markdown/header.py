@@ -8,8 +8,9 @@ Algorithm (docs/splitters.md#markdownheadertextsplitter, after LangChain's ``Mar
    ``{key: text}`` for the stack, outermost first.
 4. A section is the original lines between two splitting headers (the header lines first when
    ``strip_headers=False``), with leading and trailing blank lines removed; blank sections are dropped.
-5. With ``strip_headers=False``, a section made only of header lines is joined to the next section when that
-   one's header path is deeper (LangChain's rule), so ``# A`` directly followed by ``## B`` is not a chunk alone.
+5. With ``strip_headers=False``, a section made only of heading lines (of any level, configured or not) is joined
+   to the next section when that one's header path is deeper (LangChain's rule), so ``# A`` directly followed by
+   ``## B`` is not a chunk alone.
 """
 
 from __future__ import annotations
@@ -97,7 +98,9 @@ def header_sections(
         Non-blank sections in document order, spans trimmed of blank lines.
     """
     hits: dict[int, tuple[int, int, str, str]] = {}  # first line -> (last line, level, key, text)
+    heading_lines: set[int] = set()  # lines of any heading, configured or not
     for heading in find_headings(text, lines):
+        heading_lines.update(range(heading.first_line, heading.last_line + 1))
         if heading.level in atx:
             hits[heading.first_line] = (heading.last_line, heading.level, atx[heading.level], heading.title)
     if custom:
@@ -110,22 +113,23 @@ def header_sections(
     heading_only: list[bool] = []  # per section: nothing but header lines (strip_headers=False)
     stack: list[tuple[int, str, str]] = []  # (level, key, text)
     section_start = 0
-    content_from = 0  # where the section's own content (after its header lines) starts
+    content_line = 0  # the first line of the section's own content (after its header lines)
 
-    def close(end: int) -> None:
+    def close(end: int, end_line: int) -> None:
         span = trim_blank_lines(text, section_start, end)
         if span is not None:
             sections.append(HeaderSection(span[0], span[1], {key: value for _, key, value in stack}))
-            heading_only.append(trim_blank_lines(text, content_from, end) is None if content_from < end else True)
+            heading_only.append(all(index in heading_lines or not lines.line(text, index).strip()
+                                    for index in range(content_line, end_line)))
 
     for first in sorted(hits):
         last, level, key, value = hits[first]
         start, end = lines.spans[first][0], lines.spans[last][1]
-        close(start)
+        close(start, first)
         stack = [entry for entry in stack if entry[0] < level] + [(level, key, value)]
-        content_from = min(end + 1, len(text))
-        section_start = content_from if strip_headers else start
-    close(len(text))
+        content_line = last + 1
+        section_start = min(end + 1, len(text)) if strip_headers else start
+    close(len(text), len(lines.spans))
     if strip_headers or not join_heading_only:
         return sections
     return _merge_heading_only(text, sections, heading_only)

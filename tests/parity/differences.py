@@ -1,0 +1,143 @@
+"""The expected differences from LangChain, each a named predicate tied to its documented reason.
+
+A parity test runs one input through LangChain's class and ours; when the outputs differ, the difference must be
+explained by at least one predicate here whose condition holds for that input, else the test fails. Each reason
+repeats the README's "Coming from LangChain" table (and the class docstring) in short.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from chunking.splitters._spans import SENTENCE_PUNCTUATION
+
+
+@dataclass(frozen=True)
+class Difference:
+    """A documented difference: *applies(case)* is true when the input can show it."""
+
+    name: str
+    reason: str
+    applies: Callable[[dict[str, Any]], bool]
+
+
+def explained(case: dict[str, Any], differences: list[Difference]) -> list[str]:
+    """Names of the differences that apply to *case* (empty: an undocumented difference)."""
+    return [d.name for d in differences if d.applies(case)]
+
+
+def _oversize(case: dict[str, Any]) -> bool:
+    length = case.get("length", len)
+    return any(length(chunk) > case["chunk_size"] for chunk in case["theirs"])
+
+
+def _punctuation_kept(case: dict[str, Any]) -> bool:
+    if case.get("keep_separator", True) is not True:
+        return False
+    text, regex = case["text"], case.get("is_separator_regex", False)
+    for separator in case["separators"]:
+        if not separator:
+            continue
+        for match in re.finditer(separator if regex else re.escape(separator), text):
+            stripped = match.group().strip()
+            if stripped and all(char in SENTENCE_PUNCTUATION for char in stripped):
+                return True
+    return False
+
+
+def _separator_runs(case: dict[str, Any]) -> bool:
+    """LangChain drops the empty pieces between adjacent separators, so it joins their neighbours with one
+    separator; ours keeps the text between merged pieces verbatim."""
+    text = case["text"]
+    return any(separator and (separator * 2 in text or text.startswith(separator) or text.endswith(separator))
+               for separator in case["separators"])
+
+
+def _exact_size_piece(case: dict[str, Any]) -> bool:
+    """LangChain re-splits a piece of exactly chunk_size (it requires <); ours keeps it."""
+    text, size = case["text"], case["chunk_size"]
+    if size in (len(text), len(text.strip())):  # no separator matched: the text is the piece
+        return True
+    for separator in case["separators"]:
+        if separator and separator in text:
+            parts = text.split(separator)
+            lengths = {len(p) for p in parts} | {len(p) + len(separator) for p in parts}
+            lengths |= {len(p.strip()) for p in parts} | {len((separator + p).strip()) for p in parts}
+            if size in lengths:
+                return True
+    return False
+
+
+def _cjk_defaults(case: dict[str, Any]) -> bool:
+    return case.get("default_separators", False) and any(mark in case["text"] for mark in "。！？")
+
+
+OVERSIZE = Difference(
+    "oversize_piece_cut", "a piece over chunk_size is cut (at the last whitespace within the cap, else at a "
+    "character); LangChain emits it whole, over the limit", _oversize)
+PUNCTUATION = Difference(
+    "sentence_punctuation_ends_its_chunk", "keep_separator=True attaches . ! ? 。 ！ ？ ; … to the chunk it closes; "
+    "LangChain starts the next chunk with it", _punctuation_kept)
+RUNS = Difference(
+    "separators_verbatim", "the text between merged pieces is the original separator run, verbatim; LangChain "
+    "drops empty pieces and re-joins with one separator", _separator_runs)
+EXACT = Difference(
+    "exact_size_piece_kept", "a piece of exactly chunk_size is kept (<=); LangChain re-splits it (<)",
+    _exact_size_piece)
+CJK = Difference(
+    "cjk_sentence_ends_in_defaults", "the default separators add 。 ！ ？ between '\\n' and ' '", _cjk_defaults)
+
+BLANK = Difference(
+    "no_blank_chunks", "whitespace-only chunks are never emitted, also with strip_whitespace=False; LangChain emits "
+    "them when it does not strip", lambda case: any(not chunk.strip() for chunk in case["theirs"]))
+
+CHARACTER = [OVERSIZE, PUNCTUATION, RUNS, BLANK]
+RECURSIVE = [OVERSIZE, PUNCTUATION, RUNS, EXACT, CJK, BLANK]
+
+
+def normalize_like_langchain(content: str) -> str:
+    """A verbatim Markdown section as LangChain renders it: lines stripped of spaces and non-printable characters,
+    blank lines dropped, lines joined by two spaces and a newline."""
+    lines = ["".join(filter(str.isprintable, line.strip())) for line in content.split("\n")]
+    return "  \n".join(line for line in lines if line)
+
+
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*\r?$", re.M)
+_INDENTED_HASH = re.compile(r"^(?: {4,}|\t)[ \t]*#", re.M)
+_CLOSING_HASHES = re.compile(r"^ *#{1,6}[ \t].*[ \t]#+[ \t]*\r?$", re.M)
+_HASHTAG = re.compile(r"^[ \t]*#+[^# \t\r\n]", re.M)
+_FENCE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})", re.M)
+_LEADING_SPACE_HEADING = re.compile(r"^[ \t]+#", re.M)
+
+
+def _markdown_structure(case: dict[str, Any]) -> bool:
+    """CommonMark headings: setext headings are headers, a 4-space-indented ``#`` line is code, closing ``#``s are
+    removed, ``#tag`` is not a header, fences close by CommonMark's rules; LangChain strips each line first and
+    closes a fence on any line starting with three backticks or tildes."""
+    text = case["text"]
+    return any(p.search(text) for p in (_SETEXT, _INDENTED_HASH, _CLOSING_HASHES, _HASHTAG, _FENCE,
+                                         _LEADING_SPACE_HEADING))
+
+
+def _verbatim_sections(case: dict[str, Any]) -> bool:
+    ours = [(normalize_like_langchain(content), metadata) for content, metadata in case["ours"]]
+    return ours == [(content, metadata) for content, metadata in case["theirs"]]
+
+
+def _equal_paths_not_merged(case: dict[str, Any]) -> bool:
+    paths = [metadata for _, metadata in case["ours"]]
+    return any(paths[i] == paths[i + 1] for i in range(len(paths) - 1))
+
+
+MARKDOWN_VERBATIM = Difference(
+    "markdown_sections_verbatim", "sections are the original lines (indentation, blank lines kept); LangChain "
+    "strips every line and joins them with '  \\n'", _verbatim_sections)
+MARKDOWN_STRUCTURE = Difference("commonmark_headings_and_fences", _markdown_structure.__doc__ or "",
+                                _markdown_structure)
+MARKDOWN_EQUAL_PATHS = Difference(
+    "equal_header_paths_not_merged", "two sections under equal header paths stay two Documents; LangChain merges "
+    "consecutive lines with equal metadata", _equal_paths_not_merged)
+
+MARKDOWN_HEADER = [MARKDOWN_VERBATIM, MARKDOWN_STRUCTURE, MARKDOWN_EQUAL_PATHS]
