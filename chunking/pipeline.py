@@ -105,7 +105,7 @@ def run_stage_one(
             returned messages itself and the version is ``queued`` at once.
 
     A version already indexed is skipped without parsing. Bad input (unsupported type, empty, corrupt,
-    undecodable, too large) does not raise: the result and the ledger carry the reason, one log line names the
+    undecodable, too large, not what the configured splitter reads) does not raise: the result and the ledger carry the reason, one log line names the
     file, and the previously indexed version stays searchable.
     """
     started = time.perf_counter()
@@ -123,13 +123,14 @@ def run_stage_one(
             return result
     try:
         pages = parse_document(data, source=source, max_bytes=settings.max_document_bytes)
-    except ParseError as exc:
-        result.outcome, result.error = "failed", exc.reason
-        ledger.mark_failed(result.doc_id, source, result.version, exc.reason, container=container)
+        chunks = list(splitter.split(pages))
+    except ValueError as exc:  # ParseError, or a text the configured splitter cannot take (json on Markdown)
+        reason = exc.reason if isinstance(exc, ParseError) else str(exc)
+        result.outcome, result.error = "failed", reason
+        ledger.mark_failed(result.doc_id, source, result.version, reason, container=container)
         result.seconds = time.perf_counter() - started
-        log.error("rejected %s: %s", source, exc.reason)
+        log.error("rejected %s: %s", source, reason)
         return result
-    chunks = list(splitter.split(pages))
     records = document_records(pages, chunks, doc_id=result.doc_id, version=result.version, source=source)
     result.pages = len(pages)
     result.chunks = len(records)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from chunking.cli.output import fail
+from chunking.cli.output import fail, plural
 
 __all__ = ["add_parser", "run"]
 
@@ -40,8 +40,8 @@ def run(args: argparse.Namespace, settings) -> int:
     if args.json:
         print(json.dumps(data, ensure_ascii=False, indent=2))
     else:
-        print(f"checked {data['checked']} blobs: {len(data['missing'])} missing (enqueued), {len(data['stuck'])} "
-              f"stuck (enqueued), {len(data['orphaned'])} orphaned (deleted)"
+        print(f"checked {plural(data['checked'], 'blob')}: {len(data['missing'])} missing (enqueued), "
+              f"{len(data['stuck'])} stuck (enqueued), {len(data['orphaned'])} orphaned (deleted)"
               + (f", {len(data['failed'])} could not be enqueued" if data["failed"] else ""))
         for kind in ("missing", "stuck", "orphaned", "failed"):
             for source in data[kind]:

@@ -146,3 +146,15 @@ def test_an_unreachable_search_service_is_one_line_and_exit_2(cli, monkeypatch):
     run = cli("search", "text")
     assert run.status == 2 and run.out == ""
     assert run.err.startswith("chunking search: ServiceRequestError: ") and len(run.err.splitlines()) == 1, run.err
+
+
+def test_a_document_the_configured_splitter_cannot_take_fails_alone(cli, monkeypatch):
+    monkeypatch.setenv("SPLITTERS", ".md=json")
+    (cli.cwd / "notes").mkdir()
+    (cli.cwd / "notes" / "a.md").write_text("# A\nsome text\n")
+    (cli.cwd / "notes" / "b.json").write_text('{"b": [1, 2]}')
+    run = cli("ingest", "notes")
+    assert run.status == 1
+    assert run.err == ("chunking ingest: notes/a.md: the json splitter needs a JSON document: line 1 column 1: "
+                       "Expecting value\n")
+    assert "1 added, 0 updated, 0 unchanged (skipped), 0 deleted, 1 failed;" in run.out
