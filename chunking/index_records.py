@@ -3,23 +3,28 @@
 from __future__ import annotations
 
 import bisect
+import re
 from typing import Iterable, Sequence
 
 from chunking.ids import chunk_id, content_hash
 from chunking.model import Chunk, ChunkRecord, Page
-from chunking.splitters.markdown.fences import parse_atx_heading, scan_lines
+from chunking.splitters.markdown.fences import scan_lines
+from chunking.splitters.markdown.headings import find_headings
 
 __all__ = ["HeadingOutline", "build_records", "hierarchical_id"]
+
+_SETEXT_UNDERLINE = re.compile(r"^ {0,3}(?:=+|-+)[ \t]*\r?$", re.M)  # a page without one or a "#" has no heading
 
 
 
 class HeadingOutline:
-    """The Markdown ATX headings of a document text with their offsets, to answer "which heading path holds
+    """The Markdown headings (ATX and setext) of a document text with their offsets, to answer "which heading path holds
     character *i*?" by binary search.
 
     Parsers render HTML and DOCX headings as ``#`` lines, so one outline serves Markdown, HTML and DOCX. Headings
     and fenced code follow CommonMark (``chunking.splitters.markdown.fences``): a ``# comment`` inside a fenced
-    shell snippet is not a section, ``#tag`` is not a heading, and closing ``#``s are not part of the title.
+    shell snippet is not a section, ``#tag`` is not a heading, closing ``#``s are not part of the title, and a
+    ``Title`` line underlined by ``===`` or ``---`` is a heading of level 1 or 2 (``markdown/headings.py``).
     """
 
     def __init__(self, pages: Iterable[Page]) -> None:
@@ -28,20 +33,16 @@ class HeadingOutline:
         path: list[tuple[int, str]] = []
         for page in pages:
             text = page.text
-            if "#" not in text:
+            if "#" not in text and _SETEXT_UNDERLINE.search(text) is None:
                 continue
             lines = scan_lines(text)
-            for index, (start, end) in enumerate(lines.spans):
-                if lines.block_of_line[index] >= 0 or "#" not in text[start:min(end, start + 8)]:
+            for heading in find_headings(text, lines):
+                if not heading.title:
                     continue
-                heading = parse_atx_heading(lines.line(text, index))
-                if heading is None or not heading[1]:
-                    continue
-                level, title = heading
-                while path and path[-1][0] >= level:
+                while path and path[-1][0] >= heading.level:
                     path.pop()
-                path.append((level, title))
-                self._offsets.append(page.offset + start)
+                path.append((heading.level, heading.title))
+                self._offsets.append(page.offset + lines.spans[heading.first_line][0])
                 self._paths.append(tuple(t for _, t in path))
 
     def offsets_in(self, page: Page) -> list[int]:

@@ -38,3 +38,12 @@ def test_outline_follows_commonmark_headings():
     assert outline.path_at(text.index("body")) == ("Languages", "C#")
     assert outline.path_at(text.index("## inside")) == ("Languages", "C#")
     assert outline.path_at(text.index("## After")) == ("Languages", "After")
+
+
+def test_outline_has_setext_and_bom_prefixed_headings():
+    text = "\ufeff# Guide\nintro\n\nInstall\n-------\nsteps\n\n---\nafter a rule\n\nUsage\n=====\nrun it"
+    outline = HeadingOutline([Page(0, 0, text)])
+    assert outline.path_at(text.index("intro")) == ("Guide",)
+    assert outline.path_at(text.index("Install")) == ("Guide", "Install")
+    assert outline.path_at(text.index("after a rule")) == ("Guide", "Install")  # "---" after a blank line is a rule
+    assert outline.path_at(text.index("run it")) == ("Usage",)

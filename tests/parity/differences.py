@@ -98,10 +98,21 @@ RECURSIVE = [OVERSIZE, PUNCTUATION, RUNS, EXACT, CJK, BLANK]
 
 
 def normalize_like_langchain(content: str) -> str:
-    """A verbatim Markdown section as LangChain renders it: lines stripped of spaces and non-printable characters,
-    blank lines dropped, lines joined by two spaces and a newline."""
-    lines = ["".join(filter(str.isprintable, line.strip())) for line in content.split("\n")]
-    return "  \n".join(line for line in lines if line)
+    """A verbatim Markdown section as LangChain renders it: lines stripped of spaces and non-printable characters;
+    runs of lines (a blank line or a ``#`` line starts a new run) joined by newlines, the runs by two spaces and a
+    newline."""
+    runs: list[list[str]] = []
+    start_new = True
+    for raw in content.split("\n"):
+        line = "".join(filter(str.isprintable, raw.strip()))
+        if not line:
+            start_new = True
+            continue
+        if start_new or line.startswith("#"):
+            runs.append([])
+        runs[-1].append(line)
+        start_new = False
+    return "  \n".join("\n".join(run) for run in runs)
 
 
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*\r?$", re.M)
