@@ -1,7 +1,8 @@
 """Embedders (text in, one vector of ``dimensions`` floats per text out) and request batching.
 
-* ``OfflineLexicalEmbedder``: deterministic, in-process, no network; hashes words and character trigrams, so it
-  measures *lexical overlap*, not meaning. The embedded default, so the pipeline runs with no account.
+* ``OfflineLexicalEmbedder`` (``chunking.offline_embedder``): deterministic, in-process, no network; hashes words
+  and character trigrams, so it measures *lexical overlap*, not meaning. The embedded default, so the pipeline
+  runs with no account.
 * ``OpenAIEmbedder``: Azure OpenAI or any OpenAI-compatible ``/embeddings`` endpoint, through the ``openai`` SDK.
 * ``batch_by_tokens`` / ``embed_all``: requests within the service limits (≤ 2,048 inputs, ≤ 8,191 tokens per
   input, a token budget per request). Source: Azure OpenAI quotas and limits
@@ -10,12 +11,9 @@
 
 from __future__ import annotations
 
-import hashlib
-import re
-from itertools import chain
 from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, runtime_checkable
 
-import numpy as np
+from chunking.offline_embedder import OfflineLexicalEmbedder
 
 if TYPE_CHECKING:
     from chunking.settings import Settings
@@ -54,158 +52,6 @@ class Embedder(Protocol):
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Embed one request's worth of texts: one vector of ``dimensions`` floats per text, in input order."""
         ...
-
-
-# Word tokens: runs of letters/digits/underscore in any script (Python's Unicode-aware \w).
-_WORD_RE = re.compile(r"\w+")
-# Scripts written without spaces between words (Han, kana, Hangul and their compatibility/extension blocks);
-# the same ranges as chunking/index/local.py, which segments them the same way for BM25.
-_CJK = (
-    "\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3040-\u30ff\u3100-\u312f\u3130-\u318f\u31f0-\u31ff"
-    "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002fa1f"
-)
-_CJK_RUN = re.compile(f"[{_CJK}]+")
-# One pass over text with CJK: group 1 a CJK run, group 2 a run of other word characters.
-_MIXED_RE = re.compile(f"([{_CJK}]+)|([^\\W{_CJK}]+)")
-# Distinct words remembered per embedder; bounded so a long-running worker does not grow without limit (the
-# vocabulary is dropped wholesale when full: cheap, rare, and it never changes a vector).
-_VOCAB_MAX = 500_000
-
-
-def _words(text: str) -> list[str]:
-    """Lower-cased words of *text*; a CJK run gives its overlapping character bigrams (a lone character itself)."""
-    text = text.lower()
-    if not _CJK_RUN.search(text):
-        return _WORD_RE.findall(text)
-    out: list[str] = []
-    for cjk, other in _MIXED_RE.findall(text):
-        if other:
-            out.append(other)
-        elif len(cjk) == 1:
-            out.append(cjk)
-        else:
-            out.extend([cjk[i : i + 2] for i in range(len(cjk) - 1)])
-    return out
-
-
-class OfflineLexicalEmbedder:
-    """A deterministic **lexical** embedder (hashing trick); explicitly **not semantic**.
-
-    1. Lower-case the text and split it into words (``\\w+``, any script). Scripts written without spaces (Han,
-       kana, Hangul) have no word boundaries to find, so a run of them gives its overlapping character bigrams
-       as words (``"東京都"`` → ``"東京"``, ``"京都"``), the CJK-bigram strategy of Lucene's ``CJKBigramFilter``.
-    2. Give each distinct word the weight ``1 + ln(count)`` (sublinear term frequency).
-    3. A word's features are the word itself (weight 1) and the character trigrams of the word padded with one
-       space on both sides (weight 0.25 each; ``"cat"`` → ``" ca"``, ``"cat"``, ``"at "``), so inflected forms
-       still share features.
-    4. Hash every feature with BLAKE2b (8-byte digest: stable across runs, processes and platforms, unlike
-       Python's salted ``hash``) to a column (``digest mod dimensions``) and a sign (the digest's top bit).
-    5. Sum the signed, weighted features into a vector and L2-normalise it.
-
-    Texts that share words get a positive cosine; texts that share nothing get a cosine near 0. Synonyms and
-    paraphrases score nothing: this is keyword overlap in vector form, a stand-in for a real model.
-
-    Sources: feature hashing with signs, Weinberger et al. 2009 ("Feature Hashing for Large Scale Multitask
-    Learning"); sublinear tf, Manning et al., *Introduction to Information Retrieval* §6.4.1.
-
-    Args:
-        dimensions: vector length, ≥ 1 (default 256).
-
-    Attributes:
-        name: ``"offline-lexical-v1/<dimensions>"``.
-        requests: ``embed`` calls so far. tokens: words hashed so far (nothing is billed; the count only lets
-            the pipeline report comparable figures).
-
-    Raises:
-        ValueError: *dimensions* < 1.
-    """
-
-    VERSION = "offline-lexical-v1"
-    # Measured on the shared corpus (60-character snippet → its 1,000-character chunk, top-1 at 256 dims):
-    # 0.25 beats 0.5 and 1.0 on English and matches them on Chinese.
-    _TRIGRAM_WEIGHT = 0.25
-
-    def __init__(self, dimensions: int = 256) -> None:
-        if dimensions < 1:
-            raise ValueError(f"dimensions must be ≥ 1, got {dimensions}")
-        self.dimensions = dimensions
-        self.name = f"{self.VERSION}/{dimensions}"
-        self.requests = 0
-        self.tokens = 0
-        self._reset_vocabulary()
-
-    def _reset_vocabulary(self) -> None:
-        # Words repeat across chunks, so each word is hashed once and its features kept as one row of a CSR
-        # matrix (word id -> columns, signed weights); embedding a batch is then a few numpy gathers.
-        self._vocab: dict[str, int] = {}
-        self._indptr = np.zeros(1, dtype=np.int64)
-        self._cols = np.zeros(0, dtype=np.int64)
-        self._vals = np.zeros(0, dtype=np.float64)
-
-    def _hash(self, feature: str) -> tuple[int, float]:
-        digest = int.from_bytes(hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest(), "big")
-        return digest % self.dimensions, (-1.0 if digest >> 63 else 1.0)
-
-    def _add_words(self, words: set[str]) -> None:
-        cols: list[int] = []
-        vals: list[float] = []
-        ends: list[int] = []
-        base = int(self._indptr[-1])
-        for word in sorted(words):  # sorted: ids (not vectors) would otherwise depend on set order
-            merged: dict[int, float] = {}
-            # Namespaces keep the word "cat" and the trigram "cat" apart.
-            col, sign = self._hash("w:" + word)
-            merged[col] = sign
-            padded = f" {word} "
-            for i in range(len(padded) - 2):
-                col, sign = self._hash("c:" + padded[i : i + 3])
-                merged[col] = merged.get(col, 0.0) + sign * self._TRIGRAM_WEIGHT
-            cols.extend(merged)
-            vals.extend(merged.values())
-            ends.append(base + len(cols))
-            self._vocab[word] = len(self._vocab)
-        self._cols = np.concatenate([self._cols, np.asarray(cols, dtype=np.int64)])
-        self._vals = np.concatenate([self._vals, np.asarray(vals, dtype=np.float64)])
-        self._indptr = np.concatenate([self._indptr, np.asarray(ends, dtype=np.int64)])
-
-    def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        """Embed *texts* (any number, any length; a text without words gives the zero vector).
-
-        Returns:
-            one list of ``dimensions`` floats per text, in input order, each of L2 norm 1 (or all zeros).
-        """
-        if len(self._vocab) > _VOCAB_MAX:
-            self._reset_vocabulary()
-        tokenized = [_words(text) for text in texts]
-        vocab = self._vocab
-        unseen = set(chain.from_iterable(tokenized)).difference(vocab)
-        if unseen:
-            self._add_words(unseen)
-        lengths = np.fromiter(map(len, tokenized), dtype=np.int64, count=len(tokenized))
-        flat_words = chain.from_iterable(tokenized)
-        ids = np.fromiter(map(vocab.__getitem__, flat_words), dtype=np.int64, count=int(lengths.sum()))
-        rows = np.repeat(np.arange(len(texts), dtype=np.int64), lengths)
-        self.tokens += int(ids.size)
-        self.requests += 1
-        # 1-2: distinct (text, word) pairs and their counts -> weight 1 + ln(tf).
-        pairs, counts = np.unique(rows * len(vocab) + ids, return_counts=True)
-        pair_rows, pair_ids = np.divmod(pairs, len(vocab)) if len(vocab) else (pairs, pairs)
-        pair_weight = 1.0 + np.log(counts)
-        # 3: gather each word's CSR row (the usual "repeat starts + running offset" gather).
-        starts = self._indptr[pair_ids]
-        sizes = self._indptr[pair_ids + 1] - starts
-        offsets = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-        entries = np.repeat(starts, sizes) + offsets
-        # 4-5: scatter-add into the (texts x dimensions) matrix, then L2-normalise each row.
-        flat = np.bincount(
-            np.repeat(pair_rows, sizes) * self.dimensions + self._cols[entries],
-            weights=np.repeat(pair_weight, sizes) * self._vals[entries],
-            minlength=len(texts) * self.dimensions,
-        )
-        matrix = flat.astype(np.float64, copy=False).reshape(len(texts), self.dimensions)
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        matrix = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
-        return matrix.tolist()
 
 
 class OpenAIEmbedder:

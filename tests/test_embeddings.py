@@ -16,7 +16,7 @@ import httpx2 as httpx  # the HTTP client of openai 3.x
 import openai
 import pytest
 
-from chunking import embeddings
+from chunking import offline_embedder
 from chunking.embeddings import (
     MAX_TOKENS_PER_INPUT,
     Embedder,
@@ -40,7 +40,7 @@ def cosine(a: list[float], b: list[float]) -> float:
 def reference_vector(text: str, dims: int) -> list[float]:
     """The documented algorithm, written plainly (one feature at a time) to check the vectorised one."""
     vector = [0.0] * dims
-    for word, count in Counter(embeddings._words(text)).items():
+    for word, count in Counter(offline_embedder._words(text)).items():
         features = [("w:" + word, 1.0)]
         padded = f" {word} "
         features += [("c:" + padded[i : i + 3], 0.25) for i in range(len(padded) - 2)]
@@ -116,7 +116,7 @@ def test_offline_vectors_do_not_depend_on_batch_or_history():
 
 
 def test_offline_vocabulary_reset_does_not_change_vectors(monkeypatch: pytest.MonkeyPatch):
-    monkeypatch.setattr(embeddings, "_VOCAB_MAX", 3)
+    monkeypatch.setattr(offline_embedder, "_VOCAB_MAX", 3)
     embedder = OfflineLexicalEmbedder(32)
     first = embedder.embed(["one two three four five"])
     assert len(embedder._vocab) == 5

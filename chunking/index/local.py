@@ -23,7 +23,6 @@ Concurrency: WAL journal, writes in ``BEGIN IMMEDIATE`` transactions, a 30 s bus
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
 import threading
 from pathlib import Path
@@ -31,6 +30,7 @@ from typing import Collection, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from chunking.index.fts import fts_query, fts_text
 from chunking.index.protocol import IndexError_, SearchHit
 from chunking.model import ChunkRecord
 
@@ -46,8 +46,6 @@ _MIN_DEPTH = 50
 _IN_GROUP = 500
 # BM25 column weights: content, headings, source.
 _BM25_WEIGHTS = (1.0, 1.0, 0.5)
-# Upper bound on OR-ed query terms, so pasting a whole page as a query stays fast.
-_MAX_QUERY_TERMS = 64
 
 _FIELDS = (
     "id", "doc_id", "version", "source", "sourcepage", "ordinal", "page_start", "page_end",
@@ -61,51 +59,6 @@ _ADDED_COLUMNS = {
     "embedding_text": "TEXT NOT NULL DEFAULT ''", "embedding_hash": "TEXT NOT NULL DEFAULT ''",
     "has_vector": "INTEGER NOT NULL DEFAULT 1",
 }  # fmt: skip
-
-# Scripts written without spaces between words (Han, kana, Hangul, and their compatibility/extension blocks).
-_CJK = (
-    "\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3040-\u30ff\u3100-\u312f\u3130-\u318f\u31f0-\u31ff"
-    "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002fa1f"
-)
-_CJK_CHAR = re.compile(f"([{_CJK}])")
-_CJK_RUN = re.compile(f"([{_CJK}]+)")
-_TERM = re.compile(r"[^\W_]+")  # letters and digits of any script; "_" splits like unicode61 does
-
-
-def _fts_text(text: str) -> str:
-    """Text as written to FTS5: every CJK character surrounded by spaces so unicode61 makes it one token."""
-    return _CJK_CHAR.sub(r" \1 ", text)
-
-
-def _quote(phrase: str) -> str:
-    # FTS5 string literal: double quotes, embedded quotes doubled. Inside quotes no operator is special.
-    return '"' + phrase.replace('"', '""') + '"'
-
-
-def fts_query(text: str) -> str:
-    """An FTS5 MATCH expression for free user text: its terms OR-ed, every term quoted.
-
-    Letter/digit runs become quoted terms (so ``AND``, ``(``, ``"`` and ``*`` are plain text, never syntax); a
-    CJK run becomes its overlapping character bigrams as quoted phrases, a single CJK character itself.
-
-    Example: ``fts_query('"foo" AND (東京タワー')`` → ``'"foo" OR "AND" OR "東 京" OR "京 タ" OR "タ ワ" OR "ワ ー"'``.
-
-    Returns:
-        the expression, or ``""`` when *text* has no letters or digits (nothing to match).
-    """
-    terms: dict[str, None] = {}  # ordered set
-    for word in _TERM.findall(text):
-        for i, part in enumerate(_CJK_RUN.split(word)):
-            if not part:
-                continue
-            # split() with one group alternates non-CJK, CJK, non-CJK, ...; a lone CJK character stays whole.
-            if i % 2 == 0 or len(part) == 1:
-                terms[_quote(part)] = None
-            else:
-                for j in range(len(part) - 1):
-                    terms[_quote(f"{part[j]} {part[j + 1]}")] = None
-    return " OR ".join(list(terms)[:_MAX_QUERY_TERMS])
-
 
 class LocalIndex:
     """A ``SearchIndex`` in one SQLite file: BM25 + cosine vectors, fused by reciprocal rank fusion (k = 60).
@@ -248,7 +201,7 @@ class LocalIndex:
         updates = ", ".join(f"{c} = excluded.{c}" for c in (*_FIELDS[1:], "embedding"))
         ids = [(r.id,) for r in records]
         fts_rows = [
-            (_fts_text(r.content), _fts_text(" / ".join(r.headings)), _fts_text(r.source), r.id) for r in records
+            (fts_text(r.content), fts_text(" / ".join(r.headings)), fts_text(r.source), r.id) for r in records
         ]
 
         def statements() -> Iterator[tuple[str, list[tuple]]]:

@@ -1,0 +1,60 @@
+"""Full-text search over SQLite FTS5 for the local index: the text written to FTS5 and the query built from a
+user's words, so that any script is matched (``chunking.index.local`` uses both).
+
+FTS5's ``unicode61`` tokenizer cuts words at spaces and punctuation, and scripts written without spaces (Han, kana,
+Hangul) have none: a CJK character is written as a token of its own, and a CJK run in a query becomes its
+overlapping character bigrams as phrases (the CJK-bigram strategy, as Lucene's ``CJKBigramFilter``).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["fts_query", "fts_text"]
+
+# Upper bound on OR-ed query terms, so pasting a whole page as a query stays fast.
+_MAX_QUERY_TERMS = 64
+
+# Scripts written without spaces between words (Han, kana, Hangul, and their compatibility/extension blocks).
+_CJK = (
+    "\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3040-\u30ff\u3100-\u312f\u3130-\u318f\u31f0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002fa1f"
+)
+_CJK_CHAR = re.compile(f"([{_CJK}])")
+_CJK_RUN = re.compile(f"([{_CJK}]+)")
+_TERM = re.compile(r"[^\W_]+")  # letters and digits of any script; "_" splits like unicode61 does
+
+
+def fts_text(text: str) -> str:
+    """Text as written to FTS5: every CJK character surrounded by spaces so unicode61 makes it one token."""
+    return _CJK_CHAR.sub(r" \1 ", text)
+
+
+def _quote(phrase: str) -> str:
+    # FTS5 string literal: double quotes, embedded quotes doubled. Inside quotes no operator is special.
+    return '"' + phrase.replace('"', '""') + '"'
+
+
+def fts_query(text: str) -> str:
+    """An FTS5 MATCH expression for free user text: its terms OR-ed, every term quoted.
+
+    Letter/digit runs become quoted terms (so ``AND``, ``(``, ``"`` and ``*`` are plain text, never syntax); a
+    CJK run becomes its overlapping character bigrams as quoted phrases, a single CJK character itself.
+
+    Example: ``fts_query('"foo" AND (東京タワー')`` → ``'"foo" OR "AND" OR "東 京" OR "京 タ" OR "タ ワ" OR "ワ ー"'``.
+
+    Returns:
+        the expression, or ``""`` when *text* has no letters or digits (nothing to match).
+    """
+    terms: dict[str, None] = {}  # ordered set
+    for word in _TERM.findall(text):
+        for i, part in enumerate(_CJK_RUN.split(word)):
+            if not part:
+                continue
+            # split() with one group alternates non-CJK, CJK, non-CJK, ...; a lone CJK character stays whole.
+            if i % 2 == 0 or len(part) == 1:
+                terms[_quote(part)] = None
+            else:
+                for j in range(len(part) - 1):
+                    terms[_quote(f"{part[j]} {part[j + 1]}")] = None
+    return " OR ".join(list(terms)[:_MAX_QUERY_TERMS])
