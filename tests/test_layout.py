@@ -203,25 +203,28 @@ def test_one_format_table_gives_each_extension_its_parser_and_splitter():
     assert THRESHOLD_TYPES is SEMANTIC_THRESHOLD_TYPES
 
 
-def _layout_box() -> list[str]:
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    box = re.search(r"^## Layout\n\n```\n(.*?)^```", readme, re.S | re.M)
-    assert box, "README.md has no '## Layout' section with a box"
+def _layout_box(document: str, heading: str) -> list[str]:
+    text = (ROOT / document).read_text(encoding="utf-8")
+    box = re.search(rf"^## {heading}\n\n```\n(.*?)^```", text, re.S | re.M)
+    assert box, f"{document} has no '## {heading}' section with a box"
     return box.group(1).splitlines()
 
 
-def test_readme_layout_box_matches_the_tree():
+@pytest.mark.parametrize(("document", "heading"), [("README.md", "Layout"),
+                                                   ("docs/architecture.md", "Layout of the package")])
+def test_layout_boxes_match_the_tree(document, heading):
     named, folder = set(), ""
-    for line in _layout_box():
-        entry = line.split()[0]
-        if line.startswith("  "):
-            entry = folder + entry
-        elif entry.endswith("/"):
-            folder = entry
-        assert (ROOT / entry).exists(), f"README Layout box names {entry}, which is not in the tree"
-        named.add(entry.rstrip("/"))
+    for line in _layout_box(document, heading):
+        entries = re.split(r"\s{2,}", line.strip())[0].split(", ")  # "tokens.py, _bpe/" names two
+        for entry in entries:
+            if line.startswith("  "):
+                entry = folder + entry
+            elif entry.endswith("/"):
+                folder = entry
+            assert (ROOT / entry).exists(), f"{document}'s layout box names {entry}, which is not in the tree"
+            named.add(entry.rstrip("/"))
     old = {m.removeprefix("chunking.") + ".py" for m in MOVED if m.count(".") == 1}
     present = {f"chunking/{p.name}" for p in PACKAGE.iterdir()
                if (p.suffix == ".py" or (p / "__init__.py").exists()) and not p.name.startswith("_")}
     missing = sorted(p for p in present - named if p.removeprefix("chunking/") not in old)
-    assert not missing, f"README Layout box does not name {missing}: add a line for each"
+    assert not missing, f"{document}'s layout box does not name {missing}: add a line for each"
