@@ -1,129 +1,22 @@
-"""AzureSearchIndex against a fake azure-core transport: the real SDK builds real requests, nothing leaves the
-process. Assertions are on the request bodies the service would receive."""
+"""AzureSearchIndex against a fake azure-core transport (``tests/index/search_fakes.py``): the real SDK builds real
+requests, nothing leaves the process. Assertions are on the request bodies the service would receive. Writes
+(batching, retries) are in ``test_azure_search_writes.py``."""
 
 from __future__ import annotations
 
-import hashlib
-import json
 import subprocess
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 from azure.core.credentials import AccessToken
-from azure.core.exceptions import ServiceRequestError
-from azure.core.pipeline.transport import HttpTransport
-from azure.core.rest._http_response_impl import HttpResponseImpl
-from azure.core.utils import case_insensitive_dict
 
 from chunking.index import IndexError_, make_index
-from chunking.index.azure_search import MAX_BATCH_BYTES, AzureSearchIndex, batches_by_size, odata_string
+from chunking.index.azure_search import AzureSearchIndex, odata_string
 from chunking.index.local import LocalIndex
-from chunking.model import ChunkRecord
 from chunking.settings import Settings
-
-ENDPOINT = "https://unit-test.search.windows.net"
-
-
-class _Response(HttpResponseImpl):
-    def __init__(self, request: Any, status: int, body: Any, headers: dict[str, str]) -> None:
-        merged = case_insensitive_dict({"Content-Type": "application/json; charset=utf-8", **headers})
-        super().__init__(
-            request=request,
-            internal_response=None,
-            status_code=status,
-            reason="fake",
-            content_type=merged["Content-Type"],
-            headers=merged,
-            stream_download_generator=None,
-        )
-        self._content = b"" if body is None else json.dumps(body).encode()
-
-    def close(self) -> None:
-        self._is_closed = True
-
-
-@dataclass
-class Sent:
-    method: str
-    path: str
-    body: Any
-    size: int
-    headers: dict[str, str]
-
-
-@dataclass
-class FakeService(HttpTransport):
-    """Answers each request with ``handler(Sent) -> (status, json_body[, headers])`` and records it."""
-
-    handler: Callable[[Sent], tuple]
-    sent: list[Sent] = field(default_factory=list)
-
-    def send(self, request: Any, **kwargs: Any) -> _Response:
-        content = request.content or b""
-        content = content.encode() if isinstance(content, str) else content
-        sent = Sent(
-            request.method,
-            request.url.split("?")[0].removeprefix(ENDPOINT),
-            json.loads(content or "null"),
-            len(content),
-            dict(request.headers),
-        )
-        self.sent.append(sent)
-        status, body, *headers = self.handler(sent)
-        return _Response(request, status, body, headers[0] if headers else {})
-
-    def open(self) -> None: ...
-    def close(self) -> None: ...
-    def __enter__(self) -> "FakeService":
-        return self
-
-    def __exit__(self, *args: Any) -> None: ...
-
-    def to(self, path_end: str) -> list[Sent]:
-        return [s for s in self.sent if s.path.endswith(path_end)]
-
-
-def make(handler: Callable[[Sent], tuple], dims: int = 4, **kwargs: Any) -> tuple[AzureSearchIndex, FakeService, list]:
-    service, sleeps = FakeService(handler), []
-    index = AzureSearchIndex(ENDPOINT, "chunks", dims, "test-key", transport=service, sleep=sleeps.append, **kwargs)
-    return index, service, sleeps
-
-
-def record(i: int, content: str = "", dims: int = 4, doc: str = "d") -> ChunkRecord:
-    content = content or f"chunk {i}"
-    return ChunkRecord(
-        id=f"{doc}-{i:06d}",
-        doc_id=doc,
-        version="v1",
-        source="a/b.pdf",
-        sourcepage="a/b.pdf#page=1",
-        ordinal=i,
-        page_start=0,
-        page_end=0,
-        char_start=0,
-        char_end=len(content),
-        content=content,
-        content_hash=hashlib.sha256(content.encode()).hexdigest(),
-        token_count=2,
-        headings=("Install", "Linux"),
-        embedding=tuple([0.5] * dims),
-    )
-
-
-def ok_for_all(sent: Sent) -> tuple:
-    return 200, {
-        "value": [{"key": a["id"], "status": True, "errorMessage": None, "statusCode": 200} for a in sent.body["value"]]
-    }
-
-
-def stored(i: int, **extra: Any) -> dict[str, Any]:
-    doc = record(i).to_dict()
-    del doc["embedding"]
-    return {"@search.score": 1.0 / (i + 1), **doc, **extra}
-
+from tests.index.search_fakes import ENDPOINT, FakeService, Sent, make, record, stored
 
 # -- schema ------------------------------------------------------------------------------------------------------
 
@@ -210,158 +103,6 @@ def test_ensure_reports_a_refused_creation():
     index, _, _ = make(handler)
     with pytest.raises(IndexError_, match="dimensions too large"):
         index.ensure()
-
-
-# -- writes ------------------------------------------------------------------------------------------------------
-
-
-def test_upsert_batches_by_1000_documents():
-    index, service, sleeps = make(ok_for_all)
-    index.upsert([record(i) for i in range(2500)])
-    batches = service.to("/docs/search.index")
-    assert [len(s.body["value"]) for s in batches] == [1000, 1000, 500]
-    first = batches[0].body["value"][0]
-    assert first["@search.action"] == "mergeOrUpload"
-    assert first["id"] == "d-000000" and first["headings"] == ["Install", "Linux"] and first["embedding"] == [0.5] * 4
-    assert [a["id"] for s in batches for a in s.body["value"]] == [f"d-{i:06d}" for i in range(2500)]
-    assert sleeps == []
-
-
-def test_upsert_batches_by_16_mb_of_json_counting_escaped_characters():
-    # "é" is sent as the 6-byte JSON escape \u00e9: 300,000 of them make a 1.8 MB document.
-    records = [record(i, content="é" * 300_000) for i in range(20)]
-    index, service, _ = make(ok_for_all)
-    index.upsert(records)
-    batches = service.to("/docs/search.index")
-    assert [len(s.body["value"]) for s in batches] == [8, 8, 4]
-    assert all(s.size <= MAX_BATCH_BYTES for s in batches)
-    # Maximal: one more document would have broken the limit.
-    assert batches[0].size + 2 + (batches[1].size - len('{"value": []}')) // 8 > MAX_BATCH_BYTES
-
-
-def test_batches_by_size_predicts_the_sdk_body_exactly():
-    docs = [record(i, content='naïve 東京 "quoted" ' * (i + 1)).to_dict() for i in range(5)]
-    index, service, _ = make(ok_for_all)
-    index._index_all("mergeOrUpload", docs)
-    (sent,) = service.to("/docs/search.index")
-    (one_batch,) = batches_by_size(docs, "mergeOrUpload", max_bytes=sent.size)
-    assert len(one_batch) == 5
-    assert len(batches_by_size(docs, "mergeOrUpload", max_bytes=sent.size - 1)) == 2
-
-
-def test_a_document_too_big_for_any_request_is_refused_by_key():
-    index, service, _ = make(ok_for_all, max_batch_bytes=1000)
-    with pytest.raises(IndexError_, match="'d-000001'"):
-        index.upsert([record(0), record(1, content="x" * 2000)])
-    assert service.sent == []
-
-
-def test_failed_keys_of_a_207_are_retried_alone():
-    def handler(sent: Sent) -> tuple:
-        results = [{"key": a["id"], "status": True, "statusCode": 201} for a in sent.body["value"]]
-        if len(service.sent) == 1:
-            results[1] = {"key": "d-000001", "status": False, "statusCode": 503, "errorMessage": "Service busy"}
-            return 207, {"value": results}
-        return 200, {"value": results}
-
-    index, service, sleeps = make(handler)
-    index.upsert([record(0), record(1), record(2)])
-    assert [[a["id"] for a in s.body["value"]] for s in service.sent] == [
-        ["d-000000", "d-000001", "d-000002"],
-        ["d-000001"],
-    ]
-    assert len(sleeps) == 1 and 0.5 <= sleeps[0] <= 1.0  # first back-off: 1 s with equal jitter
-
-
-def test_permanent_per_document_failure_raises_with_key_and_error():
-    def handler(sent: Sent) -> tuple:
-        return 207, {
-            "value": [
-                {"key": "d-000000", "status": True, "statusCode": 200},
-                {"key": "d-000001", "status": False, "statusCode": 400, "errorMessage": "Invalid document key"},
-            ]
-        }
-
-    index, service, sleeps = make(handler)
-    with pytest.raises(IndexError_, match=r"d-000001: HTTP 400: Invalid document key"):
-        index.upsert([record(0), record(1)])
-    assert len(service.sent) == 1 and sleeps == []
-
-
-def test_transient_failures_give_up_after_max_attempts_with_exponential_backoff():
-    def handler(sent: Sent) -> tuple:
-        return 207, {"value": [{"key": "d-000000", "status": False, "statusCode": 422, "errorMessage": "unavailable"}]}
-
-    index, service, sleeps = make(handler, max_attempts=4, backoff_s=1.0, max_backoff_s=3.0)
-    with pytest.raises(IndexError_, match="d-000000: HTTP 422: unavailable .still failing after 4 attempts"):
-        index.upsert([record(0)])
-    assert len(service.sent) == 4
-    ceilings = [1.0, 2.0, 3.0]  # 1·2^attempt, capped at 3
-    assert len(sleeps) == 3 and all(c / 2 <= s <= c for s, c in zip(sleeps, ceilings))
-
-
-def test_a_throttled_request_honours_retry_after_ms():
-    def handler(sent: Sent) -> tuple:
-        if len(service.sent) == 1:
-            return 429, {"error": {"code": "Throttled", "message": "slow down"}}, {"retry-after-ms": "250"}
-        return ok_for_all(sent)
-
-    index, service, sleeps = make(handler)
-    index.upsert([record(0)])
-    assert len(service.sent) == 2 and sleeps == [0.25]
-
-
-def test_a_dropped_connection_is_retried_and_a_persistent_one_reported():
-    def handler(sent: Sent) -> tuple:
-        if len(service.sent) == 1:
-            raise ServiceRequestError("connection refused")
-        return ok_for_all(sent)
-
-    index, service, sleeps = make(handler)
-    index.upsert([record(0)])
-    assert len(service.sent) == 2 and len(sleeps) == 1
-
-    def down(sent: Sent) -> tuple:
-        raise ServiceRequestError("connection refused")
-
-    index, service, sleeps = make(down, max_attempts=3)
-    with pytest.raises(IndexError_, match="connection refused"):
-        index.count()
-    assert len(service.sent) == 3 and len(sleeps) == 2
-
-
-def test_a_retry_after_beyond_the_limit_fails_at_once():
-    index, service, sleeps = make(lambda sent: (429, {"error": {"message": "quota"}}, {"Retry-After": "600"}))
-    with pytest.raises(IndexError_, match="retry after 600 s"):
-        index.upsert([record(0)])
-    assert len(service.sent) == 1 and sleeps == []
-
-
-def test_upsert_sends_one_action_per_key_the_last_record_winning():
-    index, service, _ = make(ok_for_all)
-    index.upsert([record(0, "old"), record(1), record(0, "new")])
-    assert [(a["id"], a["content"]) for a in service.sent[0].body["value"]] == [
-        ("d-000000", "new"),
-        ("d-000001", "chunk 1"),
-    ]
-
-
-def test_upsert_refuses_records_without_a_vector_of_the_index_dimension():
-    index, service, _ = make(ok_for_all, dims=8)
-    with pytest.raises(IndexError_, match="8-dimensional embedding: d-000000"):
-        index.upsert([record(0, dims=4)])
-    assert service.sent == []
-
-
-def test_delete_sends_unique_keys_in_delete_actions():
-    index, service, _ = make(ok_for_all)
-    index.delete(["d-000001", "d-000002", "d-000001"])
-    (sent,) = service.sent
-    assert sent.body == {
-        "value": [{"@search.action": "delete", "id": "d-000001"}, {"@search.action": "delete", "id": "d-000002"}]
-    }
-    index.delete([])
-    assert len(service.sent) == 1
 
 
 # -- reads -------------------------------------------------------------------------------------------------------
