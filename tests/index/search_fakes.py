@@ -114,3 +114,18 @@ def stored(i: int, **extra: Any) -> dict[str, Any]:
     doc = record(i).to_dict()
     del doc["embedding"]
     return {"@search.score": 1.0 / (i + 1), **doc, **extra}
+
+
+def created_definition(dims: int) -> dict[str, Any]:
+    """The index definition ``ensure()`` sends when the index is missing (after checking its two requests)."""
+
+    def handler(sent: Sent) -> tuple:
+        if sent.method == "GET":
+            return 404, {"error": {"code": "ResourceNotFound", "message": "No index with the name 'chunks'"}}
+        return 201, sent.body
+
+    index, service, _ = make(handler, dims)
+    index.ensure()
+    assert [(s.method, s.path) for s in service.sent] == [("GET", "/indexes('chunks')"), ("POST", "/indexes")]
+    assert service.sent[0].headers["api-key"] == "test-key"
+    return service.sent[1].body

@@ -16,22 +16,9 @@ from chunking.index import IndexError_, make_index
 from chunking.index.azure_search import AzureSearchIndex, odata_string
 from chunking.index.local import LocalIndex
 from chunking.settings import Settings
-from tests.index.search_fakes import ENDPOINT, FakeService, Sent, make, record, stored
+from tests.index.search_fakes import ENDPOINT, FakeService, Sent, created_definition, make, record, stored
 
 # -- schema ------------------------------------------------------------------------------------------------------
-
-
-def created_definition(dims: int) -> dict[str, Any]:
-    def handler(sent: Sent) -> tuple:
-        if sent.method == "GET":
-            return 404, {"error": {"code": "ResourceNotFound", "message": "No index with the name 'chunks'"}}
-        return 201, sent.body
-
-    index, service, _ = make(handler, dims)
-    index.ensure()
-    assert [(s.method, s.path) for s in service.sent] == [("GET", "/indexes('chunks')"), ("POST", "/indexes")]
-    assert service.sent[0].headers["api-key"] == "test-key"
-    return service.sent[1].body
 
 
 def test_ensure_creates_the_missing_index_with_the_spec_schema():

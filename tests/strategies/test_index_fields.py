@@ -13,7 +13,7 @@ import pytest
 from chunking.index.local import LocalIndex
 from chunking.index.protocol import IndexError_
 from chunking.model import ChunkRecord
-from tests.index.test_azure_search import Sent, created_definition, make, ok_for_all, record
+from tests.index.search_fakes import Sent, created_definition, make, ok_for_all, record
 
 
 def sha(text: str) -> str:
