@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 
-.PHONY: demo test clean
+.PHONY: demo test setup azurite clean
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,18 @@ demo: $(VENV)/.installed
 ## test: set up (Python and npm dev tools), then run every test; pytest's "no tests ran" (exit 5) is a failure
 test: $(VENV)/.installed-dev node_modules/.installed
 	$(PY) -m pytest; rc=$$?; if [ $$rc -eq 5 ]; then echo "no tests ran" >&2; exit 1; fi; exit $$rc
+
+## setup: only set up (.venv with the package, and the npm dev tools: Azurite)
+setup: $(VENV)/.installed node_modules/.installed
+
+## azurite: run the storage emulator for `func start` and the CLI (blob 10000, queue 10001, table 10002 on
+## 127.0.0.1; data in .azurite/; Ctrl-C stops it). --skipApiVersionCheck: the storage SDKs of requirements.txt
+## send API versions newer than Azurite knows.
+AZURITE_DIR   ?= .azurite
+AZURITE_FLAGS ?=
+azurite: node_modules/.installed
+	node_modules/.bin/azurite --silent --skipApiVersionCheck --disableTelemetry --location $(AZURITE_DIR) \
+	  --blobHost 127.0.0.1 --queueHost 127.0.0.1 --tableHost 127.0.0.1 $(AZURITE_FLAGS)
 
 clean:
 	rm -rf $(VENV) node_modules .chunking .pytest_cache .hypothesis

@@ -74,13 +74,16 @@ def handle_blob(data: bytes, blob_name: str, *, force: bool = False) -> StageOne
     if not path:  # a name without container (should not happen with a {container}/{name} path)
         container, path = s.settings.documents_container, blob_name
     try:
-        return run_stage_one(data, source=path, container=container, settings=s.settings, payloads=s.payloads,
-                             ledger=s.ledger, force=force, send=s.batches.send)
+        result = run_stage_one(data, source=path, container=container, settings=s.settings, payloads=s.payloads,
+                               ledger=s.ledger, force=force, send=s.batches.send)
     except Exception as exc:
         # The host retries and finally poisons the blob; the poison handler reports this reason.
         s.ledger.record_error(make_doc_id(container, path), path, None,
                               f"stage 1: {type(exc).__name__}: {exc}", container=container)
         raise
+    if result.outcome == "skipped":
+        s.ledger.touch(result.doc_id, path)  # this upload was handled (`chunking status --watch` waits for it)
+    return result
 
 
 def handle_batch(body: bytes | str) -> StageTwoResult | None:

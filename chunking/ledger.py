@@ -167,6 +167,11 @@ class Ledger:
         self._change(doc_id, source, fn)
         return done
 
+    def touch(self, doc_id: str, source: str) -> None:
+        """The source was seen again unchanged: only ``updated_at`` moves (so a watcher knows the upload was
+        handled). Nothing happens for an unknown document."""
+        self._change(doc_id, source, lambda e: e if e.updated_at else None)
+
     def mark_deleted(self, doc_id: str, source: str) -> LedgerEntry:
         """The source is gone and its chunks were removed."""
         return self._change(doc_id, source, lambda e: dataclasses.replace(  # type: ignore[return-value]

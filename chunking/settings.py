@@ -16,6 +16,7 @@ from typing import Callable, Mapping, TypeVar
 
 __all__ = [
     "BINDING_DEFAULTS", "SEMANTIC_THRESHOLD_TYPES", "Settings", "SettingsError", "StrategyOptions", "binding_setting",
+    "read_local_settings",
 ]
 
 # The settings that name what the Functions bindings read and write, with their defaults. The Functions host has
@@ -69,6 +70,34 @@ def binding_setting(name: str, env: Mapping[str, str] | None = None) -> str:
         KeyError: *name* is not a binding setting.
     """
     return _str(os.environ if env is None else env, name, BINDING_DEFAULTS[name])
+
+
+def read_local_settings(path: Path) -> dict[str, str]:
+    """The ``Values`` of the Functions local settings file *path* (``local.settings.json``), which ``func start``
+    turns into environment variables; ``{}`` when the file does not exist.
+
+    Raises:
+        SettingsError: the file is not JSON, is encrypted (``IsEncrypted``), or a value is not a string; the
+            message names the file and the key.
+    """
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8-sig"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise SettingsError(f"{path}: not a readable JSON file: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("Values", {}), dict):
+        raise SettingsError(f"{path}: expected an object with a \"Values\" object")
+    if data.get("IsEncrypted"):
+        raise SettingsError(f"{path}: the values are encrypted (IsEncrypted); decrypt them with "
+                            "`func settings decrypt`, or set the settings in the environment")
+    values = data.get("Values", {})
+    for key, value in values.items():
+        if not isinstance(value, str):
+            raise SettingsError(f"{path}: Values.{key} must be a string, got {json.dumps(value)}")
+    return dict(values)
 
 
 def _overrides(raw: str) -> dict[str, str]:

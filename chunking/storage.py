@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 __all__ = [
     "QueueSender", "StorageError", "blob_container", "blob_service", "create_container", "create_queue", "describe",
-    "queue_client", "storage_error", "table_service",
+    "ensure_reachable", "queue_client", "storage_error", "table_service",
 ]
 
 # Roles an identity-based connection needs for every call this app makes (see README, "Pointing it at Azure").
@@ -113,6 +113,27 @@ def create_queue(queue: Any) -> None:
         pass
     except AzureError as exc:
         raise storage_error(exc, queue, f"queue '{queue.queue_name}'") from None
+
+
+def ensure_reachable(settings: Any, *, container: str | None = None, table: str | None = None) -> None:
+    """One call without retries to the blob service (creating *container* if missing) and/or the table service
+    (creating *table* if missing), so that storage that is not running fails in seconds instead of after the
+    SDK's retries (about half a minute).
+
+    Raises:
+        StorageError: not reachable, or refused (the message names the resource and the account).
+    """
+    quick = {"retry_total": 0, "connection_timeout": 5}
+    if container:
+        create_container(blob_service(settings, **quick).get_container_client(container))
+    if table:
+        from azure.core.exceptions import AzureError
+
+        service = table_service(settings, **quick)
+        try:
+            service.create_table_if_not_exists(table)
+        except AzureError as exc:
+            raise storage_error(exc, service, f"ledger table '{table}'") from None
 
 
 def queue_client(settings: Any, queue: str, **kwargs: Any) -> Any:

@@ -6,20 +6,26 @@ import argparse
 import logging
 import os
 import sys
+from pathlib import Path
 from typing import Sequence
 
 from chunking import __version__
-from chunking.cli import ingest, reconcile, search, split, status
+from chunking.cli import ingest, reconcile, search, split, status, upload
 
-__all__ = ["COMMANDS", "build_parser", "main"]
+__all__ = ["COMMANDS", "LOCAL_SETTINGS", "build_parser", "main"]
 
 #: The command modules in --help order; each has ``add_parser(sub)`` and ``run(args, settings)``.
-COMMANDS = (ingest, status, reconcile, search, split)
+COMMANDS = (ingest, upload, status, reconcile, search, split)
+
+#: The Functions local settings file, read from the working directory as ``func start`` reads it.
+LOCAL_SETTINGS = "local.settings.json"
 
 _EPILOG = """\
-Settings come from the environment (see local.settings.sample.json and the README): with none, everything is
-local: the offline lexical embedder (not semantic) and a single-file index in ./.chunking/ (CHUNKING_STATE_DIR).
-Set AZURE_SEARCH_ENDPOINT and AZURE_OPENAI_ENDPOINT (+ deployment settings) to use Azure instead.
+Settings come from the environment and, like `func start`, from the "Values" of ./local.settings.json when
+that file exists (the environment wins), so the CLI sees the storage, ledger and index the local Functions use.
+With none, everything is local: the offline lexical embedder (not semantic) and a single-file index in
+./.chunking/ (CHUNKING_STATE_DIR). Set AZURE_SEARCH_ENDPOINT and AZURE_OPENAI_ENDPOINT (+ deployment settings)
+to use Azure instead; every setting is in the README.
 
 Page numbers: fields (page_start, page_end, --format jsonl) are 0-based; sourcepage (#page=N) and the tables
 printed for people are 1-based.
@@ -46,6 +52,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     from chunking.settings import Settings, SettingsError
 
     try:
+        _apply_local_settings(Path(LOCAL_SETTINGS))
         settings = Settings.from_env()
     except SettingsError as exc:
         print(f"{prog}: {exc}", file=sys.stderr)
@@ -69,6 +76,21 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         print(f"{args.prog}: {'' if ours else type(exc).__name__ + ': '}{first_line}", file=sys.stderr)
         return 2
     return status
+
+
+def _apply_local_settings(path: Path) -> None:
+    """Put the values of the local settings file *path* into ``os.environ``, except those the environment
+    already sets (as ``func start`` does)."""
+    from chunking.settings import read_local_settings
+
+    values = read_local_settings(path)
+    kept = [key for key in values if key in os.environ]
+    for key, value in values.items():
+        os.environ.setdefault(key, value)
+    if values:
+        logging.getLogger("chunking.cli").info(
+            "settings: %d values from %s%s", len(values) - len(kept), path,
+            f" ({len(kept)} already set in the environment: {', '.join(sorted(kept))})" if kept else "")
 
 
 def _is_service_error(exc: Exception) -> bool:

@@ -60,6 +60,10 @@ def run(args: argparse.Namespace, settings) -> int:
         where = ", ".join(str(p) for p in args.paths)
         passed = f" ({plural(len(ignored), 'file')} of unsupported types passed over)" if ignored else ""
         return fail(args, f"no supported file{passed}", path=where, status=1)
+    if settings.ledger_backend == "table":  # e.g. from local.settings.json: fail fast if Azurite is not running
+        from chunking.storage import ensure_reachable
+
+        ensure_reachable(settings, table=settings.ledger_table)
     index = make_index(settings)
     index.ensure()
     pipeline_log = logging.getLogger("chunking.pipeline")

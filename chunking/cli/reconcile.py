@@ -26,11 +26,11 @@ def run(args: argparse.Namespace, settings) -> int:
     from azure.core.exceptions import AzureError
 
     from chunking import handlers
-    from chunking.storage import StorageError, blob_service, create_container
+    from chunking.storage import StorageError, ensure_reachable
 
-    try:  # one quick call without retries, so storage that is not running fails in seconds, not after retries
-        create_container(blob_service(settings, retry_total=0, connection_timeout=5)
-                         .get_container_client(settings.documents_container))
+    try:
+        ensure_reachable(settings, container=settings.documents_container,
+                         table=settings.ledger_table if settings.ledger_backend == "table" else None)
         report = handlers.handle_reconcile()
     except (StorageError, ValueError) as exc:
         return fail(args, str(exc))
