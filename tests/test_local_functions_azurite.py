@@ -223,7 +223,7 @@ def test_reconcile_on_fresh_storage_then_status(workdir):
     run(["upload", "docs/pyenv-README.md"], cwd)
     second = run(["reconcile"], cwd)
     assert second.stdout.splitlines() == [
-        "checked 1 blobs: 1 missing (enqueued), 0 stuck (enqueued), 0 orphaned (deleted)",
+        "checked 1 blob: 1 missing (enqueued), 0 stuck (enqueued), 0 orphaned (deleted)",
         "  missing: docs/pyenv-README.md"]
     status = json.loads(run(["status", "--json"], cwd).stdout)
     assert status["counts"]["queued"] == 1  # its batches are on the queue
