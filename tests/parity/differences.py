@@ -97,9 +97,13 @@ CHARACTER = [OVERSIZE, PUNCTUATION, RUNS, BLANK]
 RECURSIVE = [OVERSIZE, PUNCTUATION, RUNS, EXACT, CJK, BLANK]
 
 
-def normalize_like_langchain(content: str) -> str:
+def _is_langchain_header(line: str, prefixes: tuple[str, ...]) -> bool:
+    return any(line.startswith(p) and (len(line) == len(p) or line[len(p)] == " ") for p in prefixes)
+
+
+def normalize_like_langchain(content: str, prefixes: tuple[str, ...] = ("#", "##", "###")) -> str:
     """A verbatim Markdown section as LangChain renders it: lines stripped of spaces and non-printable characters;
-    runs of lines (a blank line or a ``#`` line starts a new run) joined by newlines, the runs by two spaces and a
+    runs of lines (a blank line or a configured header line, one of *prefixes* then a space, starts a new run) joined by newlines, the runs by two spaces and a
     newline."""
     runs: list[list[str]] = []
     start_new = True
@@ -108,7 +112,7 @@ def normalize_like_langchain(content: str) -> str:
         if not line:
             start_new = True
             continue
-        if start_new or line.startswith("#"):
+        if start_new or _is_langchain_header(line, prefixes):
             runs.append([])
         runs[-1].append(line)
         start_new = False
@@ -138,10 +142,37 @@ def _verbatim_sections(case: dict[str, Any]) -> bool:
 
 
 def _equal_paths_not_merged(case: dict[str, Any]) -> bool:
-    paths = [metadata for _, metadata in case["ours"]]
-    return any(paths[i] == paths[i + 1] for i in range(len(paths) - 1))
+    """Our sections before any joining, rendered and then aggregated as LangChain aggregates its lines (equal
+    metadata joined; a heading-only chunk joined to a deeper one when headers are kept), are LangChain's output."""
+    from chunking.splitters import MarkdownHeaderTextSplitter
+    from chunking.splitters.markdown.fences import scan_lines
+    from chunking.splitters.markdown.header import _header_levels, header_sections
+
+    if case.get("each_line"):
+        return False
+    text, strip = case["text"], case.get("strip", True)
+    atx, custom = _header_levels(case.get("headers", [("#", "H1"), ("##", "H2"), ("###", "H3")]), None)
+    sections = header_sections(text, scan_lines(text), atx, custom, strip)
+    lines = [{"content": normalize_like_langchain(text[s.start : s.end]), "metadata": s.headers} for s in sections]
+    aggregated = MarkdownHeaderTextSplitter([], strip_headers=strip).aggregate_lines_to_chunks(lines)
+    return [(d.page_content, d.metadata) for d in aggregated] == [(c, m) for c, m in case["theirs"]]
 
 
+def _each_line(case: dict[str, Any]) -> bool:
+    """Ours and LangChain's give the same lines with the same metadata once LangChain's runs are cut into lines."""
+    if not case.get("each_line"):
+        return False
+
+    def lines(documents: list[tuple[str, dict[str, str]]]) -> list[tuple[str, dict[str, str]]]:
+        return [(line, metadata) for content, metadata in documents
+                for line in normalize_like_langchain(content).replace("  \n", "\n").split("\n") if line]
+
+    return lines(case["ours"]) == lines(case["theirs"])
+
+
+MARKDOWN_EACH_LINE = Difference(
+    "return_each_line_is_per_line", "return_each_line gives one Document per line (or fenced block); LangChain "
+    "gives one per run of lines between blank lines and headers", _each_line)
 MARKDOWN_VERBATIM = Difference(
     "markdown_sections_verbatim", "sections are the original lines (indentation, blank lines kept); LangChain "
     "strips every line and joins them with '  \\n'", _verbatim_sections)
@@ -151,4 +182,4 @@ MARKDOWN_EQUAL_PATHS = Difference(
     "equal_header_paths_not_merged", "two sections under equal header paths stay two Documents; LangChain merges "
     "consecutive lines with equal metadata", _equal_paths_not_merged)
 
-MARKDOWN_HEADER = [MARKDOWN_VERBATIM, MARKDOWN_STRUCTURE, MARKDOWN_EQUAL_PATHS]
+MARKDOWN_HEADER = [MARKDOWN_VERBATIM, MARKDOWN_STRUCTURE, MARKDOWN_EQUAL_PATHS, MARKDOWN_EACH_LINE]

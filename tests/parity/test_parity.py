@@ -97,7 +97,7 @@ def test_markdown_header_text_splitter(text, strip, each_line):
     options = dict(headers_to_split_on=HEADERS, strip_headers=strip, return_each_line=each_line)
     theirs = [(d.page_content, d.metadata) for d in langchain.MarkdownHeaderTextSplitter(**options).split_text(text)]
     mine = [(d.page_content, d.metadata) for d in ours.MarkdownHeaderTextSplitter(**options).split_text(text)]
-    check(dict(text=text, ours=mine, theirs=theirs), diff.MARKDOWN_HEADER)
+    check(dict(text=text, strip=strip, each_line=each_line, ours=mine, theirs=theirs), diff.MARKDOWN_HEADER)
 
 
 def test_the_predicates_are_not_vacuous():

@@ -205,7 +205,8 @@ class MarkdownHeaderTextSplitter(DocumentSplitting):
         - Headings follow CommonMark: setext headings (``Title`` over ``=====`` or ``-----``) split like ``#`` and
           ``##``, and a ``## Bar`` indented by four or more spaces is indented code, not a heading; LangChain
           strips every line first, so it sees the indented heading and not the setext one.
-        - Sections under equal header paths are not merged with each other.
+        - Sections under equal header paths are not merged with each other, and ``return_each_line=True`` gives
+          one Document per line (LangChain: one per run of lines between blank lines and headers).
     """
 
     def __init__(
@@ -249,7 +250,8 @@ class MarkdownHeaderTextSplitter(DocumentSplitting):
     def _split(self, text: str, base: dict[str, Any]) -> list[Document]:
         lines = scan_lines(text)
         out: list[Document] = []
-        for section in header_sections(text, lines, self._atx, self._custom, self.strip_headers, True):
+        for section in header_sections(text, lines, self._atx, self._custom, self.strip_headers,
+                                       not self.return_each_line):
             spans = _section_units(text, lines, section) if self.return_each_line else [(section.start, section.end)]
             for start, end in spans:
                 metadata = copy.deepcopy(base)
