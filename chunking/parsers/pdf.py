@@ -33,6 +33,9 @@ Clean-up, in order (``_clean_page_text``):
      ("特 定 の 設 問"), and Chinese and Japanese do not put spaces between words.
   5. Spaces and tabs at the end of each line are dropped; a non-empty page ends with exactly one ``\\n``,
      so that the concatenated pages keep a line break at every page boundary.
+
+Then running headers, footers and bare page numbers are recognised across the document and moved out of the
+page text into ``Page.header`` / ``Page.footer`` (``chunking/parsers/furniture.py``; docs/splitters.md#page-furniture).
 """
 
 from __future__ import annotations
@@ -44,7 +47,8 @@ from collections.abc import Iterator
 import pypdfium2 as pdfium
 
 from chunking.model import Page
-from chunking.parsers._common import ParseError, normalize_newlines, pages_from_texts
+from chunking.parsers._common import ParseError, normalize_newlines
+from chunking.parsers.furniture import split_furniture
 
 __all__ = ["parse"]
 
@@ -72,15 +76,24 @@ def parse(data: bytes, *, source: str) -> Iterator[Page]:
         source: file name, used in errors.
 
     Returns:
-        ``Page(page_num, offset, text)`` for each PDF page in order, ``page_num`` 0-based, ``offset`` the sum
-        of the lengths of the previous pages' texts. Texts are cleaned as the module docstring describes.
+        ``Page(page_num, offset, text, header, footer)`` for each PDF page in order, ``page_num`` 0-based,
+        ``offset`` the sum of the lengths of the previous pages' ``header + text + footer`` plus this page's
+        ``header``. Texts are cleaned as the module docstring describes.
 
     Raises:
         ParseError: ``encrypted PDF`` when a password is needed to open it; ``not a valid PDF: …`` when PDFium
             cannot load it; ``could not read page N: …`` (N 1-based) when a page fails to extract.
     """
     texts = [_clean_page_text(text) for text in _extract_page_texts(data, source)]
-    return pages_from_texts(texts)
+    return _pages_without_furniture(texts)
+
+
+def _pages_without_furniture(texts: list[str]) -> Iterator[Page]:
+    # Offsets count the furniture (header + text + footer of every page), so they do not depend on it.
+    offset = 0
+    for page_num, parts in enumerate(split_furniture(texts)):
+        yield Page(page_num, offset + len(parts.header), parts.body, parts.header, parts.footer)
+        offset += len(parts.header) + len(parts.body) + len(parts.footer)
 
 
 def _extract_page_texts(data: bytes, source: str) -> list[str]:

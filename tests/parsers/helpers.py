@@ -24,17 +24,19 @@ def parse_corpus(name: str) -> tuple[Page, ...]:
 
 
 def assert_page_invariants(pages) -> None:
-    """0-based increasing page numbers, exact offsets (pages concatenated are the document text)."""
+    """0-based increasing page numbers, exact offsets (every page's ``header + text + footer`` concatenated is
+    the document text; ``offset`` is where ``text`` starts)."""
     pages = list(pages)
     assert pages, "a parser must give at least one page"
     assert [page.page_num for page in pages] == list(range(len(pages)))
     for i, page in enumerate(pages):
-        assert page.offset == sum(len(p.text) for p in pages[:i]), f"offset of page {i}"
+        before = sum(len(p.header) + len(p.text) + len(p.footer) for p in pages[:i])
+        assert page.offset == before + len(page.header), f"offset of page {i}"
         assert isinstance(page.text, str)
 
 
 def document_text(pages) -> str:
-    return "".join(page.text for page in pages)
+    return "".join(page.header + page.text + page.footer for page in pages)
 
 
 def lines_outside_code(text: str) -> list[str]:

@@ -14,14 +14,14 @@ pypdf = pytest.importorskip("pypdf")  # dev dependency, only used here to write 
 
 
 def _tiny_pdf(page_texts: list[str]) -> bytes:
-    """A minimal valid PDF, one line of Helvetica text per page ("" for a blank page)."""
+    """A minimal valid PDF of Helvetica text, a page per item ("" for a blank page, "\\n" between lines)."""
     objects = ["<< /Type /Catalog /Pages 2 0 R >>", ""]
     kids = []
     for text in page_texts:
         page_id, content_id = len(objects) + 1, len(objects) + 2
         kids.append(f"{page_id} 0 R")
-        escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
-        stream = f"BT /F1 12 Tf 72 720 Td ({escaped}) Tj ET" if text else ""
+        escaped = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)").split("\n")
+        stream = f"BT /F1 12 Tf 14 TL 72 720 Td {' T* '.join(f'({line}) Tj' for line in escaped)} ET" if text else ""
         objects.append(
             f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {content_id} 0 R "
             f"/Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >> >>"

@@ -1,0 +1,125 @@
+"""Page furniture: running headers, running footers and bare page numbers, recognised per document.
+
+A line is furniture when, after every run of digits and every roman numeral is replaced by ``#`` and spaces
+are collapsed, the same line sits among the first (or last) two lines of many pages of one document: at least
+``MIN_PAGES`` pages and ``MIN_SHARE`` of the pages that hold text. ``Auto Multiple Choice 12 / 92`` and
+``Auto Multiple Choice iii`` both become ``Auto Multiple Choice #``, a key that repeats on every page; a
+bare page number becomes ``#``. A key needs a letter unless it is a bare number, so a repeated ``}`` at the top
+of code listings is never taken for furniture. The title page's ``Auto Multiple Choice`` (no number) has a key
+of its own and stays text.
+
+Furniture is cut from the top and bottom of the page text and kept beside it (``Page.header``,
+``Page.footer``); the page keeps its number, so citations stay right. Offsets keep counting the furniture:
+the document text is every page's ``header + text + footer`` in order, and ``Page.offset`` is where ``text``
+starts, so the furniture lies in the gaps between pages that the splitters never see
+(docs/splitters.md#page-furniture).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["MIN_PAGES", "MIN_SHARE", "PageParts", "split_furniture"]
+
+#: A key must repeat on at least this many pages...
+MIN_PAGES = 3
+#: ...and on at least this share of the pages that hold text.
+MIN_SHARE = 0.25
+#: Only this many lines at each end of a page are looked at.
+EDGE_LINES = 2
+#: A line longer than this is body text, whatever repeats.
+MAX_LINE_CHARS = 120
+
+_DIGITS = re.compile(r"\d+")
+_ROMAN = re.compile(r"\b(?=[ivxlcdm]+\b)m{0,4}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})\b", re.I)
+_SPACES = re.compile(r"\s+")
+_NUMBER_RUN = re.compile(r"#(?:[^\w#]*#)+")  # "# / #", "#-#": one number, as "12 / 92" and "iv" must match
+_NUMBER_KEY = re.compile(r"[\W_]*#[\W_]*")  # "#", "- # -", "[#]", "Page #" is caught by the letter rule
+
+
+@dataclass(frozen=True, slots=True)
+class PageParts:
+    """One page's text cut in three: ``header + body + footer`` is the page text."""
+
+    header: str
+    body: str
+    footer: str
+
+
+def line_key(line: str) -> str | None:
+    """The repeat key of one line, or None if the line can never be furniture.
+
+    Example: ``"Auto Multiple Choice 12 / 92"`` and ``"Auto Multiple Choice iv"`` → ``"Auto Multiple Choice #"``;
+    ``"xiv"`` and ``"- 7 -"`` → ``"#"`` and ``"- # -"``.
+    """
+    line = line.strip()
+    if not line or len(line) > MAX_LINE_CHARS:
+        return None
+    key = _NUMBER_RUN.sub("#", _SPACES.sub(" ", _ROMAN.sub("#", _DIGITS.sub("#", line))))
+    if _NUMBER_KEY.fullmatch(key) or any(ch.isalpha() for ch in key):
+        return key
+    return None
+
+
+def split_furniture(texts: Sequence[str]) -> list[PageParts]:
+    """Cut the running headers, footers and bare page numbers off each page of one document.
+
+    Args:
+        texts: the cleaned page texts (each ``""`` or lines ending in ``"\\n"``), in page order.
+
+    Returns:
+        One :class:`PageParts` per page, in order; ``header + body + footer == texts[i]``. At most
+        ``EDGE_LINES`` lines are cut from each end, blank lines between them included; a page made only of
+        furniture keeps an empty body.
+    """
+    lines = [text.splitlines(keepends=True) for text in texts]
+    top, bottom = Counter(), Counter()
+    for page in lines:
+        top.update({k for k in (line_key(x) for x in _edge(page, False)) if k})
+        bottom.update({k for k in (line_key(x) for x in _edge(page, True)) if k})
+    pages_with_text = sum(1 for text in texts if text.strip())
+    need = max(MIN_PAGES, MIN_SHARE * pages_with_text)
+    top_keys = {k for k, n in top.items() if n >= need}
+    bottom_keys = {k for k, n in bottom.items() if n >= need}
+    if not top_keys and not bottom_keys:
+        return [PageParts("", text, "") for text in texts]
+    return [_cut(page, top_keys, bottom_keys) for page in lines]
+
+
+def _edge(page: list[str], from_end: bool) -> list[str]:
+    """The first (or last) ``EDGE_LINES`` non-blank lines of a page."""
+    out: list[str] = []
+    for line in reversed(page) if from_end else page:
+        if line.strip():
+            out.append(line)
+            if len(out) == EDGE_LINES:
+                break
+    return out
+
+
+def _cut(page: list[str], top_keys: set[str], bottom_keys: set[str]) -> PageParts:
+    lo, hi = _cut_end(page, 0, len(page), top_keys, step=1), len(page)
+    hi = _cut_end(page, lo, hi, bottom_keys, step=-1)
+    if not "".join(page[lo:hi]).strip():
+        # Nothing but furniture: all of it is header, the body stays empty.
+        lo = hi = len(page)
+    return PageParts("".join(page[:lo]), "".join(page[lo:hi]), "".join(page[hi:]))
+
+
+def _cut_end(page: list[str], lo: int, hi: int, keys: set[str], *, step: int) -> int:
+    """Index after the furniture at the top (``step=1``, returns the new ``lo``) or before the furniture at
+    the bottom (``step=-1``, returns the new ``hi``)."""
+    cut, seen = (lo if step == 1 else hi), 0
+    pos = lo if step == 1 else hi - 1
+    while lo <= pos < hi and seen < EDGE_LINES:
+        line = page[pos]
+        if line.strip():
+            seen += 1
+            if line_key(line) not in keys:
+                break
+            cut = pos + 1 if step == 1 else pos
+        pos += step
+    return cut
