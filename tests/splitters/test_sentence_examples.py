@@ -119,12 +119,28 @@ def test_merges_chain_across_pages():
     assert rows(chunks) == [("The cat sat on the mat today.", 0, 27, 0, 2, 8, 0, "text")]
 
 
-def test_upper_case_start_is_not_a_continuation():
+def test_upper_case_start_continues_an_unfinished_sentence():
     chunks = SentenceTextSplitter().split_pages(pages("We met with", "Microsoft engineers yesterday."))
-    assert rows(chunks) == [
-        ("We met with", 0, 11, 0, 0, 3, 0, "text"),
-        ("Microsoft engineers yesterday.", 11, 41, 1, 1, 4, 0, "text"),
-    ]
+    assert rows(chunks) == [("We met with Microsoft engineers yesterday.", 0, 41, 0, 1, 7, 0, "text")]
+
+
+def test_digit_start_continues_an_unfinished_sentence():
+    chunks = SentenceTextSplitter().split_pages(pages("The total for the year was", "42 units, all sold."))
+    assert [(c.text, c.char_start, c.char_end, c.page_start, c.page_end) for c in chunks] == [
+        ("The total for the year was 42 units, all sold.", 0, 45, 0, 1)]
+
+
+@pytest.mark.parametrize("first_line", ["Installation Notes", "1. First step.", "4.9 Pieces of code", "- an item",
+                                        "\u2022 a bullet", "a) first case", "# Title"])
+def test_heading_or_list_item_on_the_next_page_is_not_a_continuation(first_line):
+    chunks = list(SentenceTextSplitter().split_pages(pages("We met with", first_line + "\nMore text here.")))
+    assert [(c.own_text, c.page_start, c.page_end) for c in chunks][0] == ("We met with", 0, 0)
+    assert chunks[1].page_start == 1
+
+
+def test_a_finished_sentence_is_not_continued_by_a_capital():
+    chunks = SentenceTextSplitter(semantic_overlap_percent=0).split_pages(pages("We met.", "Microsoft came too."))
+    assert [(c.text, c.page_start) for c in chunks] == [("We met.", 0), ("Microsoft came too.", 1)]
 
 
 def test_join_after_a_tag_inserts_no_space():
@@ -163,3 +179,25 @@ def test_oversize_table_is_split_by_rows_with_the_header_repeated():
          153, 241, 0, 0, 68, 0, "figure_part"),
     ]
     assert [(c.part_index, c.part_count) for c in chunks] == [(0, 2), (1, 2)]
+
+
+def test_dot_leaders_are_not_sentence_ends():
+    toc = "1 License . . . . . . . 1\n2 Installation . . . . 3\n3 Usage notes . . . . . 5\n"
+    chunks = SentenceTextSplitter(max_tokens=500).split_text(toc)
+    assert [(c.text, c.char_start, c.char_end) for c in chunks] == [(toc.strip(), 0, len(toc) - 1)]
+
+
+@pytest.mark.parametrize(("text", "cuts"), [
+    ("1 License . . . . 24\n2 Intro . . . 30\n", []),
+    ("Done. Next . . . 5 The end.", [5, 27]),
+    ("A lone dot . ends here", [12]),
+    ("Wide .  .  . 7", []),
+])
+def test_dot_leader_cuts_do_not_depend_on_where_the_scan_starts(text, cuts):
+    from chunking.splitters.sentence.boundaries import Boundaries
+    from chunking.splitters.sentence.config import SentenceSplitterConfig
+
+    boundaries = Boundaries(SentenceSplitterConfig())
+    assert boundaries.sentence_cuts(text) == cuts
+    for cmin in range(1, len(text)):
+        assert boundaries.cuts_between(text, 0, len(text), cmin, len(text)) == [c for c in cuts if c >= cmin]

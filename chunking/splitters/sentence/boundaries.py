@@ -24,7 +24,6 @@ __all__ = [
     "figure_blocks",
     "gap_class",
     "is_combining",
-    "is_continuation_letter",
     "is_heading_like",
     "is_spaceless",
     "join_separator",
@@ -36,6 +35,9 @@ _LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 _OPENING = "".join(sorted(OPENING_CHARS))
 _NEXT_NON_SPACE = re.compile(r"\s*(\S)")
 _WORD_TAIL_WINDOW = 24
+# Whether a lone "." is a dot leader depends on the next lone "." up to 2 spaces away: scans that stop early read
+# this many characters past the last cut they may report.
+_LEADER_LOOKAHEAD = 4
 
 
 # docs/splitters.md#figure-block: an opening tag is "<figure" followed by whitespace, ">" or "/"; a closing tag
@@ -89,12 +91,6 @@ def is_spaceless(ch: str) -> bool:
     cp = ord(ch)
     i = bisect_right(_SPACELESS_STARTS, cp) - 1
     return i >= 0 and cp <= SPACELESS_RANGES[i][1]
-
-
-def is_continuation_letter(ch: str) -> bool:
-    """True for letters that may continue a sentence: categories Ll, Lm and Lo (R8;
-    docs/splitters.md#character-classes)."""
-    return unicodedata.category(ch) in ("Ll", "Lm", "Lo")
 
 
 def is_combining(ch: str) -> bool:
@@ -158,16 +154,17 @@ class Boundaries:
         a = _char_class(ascii_ends)
         # Every match starts by consuming one terminator, so the regex engine skips to candidates with its fast
         # character-set scan; the alternatives then look back at that first character. Group 1 marks a run of
-        # dot leaders (". . . .", common in PDF tables of contents): one match for the whole run, every dot
-        # a (wordless) sentence end. Group 2 marks a single "." whose word must still be checked (rule 2).
+        # dot leaders (". . . .", common in PDF tables of contents): one match for the whole run, and no
+        # sentence end in it (rule 3). Group 2 marks a single "." whose word must still be checked (rule 2).
         never = "(?!)()"
         longest = max((len(w) for w in config.abbreviations | config.abbreviations_before_number), default=3)
         # Exceptions are at most `longest` characters (digits: 3, an initial: 1) after the opening characters.
         long = max(longest, 3) + 1
         alternatives = [
-            r"(?<=\s\.)((?: \.)+)(?=\s|\Z)" if dot else never,
-            # An ASCII run ends a sentence only before whitespace or the end of the text (rule 1).
-            rf"(?<=\s\.)(?![{a}]){closing}(?=\s|\Z)" if dot else "(?!)",
+            r"(?<=\s\.)((?:[ \t]{1,2}\.)+)(?=\s|\Z)" if dot else never,
+            # An ASCII run ends a sentence only before whitespace or the end of the text (rule 1); a lone "."
+            # right after another lone "." is the tail of a leader whose scan started inside it (rule 3).
+            rf"(?<=\s\.)(?<!\s\.[ \t]\.)(?<!\s\.[ \t][ \t]\.)(?![{a}]){closing}(?=\s|\Z)" if dot else "(?!)",
             # Rule 2's common answers, decided here instead of per dot in Python: a dot after a character that
             # is neither alphanumeric nor whitespace, and (group 2) a dot after a word longer than every
             # exception, which only holds if that word lies inside the scanned text (checked by the caller).
@@ -219,15 +216,15 @@ class Boundaries:
             group = m.lastindex
             if group is None:
                 yield m.end()
-            elif group == 1:  # dot leaders ". . . .": every dot ends a (wordless) sentence
-                yield from range(m.start() + 1, m.end() + 1, 2)
+            elif group == 1:  # dot leaders ". . . .": no sentence ends inside (rule 3)
+                continue
             elif (group == 2 and m.start() - lo >= long) or dot_is_terminal(text, m.start(), m.end(), lo, hi):
                 yield m.end()
 
     def _scan_start(self, text: str, lo: int, cmin: int) -> int:
         """Where to start scanning for cuts ``≥ cmin``: before ``cmin - 1``, stepping back over terminators and
-        closing characters so that no cluster is cut in two (a run of dot leaders cut in two gives the same cuts
-        dot by dot)."""
+        closing characters so that no cluster is cut in two (a run of dot leaders cut in two gives no cut either
+        way)."""
         start, endings, closing = cmin - 1, self.endings, self.closing
         while start > lo and (text[start - 1] in endings or text[start - 1] in closing):
             start -= 1
@@ -240,7 +237,7 @@ class Boundaries:
         if cmin > cmax:
             return []
         # The scan stops just after cmax, so every cut kept was decided on the real text after it.
-        stop = min(hi, cmax + 1)
+        stop = min(hi, cmax + 1 + _LEADER_LOOKAHEAD)
         return [c for c in self._scan(text, lo, hi, self._scan_start(text, lo, cmin), stop) if cmin <= c <= cmax]
 
     def last_cut(self, text: str, lo: int, hi: int, after: int, limit: int) -> int:
@@ -253,7 +250,8 @@ class Boundaries:
             if cmin > limit:
                 return -1
             last = -1
-            for c in self._scan(text, lo, hi, self._scan_start(text, lo, cmin), min(hi, limit + 1)):
+            stop = min(hi, limit + 1 + _LEADER_LOOKAHEAD)
+            for c in self._scan(text, lo, hi, self._scan_start(text, lo, cmin), stop):
                 if cmin <= c <= limit:
                     last = c
             if last > 0 or cmin <= after + 1:
@@ -275,8 +273,13 @@ class Boundaries:
     def _dot_is_terminal(self, text: str, dot: int, end: int, lo: int, hi: int) -> bool:
         """Rule 2 of docs/splitters.md#sentence-end for a single ``.`` at ``dot`` whose cluster ends at ``end``
         (exclusive)."""
-        if dot == lo or text[dot - 1].isspace():  # no word before the dot (e.g. dot leaders ". . .")
+        if dot == lo:
             return True
+        if text[dot - 1].isspace():  # no word before the dot: an end, unless it ends a dot leader (rule 3)
+            j = dot - 1
+            while j > lo and dot - j < 2 and text[j - 1] in " \t":
+                j -= 1
+            return not (j > lo and text[j - 1] == "." and (j - 1 == lo or text[j - 2].isspace()))
         if not text[dot - 1].isalnum():
             return True  # every exception ends in a letter or digit ("dr", "e.g", "J", "12")
         if dot - lo >= self._long and self._long_word.match(text, dot - self._long, dot):
@@ -321,7 +324,7 @@ class Boundaries:
         cmin = max(cmin, 1)
         if cmin >= cmax or cmin > hi:
             return -1
-        for c in self._scan(text, 0, hi, self._scan_start(text, 0, cmin), min(hi, cmax)):
+        for c in self._scan(text, 0, hi, self._scan_start(text, 0, cmin), min(hi, cmax + _LEADER_LOOKAHEAD)):
             if c >= cmax:
                 break
             if c >= cmin:

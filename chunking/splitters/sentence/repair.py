@@ -18,7 +18,6 @@ from .boundaries import (
     Boundaries,
     figure_blocks,
     gap_class,
-    is_continuation_letter,
     is_heading_like,
     is_spaceless,
     join_separator,
@@ -28,6 +27,10 @@ from .draft import Draft
 from .measure import BlockTokens, TokenMeasure
 
 __all__ = ["Repairer"]
+
+# A first line that starts a list item or a numbered section starts something new (step 6, item 3): a bullet and a
+# space, an enumerator of up to three letters or digits with "." or ")" and a space, or "1.2" / "4.9.1".
+_NEW_ITEM = re.compile(r"(?:[-*+\u2022\u2023\u25e6\u25aa\u2013\u2014]\s|\(?[0-9A-Za-z]{1,3}[.)]\s|[0-9]+(?:\.[0-9]+)+\.?\s)")
 
 _SPACELESS_RUN = re.compile(
     "[" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in SPACELESS_RANGES) + "]+\\Z"
@@ -53,9 +56,10 @@ class Repairer:
         """Continuation test ``cont(P, N)``: ``N`` carries on the sentence that ``P`` leaves unfinished."""
         if p.kind == "figure_part" or n.kind == "figure_part":
             return False
-        if not is_continuation_letter(n.text[0]):
+        if not n.text[0].isalnum():  # any letter or digit; not punctuation, "<", "#" or a bullet
             return False
-        if is_heading_like(n.text.split("\n", 1)[0]):
+        line = n.text.split("\n", 1)[0]
+        if is_heading_like(line) or _NEW_ITEM.match(line):
             return False
         if FIGURE_OPEN.search(n.text, 0, 20):
             return False
