@@ -17,6 +17,8 @@ from chunking.ledger import Ledger, make_ledger
 from chunking.pipeline import StageOneResult, StageTwoResult, run_stage_one, run_stage_two
 from chunking.queue_messages import MessageError, decode_message
 from chunking.reconcile import ReconcileReport, delete_document, parse_blob_events, reconcile
+from chunking.redact import install_log_redaction, register_settings
+from chunking.service_errors import describe_failure
 from chunking.settings import Settings
 from chunking.storage import QueueSender, blob_service, create_container, queue_client, storage_error
 
@@ -43,6 +45,8 @@ def services() -> Services:
     """Settings, embedder, index (ensured), claim-check store, ledger and chunk-batch queue of this process, built
     on first use."""
     settings = Settings.from_env()
+    install_log_redaction()
+    register_settings(settings)
     index = make_index(settings)
     index.ensure()
     payloads = make_payload_store(settings)
@@ -142,15 +146,24 @@ def handle_blob_event(body: bytes | str) -> int:
         log.error("dropped a malformed blob event: %s", exc)
         return 0
     deleted = 0
+    failed: list[Exception] = []
     for event in events:
         if not event.event_type.endswith("BlobDeleted") or event.container != s.settings.documents_container:
             continue
-        # Events are unordered: the blob may have been uploaded again after this delete.
-        if _container(s.settings).get_blob_client(event.path).exists():
-            log.info("ignored a delete event for %s: the blob exists again", event.path)
-            continue
-        delete_document(make_doc_id(event.container, event.path), event.path, index=s.index, ledger=s.ledger)
-        deleted += 1
+        try:  # one event's failure must not keep the others of the message from being applied
+            # Events are unordered: the blob may have been uploaded again after this delete.
+            if _container(s.settings).get_blob_client(event.path).exists():
+                log.info("ignored a delete event for %s: the blob exists again", event.path)
+                continue
+            delete_document(make_doc_id(event.container, event.path), event.path, index=s.index, ledger=s.ledger)
+            deleted += 1
+        except Exception as exc:
+            failure = describe_failure(exc, s.settings)
+            log.error("delete of %s failed: %s", event.path, failure.line if failure else f"{type(exc).__name__}: "
+                      f"{exc}")
+            failed.append(exc)
+    if failed:
+        raise failed[0]  # the queue retries the message; deletes already applied are idempotent
     return deleted
 
 

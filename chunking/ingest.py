@@ -20,6 +20,7 @@ parsing), whatever the batch size, because the ledger knows per document which v
 from __future__ import annotations
 
 import fnmatch
+import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,10 +28,13 @@ from typing import Callable, Iterable, Sequence
 
 from chunking.claim_check import MemoryPayloadStore
 from chunking.embeddings import Embedder
+from chunking.ids import doc_id as make_doc_id
 from chunking.index.protocol import SearchIndex
 from chunking.ledger import Ledger
 from chunking.pipeline import run_stage_one, run_stage_two
 from chunking.reconcile import delete_document
+from chunking.redact import redact
+from chunking.service_errors import describe_failure
 from chunking.settings import Settings
 
 __all__ = ["CLEANUP_MODES", "DocumentRow", "IngestSummary", "collect_files", "ingest_files"]
@@ -38,6 +42,8 @@ __all__ = ["CLEANUP_MODES", "DocumentRow", "IngestSummary", "collect_files", "in
 CLEANUP_MODES = ("none", "incremental", "full", "scoped_full")
 #: The namespace (container) of documents ingested from local files.
 LOCAL_CONTAINER = "local"
+
+log = logging.getLogger("chunking.ingest")
 
 
 @dataclass
@@ -70,6 +76,8 @@ class IngestSummary:
     #: cleanup mode deletes no document).
     vanished: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    #: Why the run stopped before its last document (a service unreachable or refusing the credentials), or "".
+    stopped: str = ""
 
     def count(self, outcome: str) -> int:
         return sum(1 for r in self.rows if r.outcome == outcome)
@@ -89,6 +97,7 @@ class IngestSummary:
             "embedding_tokens": sum(r.embedding_tokens for r in self.rows),
             "embedding_requests": sum(r.embedding_requests for r in self.rows),
             "seconds": round(self.seconds, 3),
+            "stopped": self.stopped,
             "failures": [{"source": r.source, "error": r.error} for r in self.rows if r.outcome == "failed"],
             "deleted_sources": list(self.deleted),
             "ignored_sources": list(self.ignored),
@@ -186,17 +195,18 @@ def ingest_files(
     for file, source in progress(files):
         row = DocumentRow(source)
         summary.rows.append(row)
-        one = run_stage_one(file.read_bytes(), source=source, container=LOCAL_CONTAINER, settings=settings,
-                            payloads=payloads, ledger=ledger, keep_old_versions=cleanup == "none")
-        seen.add(one.doc_id)
-        row.outcome, row.error, row.stage1_seconds = one.outcome, one.error, one.seconds
-        row.pages, row.chunks, row.tokens, row.max_tokens = one.pages, one.chunks, one.tokens, one.max_chunk_tokens
-        for message in one.messages:
-            two = run_stage_two(message, settings=settings, embedder=embedder, index=index, payloads=payloads,
-                                ledger=ledger)
-            row.stage2_seconds += two.seconds
-            row.embedding_tokens += two.embedding_tokens
-            row.embedding_requests += two.embedding_requests
+        seen.add(make_doc_id(LOCAL_CONTAINER, source))
+        try:
+            _ingest_one(file, source, row, settings=settings, embedder=embedder, index=index, ledger=ledger,
+                        payloads=payloads, keep_old_versions=cleanup == "none")
+        except Exception as exc:  # one document's failure is its row and ledger reason; the others go on
+            failure = describe_failure(exc, settings)
+            row.outcome = "failed"
+            row.error = failure.line if failure else f"crashed: {type(exc).__name__}: {redact(str(exc))[:300]}"
+            _record_failure(ledger, source, row.error, failure)
+            if failure is not None and failure.kind in ("unreachable", "auth"):
+                summary.stopped = failure.line  # every other document would fail the same way
+                break
     for entry in ledger.entries():
         if entry.container != LOCAL_CONTAINER or entry.status == "deleted":
             continue
@@ -223,3 +233,31 @@ def _prune_stale_versions(entry, index: SearchIndex) -> int:
     if stale:
         index.delete(stale)
     return len(stale)
+
+
+def _ingest_one(file: Path, source: str, row: DocumentRow, *, settings: Settings, embedder: Embedder,
+                index: SearchIndex, ledger: Ledger, payloads: MemoryPayloadStore, keep_old_versions: bool) -> None:
+    one = run_stage_one(file.read_bytes(), source=source, container=LOCAL_CONTAINER, settings=settings,
+                        payloads=payloads, ledger=ledger, keep_old_versions=keep_old_versions)
+    row.outcome, row.error, row.stage1_seconds = one.outcome, one.error, one.seconds
+    row.pages, row.chunks, row.tokens, row.max_tokens = one.pages, one.chunks, one.tokens, one.max_chunk_tokens
+    for message in one.messages:
+        two = run_stage_two(message, settings=settings, embedder=embedder, index=index, payloads=payloads,
+                            ledger=ledger)
+        row.stage2_seconds += two.seconds
+        row.embedding_tokens += two.embedding_tokens
+        row.embedding_requests += two.embedding_requests
+
+
+def _record_failure(ledger: Ledger, source: str, reason: str, failure) -> None:
+    """The ledger after a document's run raised: ``failed`` with *reason*, except after a retryable service
+    failure (throttled, 5xx, unreachable), where the version stays ``queued`` for the next run with the reason."""
+    did = make_doc_id(LOCAL_CONTAINER, source)
+    try:
+        entry = ledger.get(did)
+        if failure is not None and failure.kind in ("throttled", "server", "unreachable") and entry is not None:
+            ledger.record_error(did, source, entry.version, f"{reason}; next attempt: the next ingest run")
+        else:
+            ledger.mark_failed(did, source, entry.version if entry else "", reason, container=LOCAL_CONTAINER)
+    except Exception as exc:  # the ledger itself is unreachable: the row still says why
+        log.error("could not record the failure of %s in the ledger: %s", source, redact(str(exc)))

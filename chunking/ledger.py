@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Literal, Protocol
 
+from chunking.redact import redact
+
 __all__ = ["Ledger", "LedgerEntry", "LocalLedgerStore", "Status", "TableLedgerStore", "local_ledger_path", "make_ledger"]
 
 Status = Literal["sending", "queued", "indexed", "failed", "deleted"]
@@ -111,7 +113,7 @@ class Ledger:
             attempts = e.attempts if e.version == version else 0
             return dataclasses.replace(e, source=source, container=container or e.container, version=version,
                                        status=status, chunk_count=chunk_count, batch_count=batch_count, error="",
-                                       attempts=attempts, note=note[:_MAX_ERROR_CHARS])
+                                       attempts=attempts, note=redact(note)[:_MAX_ERROR_CHARS])
 
         return self._change(doc_id, source, fn)  # type: ignore[return-value]
 
@@ -136,7 +138,8 @@ class Ledger:
             if only_if_current and e.version != version:
                 return None
             return dataclasses.replace(e, source=source, container=container or e.container, version=version,
-                                       status="failed", error=error[:_MAX_ERROR_CHARS], attempts=e.attempts + 1)
+                                       status="failed", error=redact(error)[:_MAX_ERROR_CHARS],
+                                       attempts=e.attempts + 1)
 
         return self._change(doc_id, source, fn)
 
@@ -149,7 +152,7 @@ class Ledger:
                 return None
             if container and not e.container:
                 e = dataclasses.replace(e, container=container)
-            return dataclasses.replace(e, error=error[:_MAX_ERROR_CHARS], attempts=e.attempts + 1)
+            return dataclasses.replace(e, error=redact(error)[:_MAX_ERROR_CHARS], attempts=e.attempts + 1)
 
         self._change(doc_id, source, fn)
 

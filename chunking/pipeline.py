@@ -9,6 +9,7 @@ at-least-once. See docs/architecture.md#the-two-stages.
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import logging
 import time
@@ -25,8 +26,11 @@ from chunking.index.protocol import SearchIndex
 from chunking.index_records import HeadingOutline, build_records
 from chunking.ledger import Ledger
 from chunking.model import Chunk, ChunkRecord, Page
-from chunking.parsers import ParseError, parse_document
+from chunking.parsers import ParseError, ReadContext, parse_document
+from chunking.parsers.limits import Deadline, Limits
 from chunking.queue_messages import decode_message, encode_batches, load_records
+from chunking.redact import redact
+from chunking.service_errors import ServiceFailure, describe_failure
 from chunking.settings import Settings
 from chunking.strategies.notes import fallback_note
 from chunking.tokens import token_counter
@@ -121,9 +125,11 @@ def run_stage_one(
             result.seconds = time.perf_counter() - started
             log.info("unchanged %s: version %s already indexed", source, result.version[:8])
             return result
+    limits = Limits.from_settings(settings)
+    context = ReadContext(limits=limits, deadline=Deadline(limits.stage1_max_seconds))
     try:
-        pages = parse_document(data, source=source, max_bytes=settings.max_document_bytes)
-        chunks = list(splitter.split(pages))
+        pages = parse_document(data, source=source, max_bytes=settings.max_document_bytes, context=context)
+        chunks = _split_in_time(splitter, pages, source, context)
     except ValueError as exc:  # ParseError, or a text the configured splitter cannot take (json on Markdown)
         reason = exc.reason if isinstance(exc, ParseError) else str(exc)
         result.outcome, result.error = "failed", reason
@@ -138,8 +144,9 @@ def run_stage_one(
     result.max_chunk_tokens = max((r.token_count for r in records), default=0)
     result.messages = encode_batches(records, max_message_bytes=settings.max_message_bytes, payloads=payloads,
                                      max_records=settings.batch_max_chunks, keep_old_versions=keep_old_versions)
+    note = "; ".join(filter(None, [*context.notes, fallback_note(chunks)]))
     ledger.begin_version(result.doc_id, source, result.version, len(records), len(result.messages), container,
-                         note=fallback_note(chunks), status="queued" if send is None else "sending")
+                         note=note, status="queued" if send is None else "sending")
     if send is not None:
         send(result.messages)
         ledger.mark_sent(result.doc_id, source, result.version)
@@ -168,6 +175,42 @@ def document_records(pages: Sequence[Page], chunks: Sequence[Chunk], *, doc_id: 
         paginated=extension_of(source) in PAGINATED_EXTENSIONS,
         outline=HeadingOutline(pages) if extension_of(source) in HEADING_EXTENSIONS else None,
     )
+
+
+def _split_in_time(splitter, pages, source: str, context: ReadContext) -> list:
+    """The splitter's chunks, within the stage-1 deadline (checked between chunks) and without a traceback for
+    input the parser let through but the splitter cannot take."""
+    chunks = []
+    try:
+        for chunk in splitter.split(pages):
+            chunks.append(chunk)
+            context.check_time(source)
+    except RecursionError:
+        raise ParseError(source, f"nested too deeply to split: lower MAX_NESTING_DEPTH (now "
+                                 f"{context.limits.max_nesting_depth})") from None
+    except MemoryError:
+        raise ParseError(source, "out of memory while splitting: lower MAX_DOCUMENT_CHARS") from None
+    except (ValueError, OSError):  # ParseError, or a text the configured splitter cannot take: a reason above
+        raise
+    except Exception as exc:  # the same bytes fail the same way on every retry: a reason, not a retry
+        log.exception("splitter failed on %s", source)
+        raise ParseError(source, f"could not split: {_crash(exc)}") from None
+    return chunks
+
+
+def _crash(exc: BaseException) -> str:
+    """``TypeError: message`` on one line, at most 300 characters, without secrets."""
+    text = " ".join(redact(str(exc)).split())
+    return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
+
+
+def _next_attempt(failure: ServiceFailure | None) -> str:
+    """When a retryable failure should be tried again, for the ledger: ``; next attempt after 12:30:05 UTC``."""
+    if failure is None or failure.kind not in ("throttled", "server", "unreachable"):
+        return ""
+    delay = failure.retry_after_s if failure.retry_after_s else 60.0
+    at = dt.datetime.now(dt.timezone.utc) + dt.timedelta(seconds=delay)
+    return f"; next attempt after {at:%H:%M:%S} UTC (the queue retries the batch)"
 
 
 def run_stage_two(
@@ -214,8 +257,16 @@ def run_stage_two(
             return result
         raise
     except Exception as exc:
-        ledger.record_error(message.doc_id, message.source, message.version,
-                            f"batch {message.batch_no + 1} of {message.batch_count}: {type(exc).__name__}: {exc}")
+        where = f"batch {message.batch_no + 1} of {message.batch_count}"
+        failure = describe_failure(exc, settings)
+        if failure is not None and failure.kind == "auth":
+            # No retry can succeed until a key or a role changes: failed now, with what to check. The message
+            # still goes back to the queue, so a retry after the fix completes the version.
+            ledger.mark_failed(message.doc_id, message.source, message.version, f"{where}: {failure.line}",
+                               only_if_current=True)
+        else:
+            ledger.record_error(message.doc_id, message.source, message.version,
+                                f"{where}: {failure.line if failure else _crash(exc)}{_next_attempt(failure)}")
         raise
     if _count_version(index, message.doc_id, message.version) >= message.chunk_count:
         _complete(message, result, index, ledger, payloads)

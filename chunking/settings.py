@@ -307,6 +307,13 @@ class Settings:
     chat_max_concurrency: int = 4
     model_cache_container: str = ""
     strategy: StrategyOptions = dataclasses.field(default_factory=StrategyOptions)
+    # Per-document limits of stage 1, enforced while reading (chunking.parsers.limits says what each bounds).
+    max_decompressed_bytes: int = 100 * 1024 * 1024
+    max_pages: int = 5_000
+    max_page_chars: int = 1_000_000
+    max_document_chars: int = 10_000_000
+    max_nesting_depth: int = 100
+    stage1_max_seconds: int = 300
 
     @property
     def local_index_path(self) -> Path:
@@ -403,4 +410,10 @@ class Settings:
             chat_max_concurrency=_int(env, "CHAT_MAX_CONCURRENCY", 4, 1),
             model_cache_container=_str(env, "MODEL_CACHE_CONTAINER"),
             strategy=StrategyOptions.from_env(env),
+            max_decompressed_bytes=_int(env, "MAX_DECOMPRESSED_BYTES", 100 * 1024 * 1024, 1024),
+            max_pages=_int(env, "MAX_PAGES", 5_000, 1),
+            max_page_chars=_int(env, "MAX_PAGE_CHARS", 1_000_000, 1),
+            max_document_chars=_int(env, "MAX_DOCUMENT_CHARS", 10_000_000, 1),
+            max_nesting_depth=_int(env, "MAX_NESTING_DEPTH", 100, 2),
+            stage1_max_seconds=_int(env, "STAGE1_MAX_SECONDS", 300, 1),
         )

@@ -158,10 +158,10 @@ def table_service(settings: Any, **kwargs: Any) -> Any:
 
 
 def describe(settings: Any) -> str:
-    """Where storage is, for messages (no secrets): the connection string's first part, or the account."""
-    if settings.storage_connection:
-        return settings.storage_connection.split(";")[0]
-    return settings.storage_account or settings.storage_blob_uri or "(no storage configured)"
+    """Where storage is, for messages, without any secret: the account name or the endpoint's host."""
+    from chunking.redact import describe_storage
+
+    return describe_storage(settings)
 
 
 class QueueSender:

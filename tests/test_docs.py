@@ -36,7 +36,7 @@ def documented_settings() -> set[str]:
     names = set()
     for line in (DOCS / "settings.md").read_text(encoding="utf-8").splitlines():
         if line.startswith("| `"):
-            names.update(re.findall(r"`([A-Za-z_]+)`", line.split("|")[1]))
+            names.update(re.findall(r"`([A-Za-z0-9_]+)`", line.split("|")[1]))
     return names
 
 

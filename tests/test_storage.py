@@ -16,7 +16,7 @@ def test_identity_based_settings_use_account_urls_and_a_credential():
     assert table.url.startswith("https://contosodocs.table.core.windows.net")
     assert type(blob.credential).__name__ == "DefaultAzureCredential"
     assert type(queue._message_encode_policy).__name__ == "TextBase64EncodePolicy"
-    assert describe(settings) == "contosodocs"
+    assert describe(settings) == "account contosodocs"
 
 
 def test_service_uris_override_the_account_and_missing_ones_are_named():
@@ -30,4 +30,4 @@ def test_connection_string_default_is_azurite():
     settings = Settings.from_env({})
     assert settings.storage_connection == "UseDevelopmentStorage=true" and settings.ledger_backend == "local"
     assert blob_service(settings).url == "http://127.0.0.1:10000/devstoreaccount1/"
-    assert describe(settings) == "UseDevelopmentStorage=true"
+    assert describe(settings) == "Azurite (UseDevelopmentStorage=true)"

@@ -49,14 +49,17 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     if extra:  # argparse would blame the top-level parser; the command's own usage is the helpful one
         parser.subcommand(args.command).error(f"unrecognized arguments: {' '.join(extra)}")
     logging.basicConfig(level=logging.WARNING if not args.verbose else logging.INFO, format="%(levelname)s %(message)s")
+    from chunking.redact import install_log_redaction, redact, register_settings
     from chunking.settings import Settings, SettingsError
 
+    install_log_redaction()
     try:
         _apply_local_settings(Path(LOCAL_SETTINGS))
         settings = Settings.from_env()
     except SettingsError as exc:
-        print(f"{prog}: {exc}", file=sys.stderr)
+        print(f"{prog}: {redact(str(exc))}", file=sys.stderr)
         return 2
+    register_settings(settings)
     try:
         status = args.func(args, settings)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
@@ -68,12 +71,21 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{args.prog}: interrupted", file=sys.stderr)
         return 130
-    except Exception as exc:
+    except Exception as exc:  # a service error is one line, and nothing printed carries a secret
+        from chunking.service_errors import describe_failure
+
+        failure = None if _is_service_error(exc) else describe_failure(exc, settings)
+        if failure is not None:
+            print(f"{args.prog}: {failure.line}", file=sys.stderr)
+            return 2
         if not _is_service_error(exc):
-            raise
+            import traceback
+
+            print(redact(traceback.format_exc()).rstrip(), file=sys.stderr)
+            return 1
         first_line = (str(exc).strip().splitlines() or [""])[0]
         ours = type(exc).__module__.startswith("chunking.")  # our messages name the resource already
-        print(f"{args.prog}: {'' if ours else type(exc).__name__ + ': '}{first_line}", file=sys.stderr)
+        print(redact(f"{args.prog}: {'' if ours else type(exc).__name__ + ': '}{first_line}"), file=sys.stderr)
         return 2
     return status
 

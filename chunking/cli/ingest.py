@@ -89,6 +89,8 @@ def run(args: argparse.Namespace, settings) -> int:
     for row in summary.rows:
         if row.outcome == "failed":
             fail(args, row.error or "failed", path=row.source)
+    if summary.stopped:  # a service is unreachable or refuses the credentials: the run stopped there
+        return fail(args, f"stopped: {summary.stopped}")
     return 1 if totals["failed"] else 0
 
 

@@ -12,8 +12,10 @@ __all__ = ["fail", "plural", "table"]
 def fail(args: argparse.Namespace, reason: str, *, path: object = None, status: int = 2) -> int:
     """Print ``PROG COMMAND: [PATH: ]REASON`` on stderr (the one style of every CLI error) and return *status*
     (2 for bad usage or an unreachable service, 1 for a document that failed; see ``--help``)."""
+    from chunking.redact import redact  # no key, SAS or token in any error line
+
     where = f"{path}: " if path is not None else ""
-    print(f"{args.prog}: {where}{reason}", file=sys.stderr)
+    print(redact(f"{args.prog}: {where}{reason}"), file=sys.stderr)
     return status
 
 

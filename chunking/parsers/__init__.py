@@ -18,9 +18,9 @@ from pathlib import PurePosixPath
 from chunking.formats import FORMATS, SUPPORTED_EXTENSIONS
 from chunking.model import Page
 from chunking.parsers import docx, html, json, pdf, text
-from chunking.parsers._common import ParseError, UnsupportedFileType
+from chunking.parsers._common import ParseError, ReadContext, UnsupportedFileType
 
-__all__ = ["SUPPORTED_EXTENSIONS", "ParseError", "UnsupportedFileType", "parse_document"]
+__all__ = ["SUPPORTED_EXTENSIONS", "ParseError", "ReadContext", "UnsupportedFileType", "parse_document"]
 
 _Parser = Callable[..., Iterator[Page]]
 
@@ -33,7 +33,8 @@ _MAX_DETAIL_CHARS = 300  # of a library's error message quoted in a reason, to k
 _BYTES_PER_MB = 1024 * 1024  # sizes are reported in MiB, like the Azure limits they are compared with
 
 
-def parse_document(data: bytes, *, source: str, max_bytes: int | None = None) -> list[Page]:
+def parse_document(data: bytes, *, source: str, max_bytes: int | None = None,
+                   context: ReadContext | None = None) -> list[Page]:
     """Parse one file into its pages, choosing the parser by the extension of ``source``.
 
     Args:
@@ -41,6 +42,8 @@ def parse_document(data: bytes, *, source: str, max_bytes: int | None = None) ->
         source: the file's name or blob path (e.g. ``"docs/Guide.PDF"``); its extension, compared
             case-insensitively, selects the parser, and it names the file in every error.
         max_bytes: largest accepted ``len(data)`` in bytes; ``None`` for no limit.
+        context: the per-document limits and deadline, and where notes about the document are collected
+            (default: ``ReadContext()``, the default limits and no deadline).
 
     Returns:
         The pages in order, at least one, with text in at least one of them. Example: a two-page PDF gives
@@ -49,9 +52,10 @@ def parse_document(data: bytes, *, source: str, max_bytes: int | None = None) ->
     Raises:
         UnsupportedFileType: the extension is not in ``SUPPORTED_EXTENSIONS`` (``unsupported file type .xyz``).
         ParseError: ``file is empty``; ``exceeds max size N MB``; ``encrypted PDF``; ``not a valid PDF: …``;
-            ``not a valid DOCX: …``; ``zip bomb: expands past N MB``; ``not valid UTF-8 or any detected
-            encoding``; ``invalid JSON: line L column C: …``; ``no text found``; or ``could not parse: …``
-            wrapping any other failure of a parsing library.
+            ``not a valid DOCX: …``; ``not valid UTF-8 or any detected
+            encoding``; ``invalid JSON: line L column C: …``; ``no text found``; a limit's reason naming its
+            setting (``more than 10000000 characters of text (MAX_DOCUMENT_CHARS)``, see ``chunking.parsers.limits``);
+            or ``could not parse: …`` wrapping any other failure of a parsing library.
     """
     extension = PurePosixPath(source.replace("\\", "/")).suffix.lower()
     parser = _PARSERS.get(extension)
@@ -63,10 +67,26 @@ def parse_document(data: bytes, *, source: str, max_bytes: int | None = None) ->
     if max_bytes is not None and len(data) > max_bytes:
         raise ParseError(source, f"exceeds max size {_format_size(max_bytes)}")
 
+    context = context if context is not None else ReadContext()
+    limits = context.limits
     try:
-        pages = list(parser(data, source=source))
+        pages = []
+        chars = 0
+        for page in parser(data, source=source, context=context):
+            chars += len(page.text)
+            if chars > limits.max_document_chars:
+                raise ParseError(source, limits.document_chars_reason())
+            pages.append(page)
     except ParseError:
         raise
+    except RecursionError:
+        # Parsers bound their recursion by MAX_NESTING_DEPTH; only a limit set above what Python's stack allows
+        # gets here.
+        raise ParseError(source, f"nested too deeply to parse: lower MAX_NESTING_DEPTH (now "
+                                 f"{limits.max_nesting_depth}) to have such files refused early") from None
+    except MemoryError:
+        raise ParseError(source, "out of memory while parsing: lower MAX_DECOMPRESSED_BYTES or "
+                                 "MAX_DOCUMENT_CHARS") from None
     except Exception as error:  # a library failure must still name the file and reach the ledger
         detail = str(error)[:_MAX_DETAIL_CHARS]
         raise ParseError(source, f"could not parse: {type(error).__name__}: {detail}") from error

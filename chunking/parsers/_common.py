@@ -9,10 +9,12 @@ from __future__ import annotations
 import codecs
 import html
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 
 from charset_normalizer import from_bytes
 
+from chunking.parsers.limits import Deadline, Limits
 from chunking.model import Page
 
 # Longest BOM first: the UTF-32-LE mark begins with the UTF-16-LE one.
@@ -54,13 +56,42 @@ class UnsupportedFileType(ParseError):
     """The file's extension has no parser (reason ``unsupported file type .xyz``)."""
 
 
-def decode_text(data: bytes, *, source: str, declared: str | None = None) -> str:
+@dataclass
+class ReadContext:
+    """What one parse may use, and what it found worth telling: passed to every parser.
+
+    Attributes:
+        limits: the per-document limits (``chunking.parsers.limits``).
+        deadline: the end of the stage-1 invocation; ``None`` for no time limit.
+        notes: things a person should know about a document that was read anyway (``"entity reference
+            skipped"``); stored in the ledger with the version.
+    """
+
+    limits: Limits = field(default_factory=Limits)
+    deadline: Deadline | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def check_time(self, source: str) -> None:
+        """Raise ``ParseError`` (reason naming ``STAGE1_MAX_SECONDS``) once the deadline has passed."""
+        if self.deadline is not None and self.deadline.expired():
+            raise ParseError(source, self.limits.seconds_reason())
+
+    def note(self, text: str) -> None:
+        if text not in self.notes:
+            self.notes.append(text)
+
+
+def decode_text(data: bytes, *, source: str, declared: str | None = None,
+                note: Callable[[str], None] | None = None) -> str:
     """Decode bytes to text: BOM, then the declared encoding, then UTF-8, then a detected encoding.
 
     Args:
         data: the raw file content.
         source: file name, used in the error.
         declared: an encoding named by the document itself (HTML ``<meta charset>``), tried after the BOM.
+        note: called with one line when the declared encoding is wrong for the bytes (they do not decode with
+            it, or they are valid UTF-8 with non-ASCII characters under another label), and the text was read
+            otherwise.
 
     Returns:
         The text, without BOM; newlines are left as they are.
@@ -76,20 +107,73 @@ def decode_text(data: bytes, *, source: str, declared: str | None = None) -> str
             except UnicodeDecodeError:
                 raise ParseError(source, f"{_UNDECODABLE} (bad {encoding} after its byte order mark)") from None
 
-    for encoding in (_html_codec(declared), "utf-8"):
-        if encoding is None:
-            continue
-        try:
-            text = data.decode(encoding)
-        except (UnicodeDecodeError, LookupError):
-            continue
-        # UTF-16 without a BOM is valid UTF-8 full of NULs; let detection look at it instead.
-        if "\x00" not in text:
+    codec = _html_codec(declared)
+    if codec is not None and codec != "utf-8":
+        text = _decoded(data, codec)
+        if text is not None and (data.isascii() or _decoded(data, "utf-8") is None):
             return text
-
+        # Legacy text with non-ASCII characters is almost never valid UTF-8 by chance, so bytes that are valid
+        # UTF-8 under a legacy label ("cafÃ©" in cp1252, "cafﾃｩ" in Shift_JIS) are read as UTF-8.
+        read_as = "utf-8" if _decoded(data, "utf-8") is not None else "a detected encoding"
+        if note is not None:
+            note(f"declared charset {declared} does not fit the bytes; read as {read_as}")
+    text = _decoded(data, "utf-8")
+    if text is not None:
+        return text
+    text = _mostly_utf8(data)
+    if text is not None:
+        if note is not None:
+            note(f"{_replaced_count(data, text)} bytes that are not valid UTF-8 replaced by U+FFFD")
+        return text
+    if codec == "utf-8" and note is not None:
+        note(f"declared charset {declared} does not fit the bytes; read as a detected encoding")
     text = _detect(data)
     if text is None or "\x00" in text:
         raise ParseError(source, _UNDECODABLE)
+    return text
+
+
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_REPLACEMENT = "\ufffd"
+
+
+def _mostly_utf8(data: bytes) -> str | None:
+    """*data* as UTF-8 with its few invalid bytes replaced, when it is UTF-8 with damage: at least ten valid
+    multi-byte characters per invalid byte. Legacy single-byte text has no valid multi-byte sequences at all
+    (an accented letter in cp1252 is one invalid byte), so it is left to detection."""
+    text = data.decode("utf-8", errors="replace")
+    bad = _replaced_count(data, text)
+    good = len(_NON_ASCII.findall(text)) - text.count(_REPLACEMENT)
+    return text if 0 < bad and good >= 10 * bad and "\x00" not in text else None
+
+
+def _replaced_count(data: bytes, text: str) -> int:
+    return text.count(_REPLACEMENT) - data.count(_REPLACEMENT.encode())
+
+
+def _decoded(data: bytes, codec: str) -> str | None:
+    """*data* decoded with *codec*, or ``None`` when it does not decode or holds NUL (UTF-16 without a BOM
+    is valid UTF-8 full of NULs: detection looks at it instead)."""
+    try:
+        text = data.decode(codec)
+    except (UnicodeDecodeError, LookupError):
+        return None
+    return None if "\x00" in text else text
+
+
+def decode_bounded(data: bytes, *, source: str, context: ReadContext, declared: str | None = None) -> str:
+    """``decode_text`` within ``MAX_DOCUMENT_CHARS``: bytes that cannot fit (more than 4 bytes, UTF-32's
+    width, per allowed character) are refused before decoding, the decoded text is counted after.
+
+    Raises:
+        ParseError: the reasons of ``decode_text``, or ``more than N characters of text (MAX_DOCUMENT_CHARS)``.
+    """
+    limit = context.limits.max_document_chars
+    if len(data) > 4 * limit + 4:
+        raise ParseError(source, context.limits.document_chars_reason())
+    text = decode_text(data, source=source, declared=declared, note=context.note)
+    if len(text) > limit:
+        raise ParseError(source, context.limits.document_chars_reason())
     return text
 
 

@@ -6,7 +6,10 @@ order between the two, and its ``Paragraph.text`` skips runs inside insertions, 
 
 Steps:
   1. Refuse what python-docx should not open: an OLE compound file (a password-protected or old ``.doc``
-     file renamed), anything that is not a ZIP, and a ZIP that would expand past ``_MAX_UNZIPPED_BYTES``.
+     file renamed), anything that is not a ZIP, and a ZIP whose members really inflate (whatever their headers
+     declare) past ``MAX_DECOMPRESSED_BYTES``: lxml trees take several times their XML's size in memory.
+     Entities are never resolved (python-docx's parser does not); an entity reference is left out of the text,
+     the text around it kept, and a DTD or an entity reference is noted in the ledger.
   2. Walk the body (also inside block-level content controls, such as Word's table of contents).
   3. Write blocks separated by a blank line: ``Title`` and ``Heading 1``–``9`` styles (or styles based on them)
      as ``#`` lines; numbered or bulleted paragraphs as ``- item`` lines, two spaces per list level, one block
@@ -24,18 +27,17 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import docx
+from lxml import etree
 from docx.document import Document as _DocxDocument
 from docx.oxml.ns import qn
 from docx.text.paragraph import Paragraph
 
 from chunking.model import Page
-from chunking.parsers._common import ParseError, figure_table, pages_from_texts, table_cell
+from chunking.parsers._common import ParseError, ReadContext, figure_table, pages_from_texts, table_cell
+from chunking.parsers.packages import scan_package
 
 __all__ = ["parse"]
 
-# Word documents are ZIP packages of XML; lxml trees take several times the XML's size in memory, and a
-# Consumption-plan worker has 1.5 GB, so refuse a package that would expand beyond this (bytes).
-_MAX_UNZIPPED_BYTES = 256 * 1024 * 1024
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # [MS-CFB] §2.2 compound file header signature
 
 _HEADING_STYLE = re.compile(r"heading ([1-9])", re.IGNORECASE)
@@ -59,7 +61,7 @@ class _StyleKind:
     is_code: bool = False
 
 
-def parse(data: bytes, *, source: str) -> Iterator[Page]:
+def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> Iterator[Page]:
     """Parse a .docx file into one page of text.
 
     Args:
@@ -71,29 +73,45 @@ def parse(data: bytes, *, source: str) -> Iterator[Page]:
 
     Raises:
         ParseError: ``not a valid DOCX: …`` for an OLE file, a non-ZIP or a package python-docx cannot open;
-            ``zip bomb: expands past 256 MB`` when the package's files add up to more than that.
+            ``expands past N MB when decompressed (MAX_DECOMPRESSED_BYTES)`` when the package's members inflate
+            to more than that in total.
     """
-    document = _open(data, source)
+    context = context if context is not None else ReadContext()
+    document, dtd_parts = _open(data, source, context)
+    for part in dtd_parts:
+        context.note(f"{part} holds a DTD (Word never writes one); its entities were not resolved")
+    body = document.element.body
+    entities = sorted({entity.text for entity in body.iter(etree.Entity)})
+    if entities:
+        shown = ", ".join(entities[:5]) + (" …" if len(entities) > 5 else "")
+        context.note(f"entity references left out of the text, not resolved: {shown}")
     writer = _BodyWriter(document)
-    writer.walk(document.element.body)
-    return pages_from_texts(["\n\n".join(writer.finish())])
+    writer.walk(body)
+    text = "\n\n".join(writer.finish())
+    if not text.strip() and dtd_parts:
+        raise ParseError(source, f"no text found; the package holds a DTD in {', '.join(dtd_parts)} (Word never "
+                                 "writes one: a hand-made or hostile file?)")
+    return pages_from_texts([text])
 
 
-def _open(data: bytes, source: str) -> _DocxDocument:
+def _open(data: bytes, source: str, context: ReadContext) -> tuple[_DocxDocument, list[str]]:
     if data.startswith(_OLE_MAGIC):
         raise ParseError(source, "not a valid DOCX: password-protected, or an old .doc file (OLE compound file)")
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as package:
-            # Declared sizes are a real bound: zipfile stops reading a member at its declared size.
-            unzipped = sum(member.file_size for member in package.infolist())
+            # Declared sizes lie in a zip bomb: the members are inflated (and the output dropped) to count.
+            scan = scan_package(package, data, context.limits.max_decompressed_bytes)
     except zipfile.BadZipFile as error:
         raise ParseError(source, f"not a valid DOCX: not a ZIP package ({error})") from None
-    if unzipped > _MAX_UNZIPPED_BYTES:
-        raise ParseError(source, f"zip bomb: expands past {_MAX_UNZIPPED_BYTES // (1024 * 1024)} MB")
+    if scan.over_budget:
+        raise ParseError(source, context.limits.decompressed_reason())
     try:
-        return docx.Document(io.BytesIO(data))
+        return docx.Document(io.BytesIO(data)), scan.dtd_parts
     except Exception as error:  # python-docx raises KeyError, ValueError, PackageNotFoundError, lxml errors
-        raise ParseError(source, f"not a valid DOCX: {error}") from None
+        detail = str(error)
+        if "Excessive depth" in detail:  # libxml2's own bound (256 levels without XML_PARSE_HUGE)
+            raise ParseError(source, "not a valid DOCX: XML nested deeper than 256 levels") from None
+        raise ParseError(source, f"not a valid DOCX: {detail}") from None
 
 
 class _BodyWriter:
@@ -210,7 +228,9 @@ def _paragraph_text(p) -> str:
     for element in p.xpath(_RUN_CONTENT):
         tag = element.tag
         if tag == qn("w:t"):
+            # An entity reference (never resolved) is a child node; the text after it is that node's tail.
             pieces.append(element.text or "")
+            pieces.extend(child.tail or "" for child in element)
         elif tag == qn("w:tab"):
             pieces.append("\t")
         elif tag == qn("w:noBreakHyphen"):

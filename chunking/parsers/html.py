@@ -28,7 +28,15 @@ from bs4 import BeautifulSoup, Comment, Declaration, Doctype, NavigableString, P
 from bs4.dammit import EncodingDetector
 
 from chunking.model import Page
-from chunking.parsers._common import decode_text, figure_table, normalize_newlines, pages_from_texts, table_cell
+from chunking.parsers._common import (
+    ParseError,
+    ReadContext,
+    decode_bounded,
+    figure_table,
+    normalize_newlines,
+    pages_from_texts,
+    table_cell,
+)
 
 __all__ = ["parse"]
 
@@ -63,26 +71,43 @@ _XML_DECLARATION = re.compile(r"\A\s*<\?xml[^>]*\?>")
 _WIDE = re.compile(r"[\u2e80-\u2fdf\u3000-\u30ff\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]")
 
 
-def parse(data: bytes, *, source: str) -> Iterator[Page]:
+def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> Iterator[Page]:
     """Parse an HTML page into one page of text.
 
     Args:
         data: the raw HTML bytes.
         source: file name, used in errors.
+        context: limits (``MAX_NESTING_DEPTH``, ``MAX_DOCUMENT_CHARS``); default limits when ``None``.
 
     Returns:
         One ``Page(0, 0, text)``; ``text`` is empty when the page has no content outside chrome.
 
     Raises:
-        ParseError: ``not valid UTF-8 or any detected encoding`` for bytes that do not decode to text.
+        ParseError: ``not valid UTF-8 or any detected encoding`` for bytes that do not decode to text;
+            ``HTML elements nested more than N levels deep (MAX_NESTING_DEPTH)`` (the walk below recurses
+            once per level, so the depth is measured first, without recursion); the limits' reasons.
     """
+    context = context if context is not None else ReadContext()
     declared = EncodingDetector.find_declared_encoding(data, is_html=True)
-    text = normalize_newlines(decode_text(data, source=source, declared=declared))
+    text = normalize_newlines(decode_bounded(data, source=source, context=context, declared=declared))
     soup = BeautifulSoup(_XML_DECLARATION.sub("", text), "lxml")
+    if _deeper_than(soup, context.limits.max_nesting_depth):
+        raise ParseError(source, context.limits.depth_reason("HTML elements"))
     writer = _BlockWriter()
     writer.walk(soup)
     writer.flush()
     return pages_from_texts(["\n\n".join(block for _, block in writer.blocks)])
+
+
+def _deeper_than(root: Tag, limit: int) -> bool:
+    """Whether elements nest more than *limit* levels below *root*; an explicit stack, no recursion."""
+    stack = [(root, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        stack.extend((child, depth + 1) for child in node.contents if isinstance(child, Tag))
+    return False
 
 
 class _BlockWriter:

@@ -47,8 +47,9 @@ from collections.abc import Iterator
 import pypdfium2 as pdfium
 
 from chunking.model import Page
-from chunking.parsers._common import ParseError, normalize_newlines
+from chunking.parsers._common import ParseError, ReadContext, normalize_newlines
 from chunking.parsers.furniture import split_furniture
+from chunking.parsers.pdf_streams import inflated_bytes
 
 __all__ = ["parse"]
 
@@ -58,6 +59,15 @@ _PDFIUM_LOCK = threading.Lock()
 
 # FPDF_ERR_PASSWORD (fpdfview.h): the document needs a password to open.
 _ERR_PASSWORD = 4
+# What FPDF_GetLastError's codes mean (fpdfview.h), in words for a reason; 0 (FPDF_ERR_SUCCESS) and 1 mean
+# PDFium did not say why, which pypdfium2 prints as "PDFium: Success".
+_LOAD_ERRORS = {
+    2: "PDFium could not open it",
+    3: "not a PDF, or damaged beyond repair",
+    5: "its security handler is not supported",
+}
+_NO_REASON = "damaged or truncated (PDFium gave no reason)"
+_PDFIUM_SAYS = re.compile(r"\s*\(PDFium: [^)]*\)")
 
 # PDFium marks a hyphen it removed at a line end with U+FFFE (get_text_range) or U+0002 (get_text_bounded).
 _HYPHEN_MARK = re.compile(r"(\S*)[\ufffe\x02]\n?")
@@ -68,12 +78,14 @@ _CJK_SPACE = re.compile(f"(?<={_CJK}) (?={_CJK})")
 _TRAILING_SPACES = re.compile(r"[ \t]+$", re.MULTILINE)
 
 
-def parse(data: bytes, *, source: str) -> Iterator[Page]:
+def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> Iterator[Page]:
     """Parse a PDF into one page per PDF page, blank pages included (so ``page_num`` is the PDF page index).
 
     Args:
         data: the raw PDF bytes.
         source: file name, used in errors.
+        context: limits (``MAX_DECOMPRESSED_BYTES``, ``MAX_PAGES``, ``MAX_PAGE_CHARS``) and the stage-1 deadline,
+            checked before PDFium reads the file and then page by page; default limits when ``None``.
 
     Returns:
         ``Page(page_num, offset, text, header, footer)`` for each PDF page in order, ``page_num`` 0-based,
@@ -82,9 +94,15 @@ def parse(data: bytes, *, source: str) -> Iterator[Page]:
 
     Raises:
         ParseError: ``encrypted PDF`` when a password is needed to open it; ``not a valid PDF: …`` when PDFium
-            cannot load it; ``could not read page N: …`` (N 1-based) when a page fails to extract.
+            cannot load it; ``could not read page N: …`` (N 1-based) when a page fails to extract; the limits'
+            reasons (``expands past 100 MB when decompressed (MAX_DECOMPRESSED_BYTES)``, ``N pages, more than
+            5000 (MAX_PAGES)``, ``page N has more than … characters (MAX_PAGE_CHARS)``, ``STAGE1_MAX_SECONDS``).
     """
-    texts = [_clean_page_text(text) for text in _extract_page_texts(data, source)]
+    context = context if context is not None else ReadContext()
+    # PDFium inflates a page's content stream whole: a flate bomb is refused before PDFium sees it.
+    if inflated_bytes(data, context.limits.max_decompressed_bytes) > context.limits.max_decompressed_bytes:
+        raise ParseError(source, context.limits.decompressed_reason())
+    texts = [_clean_page_text(text) for text in _extract_page_texts(data, source, context)]
     return _pages_without_furniture(texts)
 
 
@@ -96,26 +114,48 @@ def _pages_without_furniture(texts: list[str]) -> Iterator[Page]:
         offset += len(parts.header) + len(parts.body) + len(parts.footer)
 
 
-def _extract_page_texts(data: bytes, source: str) -> list[str]:
+def _extract_page_texts(data: bytes, source: str, context: ReadContext) -> list[str]:
     # The whole document is read under the lock into a list, never yielded from inside it: a consumer that
     # stops iterating must not leave the lock held.
+    limits = context.limits
     with _PDFIUM_LOCK:
         try:
             document = pdfium.PdfDocument(data)
         except pdfium.PdfiumError as error:
-            if getattr(error, "err_code", None) == _ERR_PASSWORD:
+            code = getattr(error, "err_code", None)
+            if code == _ERR_PASSWORD:
                 raise ParseError(source, "encrypted PDF") from None
-            raise ParseError(source, f"not a valid PDF: {error}") from None
+            raise ParseError(source, f"not a valid PDF: {_LOAD_ERRORS.get(code, _NO_REASON)}") from None
         try:
+            count = len(document)
+            if count > limits.max_pages:
+                raise ParseError(source, limits.pages_reason(count))
             texts = []
-            for index in range(len(document)):
+            chars = 0
+            for index in range(count):
+                context.check_time(source)
                 try:
-                    texts.append(_page_text(document, index))
+                    text = _page_text(document, index)
                 except pdfium.PdfiumError as error:
-                    raise ParseError(source, f"could not read page {index + 1}: {error}") from None
+                    raise ParseError(source, f"could not read page {index + 1}: {_pdfium_reason(error)}") from None
+                if len(text) > limits.max_page_chars:
+                    raise ParseError(source, limits.page_chars_reason(index))
+                chars += len(text)
+                if chars > limits.max_document_chars:
+                    raise ParseError(source, limits.document_chars_reason())
+                texts.append(text)
             return texts
         finally:
             document.close()
+
+
+def _pdfium_reason(error: Exception) -> str:
+    """PDFium's message in words: pypdfium2 says "Failed to load page." (a page-tree cycle or a missing page
+    object) and may end with a meaningless "(PDFium: Success)"."""
+    text = _PDFIUM_SAYS.sub("", str(error)).strip().rstrip(".")
+    if text.lower() == "failed to load page":
+        return "PDFium could not load it (damaged page tree, or the page object is missing)"
+    return f"{text or 'PDFium failed'}: {_NO_REASON}" if "Success" in str(error) or not text else text
 
 
 def _page_text(document: pdfium.PdfDocument, index: int) -> str:

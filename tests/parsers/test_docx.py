@@ -11,7 +11,8 @@ from docx.enum.style import WD_STYLE_TYPE
 from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
 
-from chunking.parsers import ParseError, parse_document
+from chunking.parsers import ParseError, ReadContext, parse_document
+from chunking.parsers.limits import Limits
 from chunking.parsers import docx as docx_parser
 from tests.parsers.helpers import (
     assert_balanced_figures,
@@ -193,18 +194,18 @@ def test_zip_that_is_not_a_word_document_is_refused():
     assert caught.value.reason.startswith("not a valid DOCX: ")
 
 
-def test_zip_bomb_is_refused_before_python_docx_reads_it(monkeypatch):
-    monkeypatch.setattr(docx_parser, "_MAX_UNZIPPED_BYTES", 1024 * 1024)
+def test_zip_bomb_is_refused_before_python_docx_reads_it():
     document = docx.Document()
     document.add_paragraph("Small text, big padding.")
     buffer = io.BytesIO(_saved(document))
     with zipfile.ZipFile(buffer, "a", compression=zipfile.ZIP_DEFLATED) as package:
         package.writestr("word/media/padding.bin", bytes(2 * 1024 * 1024))  # 2 MiB of zeros, ~2 KB compressed
+    context = ReadContext(limits=Limits(max_decompressed_bytes=1024 * 1024))
 
     with pytest.raises(ParseError) as caught:
-        parse_document(buffer.getvalue(), source="bomb.docx")
+        parse_document(buffer.getvalue(), source="bomb.docx", context=context)
 
-    assert str(caught.value) == "bomb.docx: zip bomb: expands past 1 MB"
+    assert str(caught.value) == "bomb.docx: expands past 1 MB when decompressed (MAX_DECOMPRESSED_BYTES)"
 
 
 def test_docx_without_text_says_so():

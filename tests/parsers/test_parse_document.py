@@ -122,7 +122,7 @@ def test_document_without_text(source, data):
 
 
 def test_unexpected_library_error_is_wrapped_with_the_file_name(monkeypatch):
-    def broken_parser(data, *, source):
+    def broken_parser(data, *, source, context=None):
         raise KeyError("word/document.xml")
 
     monkeypatch.setitem(parsers._PARSERS, ".txt", broken_parser)

@@ -1,0 +1,71 @@
+"""Run stage 1 on one file in a fresh Python process and report what the ledger says and what it cost.
+
+A subprocess so that the peak resident set size (``resource.getrusage(RUSAGE_SELF).ru_maxrss``, KiB on Linux)
+belongs to this one document, not to the test session; the process also gets an address-space limit, so a
+regression ends as a failed test instead of taking the machine down.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: Peak RSS allowed for any one hostile document (the issue's target, on a 1.5 GB worker).
+PEAK_RSS_BOUND_MB = 500
+_ADDRESS_SPACE_CAP_BYTES = 3 * 1024**3
+
+_SCRIPT = r"""
+import json, os, resource, sys, time
+from pathlib import Path
+
+resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[3]), int(sys.argv[3])))
+from chunking.ledger import Ledger, LocalLedgerStore
+from chunking.payloads import MemoryPayloadStore
+from chunking.pipeline import run_stage_one
+from chunking.settings import Settings
+
+path, state = Path(sys.argv[1]), Path(sys.argv[2])
+settings = Settings.from_env(dict(os.environ)).replace(state_dir=state)
+ledger = Ledger(LocalLedgerStore(state / "ledger.sqlite3"))
+data = path.read_bytes()
+started = time.perf_counter()
+result = run_stage_one(data, source=path.name, container="hostile", settings=settings,
+                       payloads=MemoryPayloadStore(), ledger=ledger)
+seconds = time.perf_counter() - started
+entry = ledger.get(result.doc_id)
+print(json.dumps({"outcome": result.outcome, "status": entry.status, "reason": entry.error, "note": entry.note,
+                  "pages": result.pages, "chunks": result.chunks, "seconds": seconds,
+                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
+
+
+@dataclass(frozen=True)
+class Measured:
+    """Outcome of stage 1 on one document: ledger status, reason and note; its cost in MB and seconds."""
+
+    outcome: str
+    status: str
+    reason: str
+    note: str
+    pages: int
+    chunks: int
+    seconds: float
+    peak_rss_mb: float
+
+
+def stage_one(path: Path, state: Path, env: dict[str, str] | None = None, timeout_s: float = 600) -> Measured:
+    """Stage 1 on *path* in a subprocess with the ledger in *state*; *env* adds settings (``MAX_PAGES``, …)."""
+    child_env = {k: v for k, v in os.environ.items() if not k.startswith(("AZURE_", "OPENAI_", "AzureWebJobs"))}
+    child_env.update(PYTHONPATH=str(ROOT), **(env or {}))
+    state.mkdir(parents=True, exist_ok=True)
+    done = subprocess.run([sys.executable, "-c", _SCRIPT, str(path), str(state), str(_ADDRESS_SPACE_CAP_BYTES)],
+                          env=child_env, capture_output=True, text=True, timeout=timeout_s)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    return Measured(**json.loads(done.stdout.splitlines()[-1]))
