@@ -44,7 +44,8 @@ def test_exceeded_limit_is_the_ledger_reason(tmp_path, name, make, env, reason):
 
 
 def test_a_document_within_the_limits_is_read_whole(tmp_path):
-    pages = [generate.text_line(b"Page %d of a long report." % i) for i in range(300)]
+    words = [b"alpha", b"bravo", b"charlie", b"delta", b"echo", b"foxtrot", b"golf", b"hotel", b"india"]
+    pages = [generate.text_line(b" ".join(words[(i * k) % 9] for k in range(1, 8)) + b" %d" % i) for i in range(300)]
     measured = stage_one(_write(tmp_path, "report.pdf", generate.text_pdf(pages)), tmp_path / "state")
 
     assert (measured.outcome, measured.status, measured.reason, measured.pages) == ("added", "queued", "", 300)
