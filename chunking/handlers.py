@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from chunking.claim_check import PayloadStore, make_payload_store
 from chunking.embeddings import Embedder, make_embedder
+from chunking.failures import classify, reason_of
 from chunking.ids import doc_id as make_doc_id
 from chunking.index import SearchIndex, make_index
 from chunking.ledger import Ledger, make_ledger
@@ -82,17 +83,29 @@ def handle_blob(data: bytes, blob_name: str, *, force: bool = False) -> StageOne
                                ledger=s.ledger, force=force, send=s.batches.send)
     except Exception as exc:
         # The host retries and finally poisons the blob; the poison handler reports this reason.
-        s.ledger.record_error(make_doc_id(container, path), path, None,
-                              f"stage 1: {type(exc).__name__}: {exc}", container=container)
+        s.ledger.record_error(make_doc_id(container, path), path, None, f"stage 1: {reason_of(exc)}",
+                              container=container, kind=classify(exc).kind)
         raise
     if result.outcome == "skipped":
         s.ledger.touch(result.doc_id, path)  # this upload was handled (`chunking status --watch` waits for it)
     return result
 
 
+# Back-pressure: a batch throttled after the clients' own retries goes back on its queue, invisible for the
+# service's Retry-After (else DEFER_BACKOFF_S · 2^n, at most DEFER_MAX_S), at most MAX_DEFERRALS times; these
+# re-sends are new messages, so they never count towards the 5 deliveries that poison a message.
+MAX_DEFERRALS = 20
+DEFER_BACKOFF_S = 15
+DEFER_MAX_S = 900
+
+
 def handle_batch(body: bytes | str) -> StageTwoResult | None:
     """Stage 2 for a queue-trigger invocation. A malformed message is logged and dropped (``None``): no retry
-    can fix it. Other errors propagate, so the queue retries and finally moves the message to ``-poison``."""
+    can fix it. A batch throttled by the embedding or search service (429, 503 after the clients' retries) is
+    put back on the queue with the service's Retry-After as its visibility delay, and the ledger says
+    ``throttled`` with the next attempt time (``None`` is returned); after ``MAX_DEFERRALS`` deferrals of one
+    message it fails like any error. Other errors propagate, so the queue retries and finally moves the
+    message to ``-poison``."""
     s = services()
     try:
         return run_stage_two(body, settings=s.settings, embedder=s.embedder, index=s.index, payloads=s.payloads,
@@ -100,6 +113,31 @@ def handle_batch(body: bytes | str) -> StageTwoResult | None:
     except MessageError as exc:
         log.error("dropped a malformed chunk-batch message: %s", exc)
         return None
+    except Exception as exc:
+        failure = classify(exc)
+        if not failure.throttled or not _defer(s, body, failure.retry_after_s, exc):
+            raise
+        return None
+
+
+def _defer(s: Services, body: bytes | str, retry_after_s: float | None, exc: Exception) -> bool:
+    """Re-send *body* with one more deferral, invisible for the wait; False if its budget is spent."""
+    data = json.loads(body)
+    deferrals = int(data.get("deferrals", 0))
+    message = decode_message(body)
+    if deferrals >= MAX_DEFERRALS:
+        s.ledger.record_error(message.doc_id, message.source, message.version,
+                              f"{reason_of(exc)} (batch {message.batch_no + 1} of {message.batch_count}, throttled "
+                              f"{deferrals} times)", kind="transient")
+        return False
+    wait_s = retry_after_s if retry_after_s is not None else DEFER_BACKOFF_S * 2 ** deferrals
+    wait_s = max(1, min(DEFER_MAX_S, int(wait_s + 0.999)))
+    data["deferrals"] = deferrals + 1
+    s.batches.send([json.dumps(data, ensure_ascii=False, separators=(",", ":"))], visibility_timeout=wait_s)
+    s.ledger.mark_throttled(message.doc_id, message.source, message.version, wait_s)
+    log.warning("throttled batch %d of %s: deferred %d s (deferral %d of %d): %s", message.batch_no + 1,
+                message.source, wait_s, deferrals + 1, MAX_DEFERRALS, exc)
+    return True
 
 
 def handle_blob_poison(body: bytes | str) -> None:
@@ -116,7 +154,7 @@ def handle_blob_poison(body: bytes | str) -> None:
     entry = s.ledger.get(did)
     last = f" (last error: {entry.error})" if entry and entry.error else ""
     s.ledger.mark_failed(did, path, entry.version if entry else "", f"stage 1 failed on every attempt{last}",
-                         container=container)
+                         container=container, kind=(entry.failure if entry else "") or "transient")
     log.error("poisoned blob %s/%s: stage 1 failed on every attempt%s", container, path, last)
 
 
@@ -130,9 +168,15 @@ def handle_batch_poison(body: bytes | str) -> None:
         log.error("unreadable chunk-batch poison message: %s", exc)
         return
     entry = s.ledger.get(message.doc_id)
-    last = f": {entry.error}" if entry and entry.error else ""
+    if entry is not None and entry.version == message.version and entry.status == "failed":
+        # Another batch of this version was poisoned first: its reason stays (reasons are never nested).
+        log.error("poisoned batch %d of %s (version already failed: %s)", message.batch_no + 1, message.source,
+                  entry.error)
+        return
+    last = f"; last error: {entry.error}" if entry and entry.error else ""
     reason = f"batch {message.batch_no + 1} of {message.batch_count} failed on every attempt{last}"
-    s.ledger.mark_failed(message.doc_id, message.source, message.version, reason, only_if_current=True)
+    kind = (entry.failure if entry else "") or "transient"
+    s.ledger.mark_failed(message.doc_id, message.source, message.version, reason, only_if_current=True, kind=kind)
     log.error("poisoned batch of %s: %s", message.source, reason)
 
 
@@ -155,7 +199,8 @@ def handle_blob_event(body: bytes | str) -> int:
             if _container(s.settings).get_blob_client(event.path).exists():
                 log.info("ignored a delete event for %s: the blob exists again", event.path)
                 continue
-            delete_document(make_doc_id(event.container, event.path), event.path, index=s.index, ledger=s.ledger)
+            delete_document(make_doc_id(event.container, event.path), event.path, index=s.index, ledger=s.ledger,
+                            payloads=s.payloads)
             deleted += 1
         except Exception as exc:
             failure = describe_failure(exc, s.settings)
@@ -189,6 +234,7 @@ def handle_reconcile() -> ReconcileReport:
         ledger=s.ledger,
         enqueue=enqueue,
         stuck_after_seconds=s.settings.stuck_after_seconds,
+        payloads=s.payloads,
     )
     log.info("reconcile: %s", report.to_dict())
     return report

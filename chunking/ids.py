@@ -14,9 +14,11 @@ __all__ = ["chunk_id", "content_hash", "doc_id", "document_version"]
 def doc_id(container: str, path: str) -> str:
     """Stable id of a source: ``"d"`` + 32 hex characters of SHA-256 over ``container/path``.
 
-    The full path counts, not the basename: ``a/x.pdf`` and ``b/x.pdf`` are different documents.
+    The full path counts, not the basename: ``a/x.pdf`` and ``b/x.pdf`` are different documents. The path is taken
+    exactly as storage names the blob: ``/abs/x.txt``, ``abs/x.txt`` and ``dir//x.txt`` are three blobs, so three
+    documents.
     """
-    key = f"{container.strip('/')}/{path.lstrip('/')}"
+    key = f"{container.strip('/')}/{path}"
     return "d" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 

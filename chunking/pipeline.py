@@ -2,8 +2,8 @@
 
 Stage 1 (``run_stage_one``): source bytes → pages → chunks → chunk-batch queue messages. It does no network
 calls except writing claim-check payloads. Stage 2 (``run_stage_two``): one message → embeddings (reusing the
-vectors of unchanged chunk text) → merge-or-upload into the index; when every chunk of the message's version is
-in the index, the document's chunks of other versions are deleted. Both stages are idempotent: every trigger is
+vectors of unchanged chunk text) → merge-or-upload into the index → the batch recorded in the ledger; when the
+ledger holds every batch of the message's version, the document's chunks of other versions are deleted by key. Both stages are idempotent: every trigger is
 at-least-once. See docs/architecture.md#the-two-stages.
 """
 
@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from chunking.claim_check import PayloadMissingError, PayloadStore
+from chunking.failures import classify, reason_of
 from chunking.embeddings import Embedder, embed_all
 from chunking.format_splitters import DocumentSplitter, splitter_for
 from chunking.formats import HEADING_EXTENSIONS, PAGINATED_EXTENSIONS, extension_of
@@ -34,6 +35,7 @@ from chunking.service_errors import ServiceFailure, describe_failure
 from chunking.settings import Settings
 from chunking.strategies.notes import fallback_note
 from chunking.tokens import token_counter
+from chunking.versions import remove_other_versions, retire_version
 
 __all__ = ["StageOneResult", "StageTwoResult", "document_records", "run_stage_one", "run_stage_two", "source_version"]
 
@@ -222,13 +224,16 @@ def run_stage_two(
     payloads: PayloadStore,
     ledger: Ledger,
 ) -> StageTwoResult:
-    """Embed and upsert one chunk-batch message; complete the version when all its chunks are in.
+    """Embed and upsert one chunk-batch message, record the batch in the ledger, and complete the version when
+    the ledger holds every one of its batch numbers.
 
-    A batch whose version is no longer the ledger's current one (superseded, deleted, or already complete) is
-    dropped. Vectors already stored for a chunk text (same ``content_hash``) are reused, not recomputed. Upserts
-    are merge-or-upload on deterministic keys, so a duplicated or retried message changes nothing. When the
-    version's last chunk is in, the document's chunks of other versions are deleted and the ledger says
-    ``indexed``.
+    Completion never queries the index (its queries lag its writes): the ledger's batch records say which
+    batches are in and which keys they wrote. A batch whose version is no longer the ledger's current one
+    (superseded, deleted, or already complete) is dropped, and what its version wrote is deleted by key; a batch
+    whose version stops being current while it is embedded removes its own keys after writing them. Vectors
+    already stored for a chunk text (same ``content_hash``) are reused, not recomputed. Upserts are
+    merge-or-upload on deterministic keys, so a duplicated or retried message changes nothing. When the version
+    is complete the ledger says ``indexed`` and the document's other versions are deleted by their recorded keys.
 
     Raises:
         MessageError: the message is not a chunk-batch message (it cannot succeed on retry).
@@ -242,20 +247,31 @@ def run_stage_two(
     entry = ledger.get(message.doc_id)
     if entry is None or entry.version != message.version or entry.status == "deleted":
         result.dropped = "superseded"
+        if not message.keep_old_versions and (entry is None or entry.status == "deleted"
+                                              or entry.indexed_version != message.version):
+            # A late or retried batch of a version that will never complete: whatever it (or its siblings)
+            # wrote before being superseded goes, by key.
+            result.removed = retire_version(message.doc_id, message.version, index=index, ledger=ledger,
+                                            payloads=payloads, extra_keys=_message_keys(message, payloads))
     elif entry.status == "indexed":
         result.dropped = "already indexed"
+        # A duplicate of a completed version: finish the clean-up a crash may have cut short (ledger reads and
+        # deletes by key only).
+        if not message.keep_old_versions:
+            result.removed = remove_other_versions(message.doc_id, message.version, index=index, ledger=ledger,
+                                                   payloads=payloads)
     if result.dropped:
         log.info("dropped batch %d of %s version %s: %s", message.batch_no, message.source, message.version[:8],
                  result.dropped)
         return result
     try:
-        _embed_and_upsert(message, result, settings, embedder, index, payloads)
-    except PayloadMissingError:
-        # Payloads are deleted once their version is complete; a late duplicate of that message is done already.
-        if _count_version(index, message.doc_id, message.version) >= message.chunk_count:
-            _complete(message, result, index, ledger, payloads)
-            return result
-        raise
+        keys = _embed_and_upsert(message, result, settings, embedder, index, payloads)
+    except PayloadMissingError as exc:
+        # Payloads are deleted once their version is complete; a late duplicate of a recorded batch is done.
+        if message.batch_no not in ledger.batches_done(message.doc_id, message.version):
+            _record_error(ledger, message, exc)
+            raise
+        keys = None
     except Exception as exc:
         where = f"batch {message.batch_no + 1} of {message.batch_count}"
         failure = describe_failure(exc, settings)
@@ -266,9 +282,21 @@ def run_stage_two(
                                only_if_current=True)
         else:
             ledger.record_error(message.doc_id, message.source, message.version,
-                                f"{where}: {failure.line if failure else _crash(exc)}{_next_attempt(failure)}")
+                                f"{where}: {failure.line if failure else _crash(exc)}{_next_attempt(failure)}",
+                                kind=classify(exc).kind)
         raise
-    if _count_version(index, message.doc_id, message.version) >= message.chunk_count:
+    if keys is not None:
+        ledger.record_batch(message.doc_id, message.version, message.batch_no, keys)
+    # Recorded first, checked second: a delete or a newer version that the check misses lists this record
+    # (it changed the ledger before listing records) and removes these keys itself.
+    if not message.keep_old_versions and not _still_wanted(ledger, message.doc_id, message.version):
+        result.removed = retire_version(message.doc_id, message.version, index=index, ledger=ledger,
+                                        payloads=payloads, extra_keys=keys or ())
+        result.dropped = "superseded while embedding"
+        log.info("batch %d of %s version %s was superseded while embedding: %d keys removed", message.batch_no,
+                 message.source, message.version[:8], result.removed)
+        return result
+    if len(ledger.batches_done(message.doc_id, message.version)) >= message.batch_count:
         _complete(message, result, index, ledger, payloads)
     result.seconds = time.perf_counter() - started
     log.info(
@@ -279,8 +307,27 @@ def run_stage_two(
     return result
 
 
+def _record_error(ledger: Ledger, message, exc: Exception) -> None:
+    ledger.record_error(message.doc_id, message.source, message.version,
+                        f"{reason_of(exc)} (batch {message.batch_no + 1} of {message.batch_count})",
+                        kind=classify(exc).kind)
+
+
+def _still_wanted(ledger: Ledger, doc_id: str, version: str) -> bool:
+    """Is *version* the current version of a live document, or the indexed one (a late duplicate)?"""
+    entry = ledger.get(doc_id)
+    return entry is not None and entry.status != "deleted" and version in (entry.version, entry.indexed_version)
+
+
+def _message_keys(message, payloads: PayloadStore) -> list[str]:
+    try:
+        return [r.id for r in load_records(message, payloads)]
+    except PayloadMissingError:
+        return []
+
+
 def _embed_and_upsert(message, result: StageTwoResult, settings: Settings, embedder: Embedder, index: SearchIndex,
-                      payloads: PayloadStore) -> None:
+                      payloads: PayloadStore) -> list[str]:
     records = load_records(message, payloads)
     result.records = len(records)
     # A vector is reused by the hash of the text it was computed from (the enrichment's embedding text when
@@ -312,24 +359,21 @@ def _embed_and_upsert(message, result: StageTwoResult, settings: Settings, embed
     result.embedded = len(todo)
     result.reused = sum(1 for r in records if r.has_vector) - len(todo)
     index.upsert([r.with_embedding(known[r.vector_key]) if r.has_vector else r for r in records])
-
-
-def _count_version(index: SearchIndex, doc_id: str, version: str) -> int:
-    return sum(1 for v in index.keys_of(doc_id).values() if v == version)
+    return [r.id for r in records]
 
 
 def _complete(message, result: StageTwoResult, index: SearchIndex, ledger: Ledger, payloads: PayloadStore) -> None:
-    """Every chunk of the message's version is in: remove other versions, mark the ledger ``indexed``."""
-    entry = ledger.get(message.doc_id)
-    if entry is None or entry.version != message.version:
-        return  # superseded meanwhile: the newer version completes (and cleans up) on its own
+    """Every batch of the message's version is recorded in the ledger: mark it ``indexed``, then delete the other
+    versions by their recorded keys. Marked first, so a writer of an older version that records a batch after
+    the listing sees it is no longer wanted and removes its own keys."""
+    if not ledger.mark_indexed(message.doc_id, message.source, message.version):
+        if not _still_wanted(ledger, message.doc_id, message.version):
+            result.removed = retire_version(message.doc_id, message.version, index=index, ledger=ledger,
+                                            payloads=payloads)
+        return
+    result.completed = True
     if not message.keep_old_versions:
-        # Re-read just before deleting, and spare whatever version is current now, so a version that became
-        # current meanwhile never loses chunks it has already written.
-        stale = [k for k, v in index.keys_of(message.doc_id).items() if v not in (message.version, entry.version)]
-        if stale:
-            index.delete(stale)
-        result.removed = len(stale)
-    result.completed = ledger.mark_indexed(message.doc_id, message.source, message.version)
+        result.removed = remove_other_versions(message.doc_id, message.version, index=index, ledger=ledger,
+                                               payloads=payloads)
     # Only this version's payloads: another version may be in flight with payloads of its own.
     payloads.delete_prefix(f"{message.doc_id}/{message.version}/")

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 from urllib.parse import unquote, urlparse
 
+from chunking.claim_check import PayloadStore
 from chunking.ids import doc_id as make_doc_id
 from chunking.index.protocol import SearchIndex
 from chunking.ledger import Ledger
@@ -23,13 +24,24 @@ __all__ = ["BlobEvent", "ReconcileReport", "delete_document", "parse_blob_events
 log = logging.getLogger("chunking.reconcile")
 
 
-def delete_document(doc_id: str, source: str, *, index: SearchIndex, ledger: Ledger) -> int:
-    """Remove every chunk of *doc_id* from the index (all versions), then mark it ``deleted`` in the ledger.
-    Returns the number of chunks removed. Idempotent."""
-    keys = list(index.keys_of(doc_id))
-    if keys:
-        index.delete(keys)
+def delete_document(doc_id: str, source: str, *, index: SearchIndex, ledger: Ledger,
+                    payloads: PayloadStore | None = None) -> int:
+    """Mark *doc_id* ``deleted`` in the ledger, then remove every chunk of it from the index (all versions) and
+    its claim-check payloads. Returns the number of keys deleted. Idempotent.
+
+    Marked first: a stage-2 writer that records a batch after the listing below sees the document is deleted
+    and removes its own keys. The keys come from the ledger's batch records (exact, whatever the index has made
+    visible yet), plus whatever an index query still finds (chunks written before batch records existed)."""
     ledger.mark_deleted(doc_id, source)
+    keys = {k for b in ledger.batch_records(doc_id) for k in b.keys}
+    versions = {b.version for b in ledger.batch_records(doc_id)}
+    keys.update(index.keys_of(doc_id))
+    if keys:
+        index.delete(sorted(keys))
+    for version in versions:
+        ledger.forget_batches(doc_id, version)
+    if payloads is not None:
+        payloads.delete_prefix(f"{doc_id}/")
     log.info("deleted %s: %d chunks removed", source, len(keys))
     return len(keys)
 
@@ -47,7 +59,8 @@ def parse_blob_events(body: str | bytes) -> list[BlobEvent]:
     """Storage events from one queue message: an Event Grid event, a CloudEvent, or a JSON list of either.
 
     The blob is named by ``data.url`` (``https://<account>.blob.core.windows.net/<container>/<path>``; Azurite
-    URLs carry the account as the first path segment), URL-decoded.
+    URLs carry the account as the first path segment), URL-decoded; the path keeps empty segments and a leading
+    ``/`` exactly as the blob's name has them.
 
     Raises:
         ValueError: the body is not JSON or holds no recognisable event.
@@ -66,12 +79,15 @@ def parse_blob_events(body: str | bytes) -> list[BlobEvent]:
         if not event_type or not url:
             raise ValueError("blob event lacks eventType/type or data.url")
         parsed = urlparse(url)
-        parts = [unquote(p) for p in parsed.path.split("/") if p != ""]
-        if parsed.hostname in ("127.0.0.1", "localhost") and parts and parts[0] == "devstoreaccount1":
-            parts = parts[1:]
-        if len(parts) < 2:
+        # Only the account (Azurite) and the container are segments; the rest is the blob name exactly, empty
+        # segments included ("dir//x.txt" and "/abs/x.txt" are names of their own).
+        rest = parsed.path[1:] if parsed.path.startswith("/") else parsed.path
+        if parsed.hostname in ("127.0.0.1", "localhost") and rest.startswith("devstoreaccount1/"):
+            rest = rest[len("devstoreaccount1/"):]
+        container_name, _, name = rest.partition("/")
+        if not container_name or not name:
             raise ValueError(f"blob event url names no blob: {url}")
-        events.append(BlobEvent(event_type, parts[0], "/".join(parts[1:])))
+        events.append(BlobEvent(event_type, unquote(container_name), unquote(name)))
     return events
 
 
@@ -81,13 +97,15 @@ class ReconcileReport:
 
     missing: list[str] = field(default_factory=list)  # in the container, not indexed → enqueued
     stuck: list[str] = field(default_factory=list)  # queued too long, or never sent → enqueued again
-    orphaned: list[str] = field(default_factory=list)  # indexed, no longer in the container → deleted
+    retried: list[str] = field(default_factory=list)  # failed by a transient cause, back-off over → enqueued
+    orphaned: list[str] = field(default_factory=list)  # indexed (or still in the index), no blob → deleted
+    swept: list[str] = field(default_factory=list)  # "path: n" chunks of versions neither current nor indexed
     failed: list[str] = field(default_factory=list)  # "path: reason" of those that could not be enqueued
     checked: int = 0
 
     def to_dict(self) -> dict:
-        return {"checked": self.checked, "missing": self.missing, "stuck": self.stuck, "orphaned": self.orphaned,
-                "failed": self.failed}
+        return {"checked": self.checked, "missing": self.missing, "stuck": self.stuck, "retried": self.retried,
+                "orphaned": self.orphaned, "swept": self.swept, "failed": self.failed}
 
 
 def reconcile(
@@ -100,19 +118,27 @@ def reconcile(
     stuck_after_seconds: int,
     unsent_after_seconds: int = 300,
     now: dt.datetime | None = None,
+    payloads: PayloadStore | None = None,
+    sweep_limit: int = 200,
+    sweep_min_age_seconds: int = 300,
 ) -> ReconcileReport:
     """Compare the container listing, the ledger and the index, and repair every drift:
 
     - a blob with no ledger entry, a ``deleted`` one, or an ``indexed`` one whose chunks are not in the index →
       ``enqueue(path)`` (stage 1 again, forced);
-    - a ``queued`` entry not updated for *stuck_after_seconds* → ``enqueue(path)``;
+    - a ``queued`` or ``throttled`` entry not updated for *stuck_after_seconds* → ``enqueue(path)``;
     - a ``sending`` entry not updated for *unsent_after_seconds* (its sender failed or died before every batch
       was on the queue) → ``enqueue(path)``;
-    - a ledger entry of this container, or a document in the index, with no blob → its chunks are deleted.
+    - a ``failed`` entry whose failure is ``transient`` and whose ``retry_at`` has passed → ``enqueue(path)``
+      (permanent failures wait for a new upload; their reason is in the ledger);
+    - a ledger entry of this container with no blob, or a document in the index with no blob (``deleted``
+      entries included: a writer may have raced the delete) → its chunks are deleted;
+    - the chunks of up to *sweep_limit* ``indexed`` documents (not changed for *sweep_min_age_seconds*, so the
+      index's queries have caught up with their writes) are compared per version with the ledger: chunks of a
+      version that is neither the current nor the indexed one are deleted by key.
 
-    ``failed`` entries are left alone: they wait for a new upload (their reason is in the ledger). An
-    ``enqueue`` that raises is logged and listed in ``failed`` (its entry keeps its status, so the next reconcile
-    tries again); the other documents go on.
+    An ``enqueue`` that raises is logged and listed in ``failed`` (its entry keeps its status, so the next
+    reconcile tries again); the other documents go on.
     """
     now = now or dt.datetime.now(dt.timezone.utc)
     report = ReconcileReport()
@@ -124,12 +150,15 @@ def reconcile(
         entry = entries.get(did)
         if entry is None or entry.status == "deleted" or (entry.status == "indexed" and did not in indexed):
             kind = report.missing
-        elif entry.status in ("queued", "sending"):
-            age = (now - dt.datetime.fromisoformat(entry.updated_at)).total_seconds()
-            limit = stuck_after_seconds if entry.status == "queued" else unsent_after_seconds
-            if age <= limit:
+        elif entry.status in ("queued", "sending", "throttled"):
+            limit = unsent_after_seconds if entry.status == "sending" else stuck_after_seconds
+            if _age_s(entry.updated_at, now) <= limit:
                 continue
             kind = report.stuck
+        elif entry.status == "failed" and entry.failure == "transient" and entry.retry_at:
+            if dt.datetime.fromisoformat(entry.retry_at) > now:
+                continue
+            kind = report.retried
         else:
             continue
         try:
@@ -140,11 +169,36 @@ def reconcile(
             continue
         kind.append(path)
     orphans = {did: e.source for did, e in entries.items()
-               if did not in paths and e.container == container and e.status != "deleted"}
+               if did not in paths and e.container == container and (e.status != "deleted" or did in indexed)}
     # Index documents unknown to the ledger have no container recorded; with the ledger as the record of every
     # document this pipeline wrote, such a document is an orphan of this container only if the ledger lost it.
     orphans.update({did: did for did in indexed if did not in paths and did not in entries})
     for did, source in sorted(orphans.items(), key=lambda kv: kv[1]):
-        delete_document(did, source, index=index, ledger=ledger)
+        delete_document(did, source, index=index, ledger=ledger, payloads=payloads)
         report.orphaned.append(source)
+    _sweep(report, entries, paths, indexed, index, now, sweep_limit, sweep_min_age_seconds)
     return report
+
+
+def _age_s(timestamp: str, now: dt.datetime) -> float:
+    return (now - dt.datetime.fromisoformat(timestamp)).total_seconds()
+
+
+def _sweep(report: ReconcileReport, entries: dict, paths: dict, indexed: set[str], index: SearchIndex,
+           now: dt.datetime, limit: int, min_age_s: int) -> None:
+    """Strays: chunks of versions the ledger no longer wants (a writer that died between its upsert and its batch
+    record, say). One key listing per document, so the number of documents per run is bounded; which ones
+    rotates with the hour, so every document is swept over enough runs."""
+    candidates = sorted(did for did, e in entries.items()
+                        if did in paths and did in indexed and e.status == "indexed"
+                        and _age_s(e.updated_at, now) >= min_age_s)
+    if len(candidates) > limit:
+        start = (int(now.timestamp()) // 3600 * limit) % len(candidates)
+        candidates = (candidates[start:] + candidates[:start])[:limit]
+    for did in candidates:
+        entry = entries[did]
+        stale = [k for k, v in index.keys_of(did).items() if v not in (entry.version, entry.indexed_version)]
+        if stale:
+            index.delete(stale)
+            report.swept.append(f"{entry.source}: {len(stale)}")
+            log.info("reconcile swept %d stray chunks of %s", len(stale), entry.source)

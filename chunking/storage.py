@@ -172,8 +172,8 @@ class QueueSender:
         self.queue = queue
         self._created = False
 
-    def send(self, messages: Sequence[str]) -> None:
-        """Send *messages* in order.
+    def send(self, messages: Sequence[str], visibility_timeout: int | None = None) -> None:
+        """Send *messages* in order (invisible for *visibility_timeout* seconds, if given).
 
         Raises:
             StorageError: the queue cannot be created or written (the message names the queue and account).
@@ -185,6 +185,9 @@ class QueueSender:
             self._created = True
         try:
             for message in messages:
-                self.queue.send_message(message)
+                if visibility_timeout:
+                    self.queue.send_message(message, visibility_timeout=visibility_timeout)
+                else:
+                    self.queue.send_message(message)
         except AzureError as exc:
             raise storage_error(exc, self.queue, f"queue '{self.queue.queue_name}'") from None

@@ -16,9 +16,12 @@ class RecordingQueue:
         self.inner = inner
         self.sent: list[str] = []
 
-    def send(self, messages) -> None:
+    def send(self, messages, visibility_timeout=None) -> None:
         if self.inner is not None:
-            self.inner.send(messages)
+            if visibility_timeout:
+                self.inner.send(messages, visibility_timeout=visibility_timeout)
+            else:
+                self.inner.send(messages)
         self.sent.extend(messages)
 
 

@@ -8,7 +8,9 @@ KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_\-=]*$")
 def test_doc_id_uses_full_path_and_is_key_safe():
     a, b = doc_id("documents", "a/x.pdf"), doc_id("documents", "b/x.pdf")
     assert a != b
-    assert a == doc_id("documents", "a/x.pdf") == doc_id("documents/", "/a/x.pdf")
+    assert a == doc_id("documents", "a/x.pdf") == doc_id("documents/", "a/x.pdf")
+    # Blob names exactly as storage has them: a leading "/" or an empty segment makes another blob.
+    assert len({a, doc_id("documents", "/a/x.pdf"), doc_id("documents", "a//x.pdf")}) == 3
     assert doc_id("other", "a/x.pdf") != a
     assert KEY.match(a) and len(a) == 33 and a.startswith("d")
 
@@ -31,3 +33,18 @@ def test_version_changes_with_bytes_or_settings():
 
 def test_content_hash():
     assert content_hash("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+
+
+def test_blob_event_paths_resolve_to_the_id_of_the_create():
+    from chunking.reconcile import parse_blob_events
+
+    def event(url):
+        return '{"eventType": "Microsoft.Storage.BlobDeleted", "data": {"url": "%s"}}' % url
+
+    for name in ("dir//x.txt", "/abs/x.txt", "abs/x.txt", "a b/%C3%A9.txt"):
+        (parsed,) = parse_blob_events(event(f"https://acct.blob.core.windows.net/docs/{name}"))
+        assert parsed.container == "docs"
+        assert parsed.path == name.replace("%C3%A9", "é")
+    (local,) = parse_blob_events(event("http://127.0.0.1:10000/devstoreaccount1/docs//abs/x.txt"))
+    assert (local.container, local.path) == ("docs", "/abs/x.txt")
+    assert doc_id("docs", local.path) != doc_id("docs", "abs/x.txt")

@@ -62,3 +62,27 @@ def test_sending_becomes_queued_only_for_the_current_unfinished_version(ledger):
     ledger.begin_version("d3", "c.txt", "v4", 1, 1, status="sending")
     ledger.mark_sent("d3", "c.txt", "v3")
     assert (ledger.get("d3").version, ledger.get("d3").status) == ("v4", "sending")
+
+
+def test_batch_records_per_version_written_once(ledger):
+    ledger.begin_version("d4", "e.txt", "v1", chunk_count=5, batch_count=3)
+    ledger.record_batch("d4", "v1", 1, ["d4-v1-000002", "d4-v1-000003"])
+    ledger.record_batch("d4", "v1", 1, ["ignored"])  # a duplicate delivery records nothing new
+    ledger.record_batch("d4", "v1", 0, ["d4-v1-000000", "d4-v1-000001"])
+    ledger.record_batch("d4", "v2", 0, ["d4-v2-000000"])
+    ledger.record_batch("d40", "v1", 0, ["other document"])
+    assert ledger.batches_done("d4", "v1") == {0, 1}
+    assert [(b.version, b.batch_no, b.keys) for b in ledger.batch_records("d4")] == [
+        ("v1", 0, ("d4-v1-000000", "d4-v1-000001")), ("v1", 1, ("d4-v1-000002", "d4-v1-000003")),
+        ("v2", 0, ("d4-v2-000000",))]
+    ledger.forget_batches("d4", "v1")
+    assert ledger.batches_done("d4", "v1") == set()
+    assert [b.version for b in ledger.batch_records("d4")] == ["v2"]
+    assert [e.doc_id for e in ledger.entries()] == ["d4"]  # batch records are not entries
+
+
+def test_batch_record_with_many_long_keys(ledger):
+    keys = [f"d5-{'v' * 40}-{i:06d}" for i in range(1500)]  # > 64 KiB of JSON: several table properties
+    ledger.record_batch("d5", "v1", 0, keys)
+    (record,) = ledger.batch_records("d5", "v1")
+    assert record.keys == tuple(keys)

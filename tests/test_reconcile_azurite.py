@@ -45,8 +45,12 @@ def test_reconcile_repairs_every_drift(h):
     # the index lost a document the ledger says is indexed
     h.upload("lost.txt", _paragraphs(4, "lost"))
     h.drain()
+    h.settle()
     h.s.index.delete(list(h.s.index.keys_of(doc_id(h.cname, "lost.txt"))))
 
+    # Reconcile compares with what the index's queries show: it is a periodic repair, off the hot path, and
+    # runs long after the writes it checks (here: once the index has caught up).
+    h.settle()
     report = h.handlers.handle_reconcile()
     assert (sorted(report.missing), report.stuck, report.orphaned) == (["lost.txt", "missed.txt"], ["stuck.txt"],
                                                                        ["orphan.txt"])
@@ -56,6 +60,7 @@ def test_reconcile_repairs_every_drift(h):
         "ok.txt": "indexed", "missed.txt": "indexed", "stuck.txt": "indexed", "orphan.txt": "deleted",
         "lost.txt": "indexed"}
     h.assert_index_is_exactly_current()
+    h.settle()
     again = h.handlers.handle_reconcile()
     assert (again.missing, again.stuck, again.orphaned) == ([], [], [])
 
@@ -72,8 +77,13 @@ def test_poison_handlers_record_the_reason(h, monkeypatch):
     entry = h.s.ledger.get(doc_id(h.cname, "good.txt"))
     assert entry.status == "failed"
     assert len(messages) >= 2
-    assert entry.error == f"batch 1 of {len(messages)} failed on every attempt: batch 1 of 2: RateLimitError: 429"
+    assert entry.error == f"batch 1 of {len(messages)} failed on every attempt; last error: batch 1 of 2: RateLimitError: 429"
+    assert (entry.failure, entry.failures) == ("transient", 1) and entry.retry_at > entry.updated_at
+    # A second poisoned batch of the same version keeps the first reason: no reason nested in another.
+    h.app.record_batch_poison(queue_message(messages[1]))
+    assert h.s.ledger.get(entry.doc_id).error == entry.error
     # the previous good version is still what the index holds
+    h.settle()
     assert set(h.s.index.keys_of(entry.doc_id).values()) == {entry.indexed_version}
 
     # Stage 1 crashing (a bug, a storage outage) is retried by the host; the reason is kept for the poison handler.
@@ -175,8 +185,8 @@ def test_reconcile_on_empty_storage_creates_what_it_needs(azurite, tmp_path, mon
         monkeypatch.setenv(key, value)
     handlers.services.cache_clear()
     try:
-        assert handlers.handle_reconcile().to_dict() == {"checked": 0, "missing": [], "stuck": [], "orphaned": [],
-                                                         "failed": []}
+        assert handlers.handle_reconcile().to_dict() == {"checked": 0, "missing": [], "stuck": [], "retried": [],
+                                                         "orphaned": [], "swept": [], "failed": []}
         blobs = BlobServiceClient.from_connection_string(azurite.connection_string)
         assert blobs.get_container_client("fresh-docs").exists()
         tables = TableServiceClient.from_connection_string(azurite.connection_string)
@@ -187,3 +197,127 @@ def test_reconcile_on_empty_storage_creates_what_it_needs(azurite, tmp_path, mon
         assert handlers.services().ledger.get(doc_id("fresh-docs", "one.txt")).status == "queued"
     finally:
         handlers.services.cache_clear()
+
+
+def _make_due(ledger, did: str) -> None:
+    """Move the entry's retry time into the past (the back-off is over)."""
+    entry, tag = ledger.store.read(did)
+    past = (dt.datetime.now(dt.timezone.utc) - dt.timedelta(seconds=1)).isoformat(timespec="seconds")
+    assert ledger.store.write(dataclasses.replace(entry, retry_at=past), tag)
+
+
+def _poison_all(h, messages) -> None:
+    for m in messages:
+        h.app.record_batch_poison(queue_message(m, 5))
+
+
+def test_an_index_outage_long_enough_to_poison_heals_by_reconcile(h, monkeypatch):
+    h.upload("out.txt", _paragraphs(4, "before"))
+    h.drain()
+    index = h.s.index
+    real = index.upsert
+    down = {"on": True}
+
+    def outage(records):
+        if down["on"]:
+            from chunking.index import IndexError_
+
+            raise IndexError_("mergeOrUpload of 4 documents failed: HTTP 500: internal error", status=500)
+        return real(records)
+
+    monkeypatch.setattr(index, "upsert", outage)
+    messages = h.upload("out.txt", _paragraphs(12, "after"))
+    h.queue.clear_messages()
+    for m in messages:  # five deliveries each, every one failing (an outage, not back-pressure), then poison
+        for attempt in range(1, 6):
+            with pytest.raises(Exception):
+                h.app.index_chunk_batch(queue_message(m, attempt))
+    _poison_all(h, messages)
+    entry = h.s.ledger.get(doc_id(h.cname, "out.txt"))
+    assert (entry.status, entry.failure) == ("failed", "transient")
+    assert "IndexError_: mergeOrUpload of 4 documents failed: HTTP 500: internal error" in entry.error
+    assert entry.error.count("failed on every attempt") == 1
+    # Not due yet: reconcile leaves it alone.
+    h.settle()
+    assert h.handlers.handle_reconcile().retried == []
+    down["on"] = False
+    _make_due(h.s.ledger, entry.doc_id)
+    h.settle()
+    assert h.handlers.handle_reconcile().retried == ["out.txt"]
+    h.drain()
+    healed = h.s.ledger.get(entry.doc_id)
+    assert (healed.status, healed.indexed_version, healed.failure, healed.retry_at) == (
+        "indexed", healed.version, "", "")
+    h.assert_index_is_exactly_current()
+
+
+def test_a_missing_payload_is_recorded_as_such_and_retried(h, monkeypatch):
+    for key, value in {"MAX_MESSAGE_BYTES": "1024", "SPLIT_MAX_TOKENS": "400", "SPLIT_MAX_CHARS": "3000"}.items():
+        monkeypatch.setenv(key, value)  # chunks of ~1.5 KB: each goes by claim check
+    h.handlers.services.cache_clear()
+    long = " ".join(f"Sentence {i} of a long paragraph about tides and harbours." for i in range(25))
+    h.upload("big.txt", long.encode())
+    h.drain()
+    messages = h.upload("big.txt", (long + " " + long.replace("tides", "winds")).encode())
+    assert messages and any('"payload"' in m for m in messages), messages[:1]
+    h.queue.clear_messages()
+    h.s.payloads.delete_prefix("")  # the payload blobs are gone (a lifecycle rule, a person)
+    claim = next(m for m in messages if '"payload"' in m)
+    with pytest.raises(Exception):
+        h.app.index_chunk_batch(queue_message(claim))
+    entry = h.s.ledger.get(doc_id(h.cname, "big.txt"))
+    assert entry.error.startswith("PayloadMissingError: ") and entry.failure == "transient"
+    _poison_all(h, [claim])
+    entry = h.s.ledger.get(entry.doc_id)
+    assert entry.status == "failed" and "PayloadMissingError" in entry.error
+    _make_due(h.s.ledger, entry.doc_id)
+    h.settle()
+    assert h.handlers.handle_reconcile().retried == ["big.txt"]  # stage 1 writes the payloads again
+    h.drain()
+    assert h.s.ledger.get(entry.doc_id).status == "indexed"
+    h.assert_index_is_exactly_current()
+
+
+def test_a_permanent_failure_stays_failed(h, monkeypatch):
+    h.upload("dim.txt", _paragraphs(4, "dim"))
+    index = h.s.index
+    from chunking.index import IndexError_
+
+    def refuse(records):
+        raise IndexError_("mergeOrUpload failed: HTTP 400: vector has 8 dimensions, the field 256", status=400)
+
+    monkeypatch.setattr(index, "upsert", refuse)
+    messages = list(h.sent)
+    h.queue.clear_messages()
+    for m in messages:
+        with pytest.raises(IndexError_):
+            h.app.index_chunk_batch(queue_message(m))
+    _poison_all(h, messages)
+    entry = h.s.ledger.get(doc_id(h.cname, "dim.txt"))
+    assert (entry.status, entry.failure, entry.retry_at) == ("failed", "permanent", "")
+    h.settle()
+    assert h.handlers.handle_reconcile().retried == []
+
+
+def test_reconcile_deletes_chunks_of_a_deleted_document_and_sweeps_strays(h):
+    h.upload("gone.txt", _paragraphs(4, "gone"))
+    h.upload("kept.txt", _paragraphs(4, "kept"))
+    h.drain()
+    gone, kept = doc_id(h.cname, "gone.txt"), doc_id(h.cname, "kept.txt")
+    stray = h.s.index.records_of(gone)  # written by a writer that raced the delete, after it
+    h.settle()
+    stray = h.s.index.records_of(gone)
+    h.container.delete_blob("gone.txt")
+    h.handlers.delete_document(gone, "gone.txt", index=h.s.index, ledger=h.s.ledger)
+    h.s.index.upsert([r.with_embedding(tuple([0.0] * 255 + [1.0])) for r in stray])
+    # A stray of another version of kept.txt (a writer that died between its upsert and its batch record).
+    old = h.s.index.records_of(kept)[0]
+    import dataclasses as dc
+
+    h.s.index.upsert([dc.replace(old, id=old.id.replace(old.version[:8], "0bsolete"), version="0bsolete" * 3,
+                                 embedding=tuple([0.0] * 255 + [1.0]))])
+    _age(h.s.ledger, kept, 10)
+    h.settle()
+    report = h.handlers.handle_reconcile()
+    assert (report.orphaned, report.swept) == (["gone.txt"], ["kept.txt: 1"])
+    h.assert_index_is_exactly_current()

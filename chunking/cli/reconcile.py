@@ -41,9 +41,10 @@ def run(args: argparse.Namespace, settings) -> int:
         print(json.dumps(data, ensure_ascii=False, indent=2))
     else:
         print(f"checked {plural(data['checked'], 'blob')}: {len(data['missing'])} missing (enqueued), "
-              f"{len(data['stuck'])} stuck (enqueued), {len(data['orphaned'])} orphaned (deleted)"
+              f"{len(data['stuck'])} stuck (enqueued), {len(data['retried'])} failed by a transient cause (retried), "
+              f"{len(data['orphaned'])} orphaned (deleted), {len(data['swept'])} with stray chunks (swept)"
               + (f", {len(data['failed'])} could not be enqueued" if data["failed"] else ""))
-        for kind in ("missing", "stuck", "orphaned", "failed"):
+        for kind in ("missing", "stuck", "retried", "orphaned", "swept", "failed"):
             for source in data[kind]:
                 print(f"  {kind}: {source}")
     return 1 if data["failed"] else 0

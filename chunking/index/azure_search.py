@@ -295,9 +295,15 @@ class AzureSearchIndex:
                 self._wait(attempt, None)
             except HttpResponseError as exc:
                 status = exc.status_code or 0
+                retry_after = _retry_after_s(exc)
                 if status not in _RETRYABLE_REQUEST_STATUS or attempt + 1 == self.max_attempts:
-                    raise IndexError_(f"{what} failed: HTTP {status}: {exc.message}") from exc
-                self._wait(attempt, _retry_after_s(exc))
+                    raise IndexError_(f"{what} failed: HTTP {status}: {exc.message}", status=status or None,
+                                      retry_after_s=retry_after) from exc
+                if retry_after is not None and retry_after > self.max_retry_after_s:
+                    raise IndexError_(f"search service asked to retry after {retry_after:.0f} s "
+                                      f"(> {self.max_retry_after_s:.0f} s)", status=status,
+                                      retry_after_s=retry_after) from exc
+                self._wait(attempt, retry_after)
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     def _wait(self, attempt: int, retry_after_s: float | None) -> None:

@@ -33,6 +33,7 @@ def test_hierarchical(harness):
     h.drain()
     entry = h.s.ledger.get(doc_id(h.cname, "guide.txt"))
     assert entry.status == "indexed" and entry.note == ""
+    h.settle()  # the index's queries lag its writes (tests/search_fake.py)
     records = h.s.index.records_of(entry.doc_id)
     by_id = {r.id: r for r in records}
     assert {r.level for r in records} == {0, 1, 2}
@@ -63,6 +64,7 @@ def test_semantic_with_the_model_cache_in_a_blob_container(harness, azurite):
     h.upload("copy/notes.txt", data)  # unchanged text under another name: every window comes from the cache
     h.drain()
     assert clients.model_calls == calls
+    h.settle()  # the index's queries lag its writes (tests/search_fake.py)
     records = h.s.index.records_of(doc_id(h.cname, "copy/notes.txt"))
     assert records and all(0 < r.token_count <= 60 for r in records)
     h.assert_index_is_exactly_current()
@@ -75,6 +77,7 @@ def test_propositions(harness):
     h.drain()
     chat = strategy_clients(h.s.settings).chat
     calls = chat.requests
+    h.settle()  # the index's queries lag its writes (tests/search_fake.py)
     records = h.s.index.records_of(doc_id(h.cname, "facts.txt"))
     passages = [r for r in records if r.level == 0]
     propositions = [r for r in records if r.kind == "proposition"]

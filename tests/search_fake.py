@@ -1,0 +1,300 @@
+"""A stateful fake of the Azure AI Search REST API behind an azure-core transport, as unkind as the service:
+
+* **Near-real-time visibility.** Indexing is not read-after-write for queries: "a successful upload is not yet
+  visible to queries for a short while" (Azure/azure-sdk-for-python #35778, #40644; "Indexing" overview on
+  learn.microsoft.com: documents become searchable after the index refresh, about a second). Here a write or a
+  delete becomes visible to queries (search, ``$count``) only after ``lag_requests`` further requests *and*
+  ``lag_seconds``; a lookup by key (``GET /docs('key')``) sees it at once, as in the service.
+* **Throttling.** ``throttle(n, retry_after_s)`` answers the next *n* requests 429 with ``Retry-After`` (the
+  service's "Response codes" page: 429 with Retry-After when a request would exceed capacity); ``fail(n,
+  status)`` answers them 503 (or another status) without one.
+
+Queries understand the OData subset the pipeline sends (``eq``/``gt``/``lt``/``ne``, ``and``/``or``,
+``search.in``, ``null``, parentheses), ``orderby`` on one field, ``select``, ``top``, ``*`` and plain-word
+search text (a document matches when it holds a word of the query), and vector queries (cosine).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import unquote
+
+from azure.core.pipeline.transport import HttpTransport
+
+from tests.index.search_fakes import _Response
+
+ENDPOINT = "https://fake-search.search.windows.net"
+
+
+@dataclass
+class _Pending:
+    due_request: int
+    due_time: float
+    key: str
+    doc: dict[str, Any] | None  # None: a delete
+
+
+@dataclass
+class SearchServiceFake(HttpTransport):
+    """One search service with any number of indexes (definitions by name) holding one document store.
+
+    ``committed`` is what lookups by key see, ``visible`` what queries see; ``queries`` counts search requests
+    (``search.post.search`` and ``$count``) by the ``x-fake-caller`` tag a test may set (``"-"`` otherwise).
+    """
+
+    lag_requests: int = 0
+    lag_seconds: float = 0.0
+    definitions: dict[str, Any] = field(default_factory=dict)
+    committed: dict[str, dict[str, Any]] = field(default_factory=dict)
+    visible: dict[str, dict[str, Any]] = field(default_factory=dict)
+    pending: list[_Pending] = field(default_factory=list)
+    requests: int = 0
+    queries: int = 0
+    throttled: int = 0
+    _faults: list[tuple[int, dict[str, str]]] = field(default_factory=list)
+
+    # -- test controls ---------------------------------------------------------------------------------------
+
+    def throttle(self, n: int, retry_after_s: float = 1.0) -> None:
+        """The next *n* requests are answered 429 with ``Retry-After: retry_after_s``."""
+        self._faults.extend([(429, {"Retry-After": f"{retry_after_s:g}"})] * n)
+
+    def fail(self, n: int, status: int = 503) -> None:
+        """The next *n* requests are answered *status* (no Retry-After)."""
+        self._faults.extend([(status, {})] * n)
+
+    def settle(self) -> None:
+        """Make every pending write and delete visible (the refresh caught up)."""
+        for p in self.pending:
+            self._apply(p)
+        self.pending.clear()
+
+    # -- transport -------------------------------------------------------------------------------------------
+
+    def open(self) -> None: ...
+    def close(self) -> None: ...
+
+    def __enter__(self) -> "SearchServiceFake":
+        return self
+
+    def __exit__(self, *args: Any) -> None: ...
+
+    def send(self, request: Any, **kwargs: Any) -> _Response:
+        self.requests += 1
+        self._refresh()
+        content = request.content or b""
+        content = content.encode() if isinstance(content, str) else content
+        body = json.loads(content or "null")
+        path = unquote(request.url.split("?")[0].split(".windows.net", 1)[1])
+        if self._faults:
+            status, headers = self._faults.pop(0)
+            self.throttled += status == 429
+            return _Response(request, status, {"error": {"code": "Throttled" if status == 429 else "Unavailable",
+                                                         "message": "fake service fault"}}, headers)
+        status, answer = self._route(request.method, path, body)
+        return _Response(request, status, answer, {})
+
+    # -- the service -----------------------------------------------------------------------------------------
+
+    def _route(self, method: str, path: str, body: Any) -> tuple[int, Any]:
+        m = re.fullmatch(r"/indexes(?:\('([^']+)'\))?(/docs.*)?", path)
+        if not m:
+            return 404, {"error": {"code": "NotFound", "message": path}}
+        name, rest = m.group(1), m.group(2)
+        if rest is None:
+            if method == "GET":
+                if name not in self.definitions:
+                    return 404, {"error": {"code": "ResourceNotFound", "message": f"No index with the name '{name}'"}}
+                return 200, self.definitions[name]
+            self.definitions[body["name"]] = body
+            return (201 if method == "POST" else 200), body
+        if rest == "/docs/search.index":
+            return 200, {"value": [self._index_action(a) for a in body["value"]]}
+        if rest == "/docs/search.post.search":
+            self.queries += 1
+            return 200, {"value": self._search(body)}
+        if rest == "/docs/$count":
+            self.queries += 1
+            return 200, len(self.visible)
+        key = re.fullmatch(r"/docs\('(.*)'\)", rest)
+        if key and method == "GET":
+            doc = self.committed.get(key.group(1).replace("''", "'"))
+            return (200, doc) if doc else (404, {"error": {"code": "NotFound", "message": "no such document"}})
+        return 400, {"error": {"code": "BadRequest", "message": f"unsupported {method} {rest}"}}
+
+    def _index_action(self, action: dict[str, Any]) -> dict[str, Any]:
+        kind = action["@search.action"]
+        key = action["id"]
+        doc = {k: v for k, v in action.items() if k != "@search.action"}
+        existed = key in self.committed
+        if kind == "delete":
+            self.committed.pop(key, None)
+            new = None
+        elif kind == "mergeOrUpload" and existed:
+            new = {**self.committed[key], **doc}
+            self.committed[key] = new
+        else:
+            new = doc
+            self.committed[key] = new
+        pending = _Pending(self.requests + self.lag_requests, time.monotonic() + self.lag_seconds, key, new)
+        if self.lag_requests == 0 and self.lag_seconds == 0:
+            self._apply(pending)
+        else:
+            self.pending.append(pending)
+        return {"key": key, "status": True, "errorMessage": None, "statusCode": 200 if existed else 201}
+
+    def _refresh(self) -> None:
+        now = time.monotonic()
+        due = [p for p in self.pending if p.due_request < self.requests and p.due_time <= now]
+        if due:
+            self.pending = [p for p in self.pending if not (p.due_request < self.requests and p.due_time <= now)]
+            for p in due:
+                self._apply(p)
+
+    def _apply(self, p: _Pending) -> None:
+        if p.doc is None:
+            self.visible.pop(p.key, None)
+        else:
+            self.visible[p.key] = dict(p.doc)
+
+    def _search(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        docs = list(self.visible.values())
+        if body.get("filter"):
+            predicate = _parse_filter(body["filter"])
+            docs = [d for d in docs if predicate(d)]
+        text = (body.get("search") or "*").strip()
+        scored: list[tuple[float, dict[str, Any]]]
+        if text != "*":
+            words = {w.lower() for w in re.findall(r"\w+", text.replace("\\", " "))}
+            scored = [(float(len(words & set(re.findall(r"\w+", (d.get("content") or "").lower())))), d) for d in docs]
+            scored = [(s, d) for s, d in scored if s > 0]
+        else:
+            scored = [(1.0, d) for d in docs]
+        for vq in body.get("vectorQueries") or []:
+            vector = vq["vector"]
+            with_vectors = [(_cosine(vector, d.get("embedding") or []), d) for d in docs if d.get("embedding")]
+            scored = sorted(with_vectors, key=lambda sd: -sd[0])[: vq.get("k", 50)] if text == "*" else scored
+        if body.get("orderby"):
+            fieldname, _, direction = body["orderby"].partition(" ")
+            scored.sort(key=lambda sd: sd[1].get(fieldname), reverse=direction.strip() == "desc")
+        else:
+            scored.sort(key=lambda sd: -sd[0])
+        select = [s for s in (body.get("select") or "").split(",") if s]
+        out = []
+        for score, d in scored[: body.get("top", 50)]:
+            shown = {k: d.get(k) for k in select} if select else dict(d)
+            out.append({"@search.score": score, **shown})
+        return out
+
+
+def _cosine(a: list[float], b: list[float]) -> float:
+    dot = sum(x * y for x, y in zip(a, b))
+    na, nb = math.sqrt(sum(x * x for x in a)), math.sqrt(sum(y * y for y in b))
+    return dot / (na * nb) if na and nb else 0.0
+
+
+# -- OData filters ----------------------------------------------------------------------------------------------
+
+_TOKEN = re.compile(r"\s*(?:(?P<str>'(?:[^']|'')*')|(?P<num>-?\d+(?:\.\d+)?)|(?P<p>[(),])|(?P<word>[\w.]+))")
+
+
+def _tokens(text: str) -> list[tuple[str, Any]]:
+    out, pos = [], 0
+    while pos < len(text):
+        if text[pos:].strip() == "":
+            break
+        m = _TOKEN.match(text, pos)
+        if not m:
+            raise ValueError(f"fake search: cannot parse filter at {text[pos:]!r}")
+        pos = m.end()
+        if m.group("str") is not None:
+            out.append(("str", m.group("str")[1:-1].replace("''", "'")))
+        elif m.group("num") is not None:
+            out.append(("num", float(m.group("num"))))
+        elif m.group("p"):
+            out.append(("p", m.group("p")))
+        else:
+            out.append(("word", m.group("word")))
+    return out
+
+
+def _parse_filter(text: str):
+    tokens = _tokens(text)
+    pos = 0
+
+    def peek():
+        return tokens[pos] if pos < len(tokens) else ("end", None)
+
+    def take():
+        nonlocal pos
+        pos += 1
+        return tokens[pos - 1]
+
+    def value():
+        kind, v = take()
+        if kind in ("str", "num"):
+            return v
+        if v == "null":
+            return None
+        if v in ("true", "false"):
+            return v == "true"
+        raise ValueError(f"fake search: unexpected {v!r}")
+
+    def atom():
+        kind, v = peek()
+        if (kind, v) == ("p", "("):
+            take()
+            inner = disjunction()
+            take()
+            return inner
+        if (kind, v) == ("word", "not"):
+            take()
+            inner = atom()
+            return lambda d: not inner(d)
+        if (kind, v) == ("word", "false") or (kind, v) == ("word", "true"):
+            take()
+            return lambda d, b=(v == "true"): b
+        if (kind, v) == ("word", "search.in"):
+            take(), take()  # name, "("
+            fieldname = take()[1]
+            take()
+            wanted_text = take()[1]
+            delimiter = ","
+            if peek() == ("p", ","):
+                take()
+                delimiter = take()[1]
+            take()  # ")"
+            wanted = set(wanted_text.split(delimiter))
+            return lambda d: d.get(fieldname) in wanted
+        fieldname = take()[1]
+        op = take()[1]
+        operand = value()
+        ops = {"eq": lambda a: a == operand, "ne": lambda a: a != operand,
+               "gt": lambda a: a is not None and a > operand, "lt": lambda a: a is not None and a < operand,
+               "ge": lambda a: a is not None and a >= operand, "le": lambda a: a is not None and a <= operand}
+        test = ops[op]
+        return lambda d: test(d.get(fieldname))
+
+    def conjunction():
+        parts = [atom()]
+        while peek() == ("word", "and"):
+            take()
+            parts.append(atom())
+        return lambda d: all(p(d) for p in parts)
+
+    def disjunction():
+        parts = [conjunction()]
+        while peek() == ("word", "or"):
+            take()
+            parts.append(conjunction())
+        return lambda d: any(p(d) for p in parts)
+
+    predicate = disjunction()
+    if pos != len(tokens):
+        raise ValueError(f"fake search: trailing tokens in filter {text!r}")
+    return predicate
