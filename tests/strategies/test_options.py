@@ -17,8 +17,8 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_sample_settings_list_every_strategy_setting_with_its_default():
     sample = json.loads((ROOT / "local.settings.sample.json").read_text())["Values"]
-    source = (ROOT / "chunking" / "settings.py").read_text()  # StrategyOptions.from_env
-    names = set(re.findall(r'_read\(env, "([A-Z_]+)"', source))
+    source = (ROOT / "chunking" / "settings" / "strategy.py").read_text()  # StrategyOptions.from_env
+    names = set(re.findall(r'parsed_value\(env, "([A-Z_]+)"', source))
     # CHAT_BACKEND only forces a choice; the sample leaves it to CHAT_MODEL and the endpoints.
     names |= {"CHAT_MODEL", "CHAT_MAX_CONCURRENCY", "MODEL_CACHE_CONTAINER", "SPLITTERS"}
     assert len(names) == 22 and not names - set(sample) and "CHAT_BACKEND" not in sample

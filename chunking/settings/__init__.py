@@ -12,7 +12,10 @@ import dataclasses
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Mapping, TypeVar
+from typing import Mapping
+
+from .strategy import SEMANTIC_THRESHOLD_TYPES, StrategyOptions
+from .values import SettingsError, bool_value, int_value, str_value
 
 __all__ = [
     "BINDING_DEFAULTS", "SEMANTIC_THRESHOLD_TYPES", "Settings", "SettingsError", "StrategyOptions", "binding_setting",
@@ -31,37 +34,6 @@ BINDING_DEFAULTS: Mapping[str, str] = {
 }
 
 
-class SettingsError(ValueError):
-    """A setting has an invalid value; the message names the setting."""
-
-
-def _int(env: Mapping[str, str], name: str, default: int, minimum: int = 0) -> int:
-    raw = env.get(name)
-    if raw is None or raw.strip() == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise SettingsError(f"{name} must be an integer, got {raw!r}") from None
-    if value < minimum:
-        raise SettingsError(f"{name} must be ≥ {minimum}, got {value}")
-    return value
-
-
-def _bool(env: Mapping[str, str], name: str, default: bool = False) -> bool:
-    raw = _str(env, name).lower()
-    if not raw:
-        return default
-    if raw not in ("true", "false", "1", "0", "yes", "no"):
-        raise SettingsError(f"{name} must be true or false, got {raw!r}")
-    return raw in ("true", "1", "yes")
-
-
-def _str(env: Mapping[str, str], name: str, default: str = "") -> str:
-    raw = env.get(name)
-    return default if raw is None or raw.strip() == "" else raw.strip()
-
-
 def binding_setting(name: str, env: Mapping[str, str] | None = None) -> str:
     """The value of the binding setting *name* (a key of ``BINDING_DEFAULTS``) in *env* (default ``os.environ``),
     or its default when unset or blank.
@@ -69,7 +41,7 @@ def binding_setting(name: str, env: Mapping[str, str] | None = None) -> str:
     Raises:
         KeyError: *name* is not a binding setting.
     """
-    return _str(os.environ if env is None else env, name, BINDING_DEFAULTS[name])
+    return str_value(os.environ if env is None else env, name, BINDING_DEFAULTS[name])
 
 
 def read_local_settings(path: Path) -> dict[str, str]:
@@ -109,139 +81,6 @@ def _overrides(raw: str) -> dict[str, str]:
             raise SettingsError(f"SPLITTERS must look like '.txt=markdown,.htm=sentence', got {item!r}")
         result[ext] = name.strip()
     return result
-
-
-#: Breakpoint threshold types of the semantic chunker (``chunking.strategies.semantic``) and their default
-#: amounts; here so that ``SEMANTIC_BREAKPOINT_TYPE`` is checked without importing the strategies.
-SEMANTIC_THRESHOLD_TYPES: dict[str, float] = {
-    "percentile": 95.0, "standard_deviation": 3.0, "interquartile": 1.5, "gradient": 95.0, "absolute": 0.35,
-}  # fmt: skip
-
-_T = TypeVar("_T")
-
-
-def _read(env: Mapping[str, str], name: str, default: _T, parse: Callable[[str], _T], rule: str) -> _T:
-    raw = env.get(name)
-    if raw is None or not raw.strip():
-        return default
-    try:
-        return parse(raw.strip())
-    except ValueError:
-        raise SettingsError(f"{name} must be {rule}, got {raw!r}") from None
-
-
-def _positive(raw: str) -> int:
-    value = int(raw)
-    if value < 1:
-        raise ValueError(raw)
-    return value
-
-
-def _natural(raw: str) -> int:
-    value = int(raw)
-    if value < 0:
-        raise ValueError(raw)
-    return value
-
-
-def _ints(raw: str) -> tuple[int, ...]:
-    values = tuple(int(v) for v in raw.split(",") if v.strip())
-    if not values or min(values) < 0:
-        raise ValueError(raw)
-    return values
-
-
-def _ratio(raw: str) -> float:
-    value = float(raw)
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(raw)
-    return value
-
-
-def _parse_bool(raw: str) -> bool:
-    lowered = raw.lower()
-    if lowered not in ("true", "false", "1", "0", "yes", "no"):
-        raise ValueError(raw)
-    return lowered in ("true", "1", "yes")
-
-
-def _threshold_type(raw: str) -> str:
-    if raw not in SEMANTIC_THRESHOLD_TYPES:
-        raise ValueError(raw)
-    return raw
-
-
-@dataclass(frozen=True)
-class StrategyOptions:
-    """Parameters of the strategies (docs/splitters.md#strategies); units in the names.
-
-    Environment variables (local defaults in brackets): ``SEMANTIC_BUFFER_SIZE`` [1], ``SEMANTIC_BREAKPOINT_TYPE``
-    [percentile], ``SEMANTIC_BREAKPOINT_AMOUNT`` [the type's default], ``SEMANTIC_MIN_TOKENS`` [100],
-    ``HIERARCHY_LEVELS`` [2000,500,128], ``HIERARCHY_EMBED_LEVELS`` [all], ``SMALL_TO_BIG_TOKENS`` [1500,200]
-    (parent, child), ``PROPOSITION_PASSAGE_TOKENS`` [400], ``PROPOSITION_MAX`` [30], ``PROPOSITION_MAX_TOKENS``
-    [100], ``PROPOSITION_MIN_GROUNDING`` [0.6], ``LLM_WINDOW_TOKENS`` [3000], ``LLM_MIN_TOKENS`` [100],
-    ``ROUTER_CHOICES`` [sentence,markdown,semantic,hierarchical], ``ENRICH_BREADCRUMB`` [true],
-    ``ENRICH_NEIGHBOUR_SENTENCES`` [1], ``ENRICH_NEIGHBOUR_MAX_TOKENS`` [50], ``ENRICH_GENERATED_CONTEXT``
-    [false].
-
-    Chunk caps not listed here come from the general settings: ``SPLIT_MAX_TOKENS`` is the maximum chunk size of
-    the semantic and LLM chunkers, as it is of the splitters. Every value enters the document version of the files
-    whose extension uses the strategy (``SPLITTERS``). The strategies (``chunking.strategies``) read these values;
-    this module imports none of them.
-    """
-
-    semantic_buffer_size: int = 1
-    semantic_threshold_type: str = "percentile"
-    semantic_threshold_amount: float | None = None
-    semantic_min_tokens: int = 100
-    hierarchy_levels_tokens: tuple[int, ...] = (2000, 500, 128)
-    hierarchy_embed_levels: tuple[int, ...] | None = None
-    small_to_big_tokens: tuple[int, int] = (1500, 200)
-    proposition_passage_tokens: int = 400
-    proposition_max_count: int = 30
-    proposition_max_tokens: int = 100
-    proposition_min_grounding: float = 0.6
-    llm_window_tokens: int = 3000
-    llm_min_tokens: int = 100
-    router_choices: tuple[str, ...] = ("sentence", "markdown", "semantic", "hierarchical")
-    enrich_breadcrumb: bool = True
-    enrich_neighbour_sentences: int = 1
-    enrich_neighbour_max_tokens: int = 50
-    enrich_generated_context: bool = False
-
-    @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> "StrategyOptions":
-        """Read the variables of the class docstring from *env*.
-
-        Raises:
-            SettingsError: a value is malformed (the message names the variable).
-        """
-        levels = _read(env, "HIERARCHY_LEVELS", cls.hierarchy_levels_tokens, _ints, "token caps like 2000,500,128")
-        pair = _read(env, "SMALL_TO_BIG_TOKENS", cls.small_to_big_tokens, _ints, "two token caps like 1500,200")
-        if len(pair) != 2 or 0 in pair or 0 in levels:
-            raise SettingsError("SMALL_TO_BIG_TOKENS needs two caps (parent,child) and HIERARCHY_LEVELS caps ≥ 1")
-        choices = _read(env, "ROUTER_CHOICES", ",".join(cls.router_choices), str, "a comma-separated list")
-        return cls(
-            semantic_buffer_size=_read(env, "SEMANTIC_BUFFER_SIZE", 1, _natural, "an integer ≥ 0"),
-            semantic_threshold_type=_read(env, "SEMANTIC_BREAKPOINT_TYPE", "percentile", _threshold_type,
-                                          "percentile, standard_deviation, interquartile, gradient or absolute"),
-            semantic_threshold_amount=_read(env, "SEMANTIC_BREAKPOINT_AMOUNT", None, float, "a number"),
-            semantic_min_tokens=_read(env, "SEMANTIC_MIN_TOKENS", 100, _natural, "an integer ≥ 0"),
-            hierarchy_levels_tokens=levels,
-            hierarchy_embed_levels=_read(env, "HIERARCHY_EMBED_LEVELS", None, _ints, "level numbers like 1,2"),
-            small_to_big_tokens=(pair[0], pair[1]),
-            proposition_passage_tokens=_read(env, "PROPOSITION_PASSAGE_TOKENS", 400, _positive, "an integer ≥ 1"),
-            proposition_max_count=_read(env, "PROPOSITION_MAX", 30, _positive, "an integer ≥ 1"),
-            proposition_max_tokens=_read(env, "PROPOSITION_MAX_TOKENS", 100, _positive, "an integer ≥ 1"),
-            proposition_min_grounding=_read(env, "PROPOSITION_MIN_GROUNDING", 0.6, _ratio, "a number in [0, 1]"),
-            llm_window_tokens=_read(env, "LLM_WINDOW_TOKENS", 3000, _positive, "an integer ≥ 1"),
-            llm_min_tokens=_read(env, "LLM_MIN_TOKENS", 100, _natural, "an integer ≥ 0"),
-            router_choices=tuple(c.strip() for c in choices.split(",") if c.strip()),
-            enrich_breadcrumb=_read(env, "ENRICH_BREADCRUMB", True, _parse_bool, "true or false"),
-            enrich_neighbour_sentences=_read(env, "ENRICH_NEIGHBOUR_SENTENCES", 1, _natural, "an integer ≥ 0"),
-            enrich_neighbour_max_tokens=_read(env, "ENRICH_NEIGHBOUR_MAX_TOKENS", 50, _positive, "an integer ≥ 1"),
-            enrich_generated_context=_read(env, "ENRICH_GENERATED_CONTEXT", False, _parse_bool, "true or false"),
-        )
 
 
 @dataclass(frozen=True)
@@ -337,34 +176,34 @@ class Settings:
             SettingsError: a value is malformed (the message names the variable).
         """
         env = os.environ if env is None else env
-        search_endpoint = _str(env, "AZURE_SEARCH_ENDPOINT")
-        aoai_endpoint = _str(env, "AZURE_OPENAI_ENDPOINT")
-        openai_key = _str(env, "OPENAI_API_KEY")
-        openai_url = _str(env, "OPENAI_BASE_URL")
+        search_endpoint = str_value(env, "AZURE_SEARCH_ENDPOINT")
+        aoai_endpoint = str_value(env, "AZURE_OPENAI_ENDPOINT")
+        openai_key = str_value(env, "OPENAI_API_KEY")
+        openai_url = str_value(env, "OPENAI_BASE_URL")
         default_embedder = "azure_openai" if aoai_endpoint else ("openai" if (openai_key or openai_url) else "offline")
-        embedding_backend = _str(env, "EMBEDDING_BACKEND", default_embedder)
+        embedding_backend = str_value(env, "EMBEDDING_BACKEND", default_embedder)
         if embedding_backend not in ("offline", "azure_openai", "openai"):
             raise SettingsError(f"EMBEDDING_BACKEND must be offline, azure_openai or openai, got {embedding_backend!r}")
-        index_backend = _str(env, "INDEX_BACKEND", "azure" if search_endpoint else "local")
+        index_backend = str_value(env, "INDEX_BACKEND", "azure" if search_endpoint else "local")
         if index_backend not in ("local", "azure"):
             raise SettingsError(f"INDEX_BACKEND must be local or azure, got {index_backend!r}")
         if index_backend == "azure" and not search_endpoint:
             raise SettingsError("INDEX_BACKEND=azure needs AZURE_SEARCH_ENDPOINT")
         # An explicit storage connection means a shared ledger in its table service (Functions, Azurite);
         # the CLI on a laptop with no storage configured keeps its ledger beside its local index.
-        identity = {k: _str(env, f"AzureWebJobsStorage__{k}") for k in
+        identity = {k: str_value(env, f"AzureWebJobsStorage__{k}") for k in
                     ("accountName", "blobServiceUri", "queueServiceUri", "tableServiceUri")}
-        connection = _str(env, "AzureWebJobsStorage", "" if any(identity.values()) else "UseDevelopmentStorage=true")
-        ledger_backend = _str(env, "LEDGER_BACKEND", "table" if _str(env, "AzureWebJobsStorage") or
+        connection = str_value(env, "AzureWebJobsStorage", "" if any(identity.values()) else "UseDevelopmentStorage=true")
+        ledger_backend = str_value(env, "LEDGER_BACKEND", "table" if str_value(env, "AzureWebJobsStorage") or
                               any(identity.values()) else "local")
         if ledger_backend not in ("local", "table"):
             raise SettingsError(f"LEDGER_BACKEND must be local or table, got {ledger_backend!r}")
         default_dims = 256 if embedding_backend == "offline" else 1536
         # A chat model is used only when one is named: then on the endpoint the embeddings use.
-        chat_model = _str(env, "CHAT_MODEL")
+        chat_model = str_value(env, "CHAT_MODEL")
         default_chat = ("offline" if not chat_model else
                         "azure_openai" if aoai_endpoint else "openai" if (openai_key or openai_url) else "offline")
-        chat_backend = _str(env, "CHAT_BACKEND", default_chat)
+        chat_backend = str_value(env, "CHAT_BACKEND", default_chat)
         if chat_backend not in ("offline", "azure_openai", "openai"):
             raise SettingsError(f"CHAT_BACKEND must be offline, azure_openai or openai, got {chat_backend!r}")
         if chat_backend != "offline" and not chat_model:
@@ -378,42 +217,42 @@ class Settings:
             documents_container=binding_setting("DOCUMENTS_CONTAINER", env),
             batch_queue=binding_setting("CHUNK_BATCH_QUEUE", env),
             blob_events_queue=binding_setting("BLOB_EVENTS_QUEUE", env),
-            payload_container=_str(env, "PAYLOAD_CONTAINER", "chunk-payloads"),
-            state_dir=Path(_str(env, "CHUNKING_STATE_DIR", ".chunking")),
+            payload_container=str_value(env, "PAYLOAD_CONTAINER", "chunk-payloads"),
+            state_dir=Path(str_value(env, "CHUNKING_STATE_DIR", ".chunking")),
             ledger_backend=ledger_backend,
-            ledger_table=_str(env, "LEDGER_TABLE", "chunkingledger"),
-            stuck_after_seconds=_int(env, "STUCK_AFTER_SECONDS", 3600, 1),
-            max_tokens=_int(env, "SPLIT_MAX_TOKENS", 500, 1),
-            max_chars=_int(env, "SPLIT_MAX_CHARS", 1000, 1),
+            ledger_table=str_value(env, "LEDGER_TABLE", "chunkingledger"),
+            stuck_after_seconds=int_value(env, "STUCK_AFTER_SECONDS", 3600, 1),
+            max_tokens=int_value(env, "SPLIT_MAX_TOKENS", 500, 1),
+            max_chars=int_value(env, "SPLIT_MAX_CHARS", 1000, 1),
             splitters=_overrides(env.get("SPLITTERS", "")),
-            max_document_bytes=_int(env, "MAX_DOCUMENT_BYTES", 200 * 1024 * 1024, 1),
-            max_message_bytes=_int(env, "MAX_MESSAGE_BYTES", 49_152, 1024),
-            batch_max_chunks=_int(env, "BATCH_MAX_CHUNKS", 64, 1),
+            max_document_bytes=int_value(env, "MAX_DOCUMENT_BYTES", 200 * 1024 * 1024, 1),
+            max_message_bytes=int_value(env, "MAX_MESSAGE_BYTES", 49_152, 1024),
+            batch_max_chunks=int_value(env, "BATCH_MAX_CHUNKS", 64, 1),
             embedding_backend=embedding_backend,
-            embedding_model=_str(env, "EMBEDDING_MODEL", "text-embedding-3-small"),
-            azure_openai_deployment=_str(env, "AZURE_OPENAI_EMBEDDING_DEPLOYMENT"),
-            embedding_dimensions=_int(env, "EMBEDDING_DIMENSIONS", default_dims, 1),
-            embedding_batch_max_tokens=_int(env, "EMBEDDING_BATCH_MAX_TOKENS", 16_000, 8191),
-            embedding_batch_max_inputs=_int(env, "EMBEDDING_BATCH_MAX_INPUTS", 256, 1),
+            embedding_model=str_value(env, "EMBEDDING_MODEL", "text-embedding-3-small"),
+            azure_openai_deployment=str_value(env, "AZURE_OPENAI_EMBEDDING_DEPLOYMENT"),
+            embedding_dimensions=int_value(env, "EMBEDDING_DIMENSIONS", default_dims, 1),
+            embedding_batch_max_tokens=int_value(env, "EMBEDDING_BATCH_MAX_TOKENS", 16_000, 8191),
+            embedding_batch_max_inputs=int_value(env, "EMBEDDING_BATCH_MAX_INPUTS", 256, 1),
             azure_openai_endpoint=aoai_endpoint,
-            azure_openai_api_key=_str(env, "AZURE_OPENAI_API_KEY"),
-            azure_openai_api_version=_str(env, "AZURE_OPENAI_API_VERSION", "2024-10-21"),
+            azure_openai_api_key=str_value(env, "AZURE_OPENAI_API_KEY"),
+            azure_openai_api_version=str_value(env, "AZURE_OPENAI_API_VERSION", "2024-10-21"),
             openai_base_url=openai_url,
             openai_api_key=openai_key,
             index_backend=index_backend,
             search_endpoint=search_endpoint,
-            search_api_key=_str(env, "AZURE_SEARCH_API_KEY"),
-            search_index_name=_str(env, "AZURE_SEARCH_INDEX", "chunks"),
-            search_semantic_ranker=_bool(env, "AZURE_SEARCH_SEMANTIC_RANKER"),
+            search_api_key=str_value(env, "AZURE_SEARCH_API_KEY"),
+            search_index_name=str_value(env, "AZURE_SEARCH_INDEX", "chunks"),
+            search_semantic_ranker=bool_value(env, "AZURE_SEARCH_SEMANTIC_RANKER"),
             chat_backend=chat_backend,
             chat_model=chat_model,
-            chat_max_concurrency=_int(env, "CHAT_MAX_CONCURRENCY", 4, 1),
-            model_cache_container=_str(env, "MODEL_CACHE_CONTAINER"),
+            chat_max_concurrency=int_value(env, "CHAT_MAX_CONCURRENCY", 4, 1),
+            model_cache_container=str_value(env, "MODEL_CACHE_CONTAINER"),
             strategy=StrategyOptions.from_env(env),
-            max_decompressed_bytes=_int(env, "MAX_DECOMPRESSED_BYTES", 100 * 1024 * 1024, 1024),
-            max_pages=_int(env, "MAX_PAGES", 5_000, 1),
-            max_page_chars=_int(env, "MAX_PAGE_CHARS", 1_000_000, 1),
-            max_document_chars=_int(env, "MAX_DOCUMENT_CHARS", 10_000_000, 1),
-            max_nesting_depth=_int(env, "MAX_NESTING_DEPTH", 100, 2),
-            stage1_max_seconds=_int(env, "STAGE1_MAX_SECONDS", 300, 1),
+            max_decompressed_bytes=int_value(env, "MAX_DECOMPRESSED_BYTES", 100 * 1024 * 1024, 1024),
+            max_pages=int_value(env, "MAX_PAGES", 5_000, 1),
+            max_page_chars=int_value(env, "MAX_PAGE_CHARS", 1_000_000, 1),
+            max_document_chars=int_value(env, "MAX_DOCUMENT_CHARS", 10_000_000, 1),
+            max_nesting_depth=int_value(env, "MAX_NESTING_DEPTH", 100, 2),
+            stage1_max_seconds=int_value(env, "STAGE1_MAX_SECONDS", 300, 1),
         )
