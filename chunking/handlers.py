@@ -15,6 +15,7 @@ from chunking.failures import classify, reason_of
 from chunking.ids import doc_id as make_doc_id
 from chunking.index import SearchIndex, make_index
 from chunking.ledger import Ledger, make_ledger
+from chunking.namespaces import deployment_namespace
 from chunking.pipeline import StageOneResult, StageTwoResult, run_stage_one, run_stage_two
 from chunking.queue_messages import MessageError, decode_message
 from chunking.reconcile import ReconcileReport, delete_document, parse_blob_events, reconcile
@@ -200,7 +201,7 @@ def handle_blob_event(body: bytes | str) -> int:
                 log.info("ignored a delete event for %s: the blob exists again", event.path)
                 continue
             delete_document(make_doc_id(event.container, event.path), event.path, index=s.index, ledger=s.ledger,
-                            payloads=s.payloads)
+                            payloads=s.payloads, namespace=deployment_namespace(s.settings, event.container))
             deleted += 1
         except Exception as exc:
             failure = describe_failure(exc, s.settings)
@@ -235,6 +236,7 @@ def handle_reconcile() -> ReconcileReport:
         enqueue=enqueue,
         stuck_after_seconds=s.settings.stuck_after_seconds,
         payloads=s.payloads,
+        namespace=deployment_namespace(s.settings, s.settings.documents_container),
     )
     log.info("reconcile: %s", report.to_dict())
     return report

@@ -74,6 +74,7 @@ def build_records(
     source: str,
     paginated: bool,
     outline: HeadingOutline | None = None,
+    namespace: str = "",
 ) -> list[ChunkRecord]:
     """Index records for the chunks of one document version, in order (ordinal = position).
 
@@ -82,7 +83,8 @@ def build_records(
 
     Strategy metadata (``chunking.strategies``) shapes the rest: ``path`` (ordinals from the top of a hierarchy)
     and ``level`` give the key ``hierarchical_id`` and the parent's key as ``parent_id``; ``embed: False``
-    stores the record without a vector; ``embedding_text`` (when it differs from the text) is what stage 2
+    stores the record without a vector; *namespace* is the writing deployment's (``chunking.namespaces``);
+    ``embedding_text`` (when it differs from the text) is what stage 2
     embeds, its hash the key for reusing the vector. A chunk of kind ``proposition`` keeps that kind.
     """
     records = []
@@ -114,6 +116,7 @@ def build_records(
                 embedding_text=embedding_text,
                 embedding_hash=content_hash(embedding_text) if embedding_text else "",
                 has_vector=bool(meta.get("embed", True)),
+                namespace=namespace,
             )
         )
     return records

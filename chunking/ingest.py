@@ -31,6 +31,7 @@ from chunking.embeddings import Embedder
 from chunking.ids import doc_id as make_doc_id
 from chunking.index.protocol import SearchIndex
 from chunking.ledger import Ledger
+from chunking.namespaces import deployment_namespace
 from chunking.pipeline import run_stage_one, run_stage_two
 from chunking.reconcile import delete_document
 from chunking.redact import redact
@@ -207,29 +208,30 @@ def ingest_files(
             if failure is not None and failure.kind in ("unreachable", "auth"):
                 summary.stopped = failure.line  # every other document would fail the same way
                 break
+    namespace = deployment_namespace(settings, LOCAL_CONTAINER)  # cleanup never touches another deployment's
     for entry in ledger.entries():
         if entry.container != LOCAL_CONTAINER or entry.status == "deleted":
             continue
         in_scope = cleanup == "full" or any(entry.source.startswith(scope) for scope in scopes)
         if entry.doc_id not in seen and in_scope:
             if cleanup in ("full", "scoped_full"):
-                delete_document(entry.doc_id, entry.source, index=index, ledger=ledger)
+                delete_document(entry.doc_id, entry.source, index=index, ledger=ledger, namespace=namespace)
                 summary.deleted.append(entry.source)
             elif entry.indexed_version:
                 summary.vanished.append(entry.source)
         elif cleanup in ("full", "scoped_full") and (in_scope or entry.doc_id in seen):
-            removed = _prune_stale_versions(entry, index)
+            removed = _prune_stale_versions(entry, index, namespace)
             if removed:
                 summary.pruned[entry.source] = removed
     summary.seconds = time.perf_counter() - started
     return summary
 
 
-def _prune_stale_versions(entry, index: SearchIndex) -> int:
-    """Delete the chunks of *entry*'s document whose version is neither its current nor its indexed one (the
-    indexed one stays searchable while a newer one is queued or failed); returns how many."""
+def _prune_stale_versions(entry, index: SearchIndex, namespace: str) -> int:
+    """Delete the chunks of *entry*'s document (of *namespace*) whose version is neither its current nor its
+    indexed one (the indexed one stays searchable while a newer one is queued or failed); returns how many."""
     keep = {entry.version, entry.indexed_version} - {""}
-    stale = [key for key, version in index.keys_of(entry.doc_id).items() if version not in keep]
+    stale = [key for key, version in index.keys_of(entry.doc_id, namespace).items() if version not in keep]
     if stale:
         index.delete(stale)
     return len(stale)

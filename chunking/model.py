@@ -138,6 +138,9 @@ class ChunkRecord:
             its vector), else ``""``.
         has_vector: ``False`` for records stored without a vector (parents fetched by id), which vector search
             never returns.
+        namespace: the deployment that wrote the record (``chunking.namespaces``): reconcile and cleanup delete
+            only records of their own namespace, so deployments may share one index. ``""`` on records written
+            before namespaces existed.
     """
 
     id: str
@@ -161,6 +164,7 @@ class ChunkRecord:
     embedding_text: str = ""
     embedding_hash: str = ""
     has_vector: bool = True
+    namespace: str = ""
 
     @property
     def vector_key(self) -> str:

@@ -27,6 +27,7 @@ from chunking.index.protocol import SearchIndex
 from chunking.index_records import HeadingOutline, build_records
 from chunking.ledger import Ledger
 from chunking.model import Chunk, ChunkRecord, Page
+from chunking.namespaces import deployment_namespace
 from chunking.parsers import ParseError, ReadContext, parse_document
 from chunking.parsers.limits import Deadline, Limits
 from chunking.queue_messages import decode_message, encode_batches, load_records
@@ -139,7 +140,8 @@ def run_stage_one(
         result.seconds = time.perf_counter() - started
         log.error("rejected %s: %s", source, reason)
         return result
-    records = document_records(pages, chunks, doc_id=result.doc_id, version=result.version, source=source)
+    records = document_records(pages, chunks, doc_id=result.doc_id, version=result.version, source=source,
+                               namespace=deployment_namespace(settings, container))
     result.pages = len(pages)
     result.chunks = len(records)
     result.tokens = sum(r.token_count for r in records)
@@ -166,9 +168,10 @@ def source_version(data: bytes, splitter: DocumentSplitter) -> str:
 
 
 def document_records(pages: Sequence[Page], chunks: Sequence[Chunk], *, doc_id: str, version: str,
-                     source: str) -> list[ChunkRecord]:
+                     source: str, namespace: str = "") -> list[ChunkRecord]:
     """The index records stage 1 makes of one document version's chunks: citations per page for paginated
-    formats, heading paths from the outline for formats with headings. ``chunking split`` prints the same."""
+    formats, heading paths from the outline for formats with headings, the deployment's *namespace*.
+    ``chunking split`` prints the same."""
     return build_records(
         chunks,
         doc_id=doc_id,
@@ -176,6 +179,7 @@ def document_records(pages: Sequence[Page], chunks: Sequence[Chunk], *, doc_id: 
         source=source,
         paginated=extension_of(source) in PAGINATED_EXTENSIONS,
         outline=HeadingOutline(pages) if extension_of(source) in HEADING_EXTENSIONS else None,
+        namespace=namespace,
     )
 
 

@@ -25,17 +25,18 @@ log = logging.getLogger("chunking.reconcile")
 
 
 def delete_document(doc_id: str, source: str, *, index: SearchIndex, ledger: Ledger,
-                    payloads: PayloadStore | None = None) -> int:
+                    payloads: PayloadStore | None = None, namespace: str | None = None) -> int:
     """Mark *doc_id* ``deleted`` in the ledger, then remove every chunk of it from the index (all versions) and
     its claim-check payloads. Returns the number of keys deleted. Idempotent.
 
     Marked first: a stage-2 writer that records a batch after the listing below sees the document is deleted
     and removes its own keys. The keys come from the ledger's batch records (exact, whatever the index has made
-    visible yet), plus whatever an index query still finds (chunks written before batch records existed)."""
+    visible yet), plus whatever an index query still finds (chunks written before batch records existed): with
+    *namespace*, only chunks of that namespace or of none (another deployment's chunks stay)."""
     ledger.mark_deleted(doc_id, source)
     keys = {k for b in ledger.batch_records(doc_id) for k in b.keys}
     versions = {b.version for b in ledger.batch_records(doc_id)}
-    keys.update(index.keys_of(doc_id))
+    keys.update(index.keys_of(doc_id, namespace))
     if keys:
         index.delete(sorted(keys))
     for version in versions:
@@ -121,6 +122,7 @@ def reconcile(
     payloads: PayloadStore | None = None,
     sweep_limit: int = 200,
     sweep_min_age_seconds: int = 300,
+    namespace: str | None = None,
 ) -> ReconcileReport:
     """Compare the container listing, the ledger and the index, and repair every drift:
 
@@ -132,7 +134,10 @@ def reconcile(
     - a ``failed`` entry whose failure is ``transient`` and whose ``retry_at`` has passed → ``enqueue(path)``
       (permanent failures wait for a new upload; their reason is in the ledger);
     - a ledger entry of this container with no blob, or a document in the index with no blob (``deleted``
-      entries included: a writer may have raced the delete) → its chunks are deleted;
+      entries included: a writer may have raced the delete) → its chunks are deleted; with *namespace* (the
+      deployment's, ``chunking.namespaces``) only the index's documents of that namespace are considered, and
+      only their chunks of that namespace (or of none) are deleted: another deployment sharing the index keeps
+      its documents;
     - the chunks of up to *sweep_limit* ``indexed`` documents (not changed for *sweep_min_age_seconds*, so the
       index's queries have caught up with their writes) are compared per version with the ledger: chunks of a
       version that is neither the current nor the indexed one are deleted by key.
@@ -144,7 +149,7 @@ def reconcile(
     report = ReconcileReport()
     paths = {make_doc_id(container, p): p for p in blob_paths}
     entries = {e.doc_id: e for e in ledger.entries()}
-    indexed = index.doc_ids()
+    indexed = index.doc_ids(namespace)
     for did, path in sorted(paths.items(), key=lambda kv: kv[1]):
         report.checked += 1
         entry = entries.get(did)
@@ -174,9 +179,9 @@ def reconcile(
     # document this pipeline wrote, such a document is an orphan of this container only if the ledger lost it.
     orphans.update({did: did for did in indexed if did not in paths and did not in entries})
     for did, source in sorted(orphans.items(), key=lambda kv: kv[1]):
-        delete_document(did, source, index=index, ledger=ledger, payloads=payloads)
+        delete_document(did, source, index=index, ledger=ledger, payloads=payloads, namespace=namespace)
         report.orphaned.append(source)
-    _sweep(report, entries, paths, indexed, index, now, sweep_limit, sweep_min_age_seconds)
+    _sweep(report, entries, paths, indexed, index, now, sweep_limit, sweep_min_age_seconds, namespace)
     return report
 
 
@@ -185,7 +190,7 @@ def _age_s(timestamp: str, now: dt.datetime) -> float:
 
 
 def _sweep(report: ReconcileReport, entries: dict, paths: dict, indexed: set[str], index: SearchIndex,
-           now: dt.datetime, limit: int, min_age_s: int) -> None:
+           now: dt.datetime, limit: int, min_age_s: int, namespace: str | None) -> None:
     """Strays: chunks of versions the ledger no longer wants (a writer that died between its upsert and its batch
     record, say). One key listing per document, so the number of documents per run is bounded; which ones
     rotates with the hour, so every document is swept over enough runs."""
@@ -197,7 +202,8 @@ def _sweep(report: ReconcileReport, entries: dict, paths: dict, indexed: set[str
         candidates = (candidates[start:] + candidates[:start])[:limit]
     for did in candidates:
         entry = entries[did]
-        stale = [k for k, v in index.keys_of(did).items() if v not in (entry.version, entry.indexed_version)]
+        stale = [k for k, v in index.keys_of(did, namespace).items()
+                 if v not in (entry.version, entry.indexed_version)]
         if stale:
             index.delete(stale)
             report.swept.append(f"{entry.source}: {len(stale)}")

@@ -50,6 +50,7 @@ class Harness:
             "SPLIT_MAX_CHARS": "300",
             "BATCH_MAX_CHUNKS": "4",
         }
+        self.env, self._monkeypatch = env, monkeypatch
         for key, value in env.items():
             monkeypatch.setenv(key, value)
         self.queues = record_batches(monkeypatch)
@@ -75,6 +76,12 @@ class Harness:
     @property
     def s(self):
         return self.handlers.services()
+
+    def activate(self) -> None:
+        """Make this harness's settings the process's again (a test may run several deployments)."""
+        for key, value in self.env.items():
+            self._monkeypatch.setenv(key, value)
+        self.handlers.services.cache_clear()
 
     def upload(self, path: str, data: bytes) -> list[str]:
         """Upload, then run the blob function as the host would; it sends its messages to the real queue, and

@@ -39,6 +39,7 @@ def run(args: argparse.Namespace, settings) -> int:
     from chunking.formats import extension_of
     from chunking.ids import doc_id
     from chunking.ingest import LOCAL_CONTAINER, source_name
+    from chunking.namespaces import deployment_namespace
     from chunking.parsers import ParseError, parse_document
     from chunking.pipeline import document_records, source_version
 
@@ -68,7 +69,8 @@ def run(args: argparse.Namespace, settings) -> int:
     except ValueError as exc:
         return fail(args, str(exc), path=path, status=1)
     records = document_records(pages, chunks, doc_id=doc_id(LOCAL_CONTAINER, source),
-                               version=source_version(data, splitter), source=source)
+                               version=source_version(data, splitter), source=source,
+                               namespace=deployment_namespace(settings, LOCAL_CONTAINER))
     if args.format == "jsonl":
         for record in records:
             row = record.to_dict()

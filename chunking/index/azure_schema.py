@@ -13,7 +13,8 @@ from azure.search.documents.indexes import models as m
 from chunking.index.protocol import IndexError_
 from chunking.model import ChunkRecord
 
-__all__ = ["batches_by_size", "index_definition", "odata_string", "strategy_field_definitions"]
+__all__ = ["added_field_definitions", "batches_by_size", "index_definition", "odata_string",
+           "strategy_field_definitions"]
 
 #: Documents per indexing request (search-limits-quotas-capacity).
 MAX_BATCH_DOCS = 1000
@@ -38,6 +39,9 @@ SEMANTIC_CONFIG = "default"
 #: docs/architecture.md#ids-and-keys. An index gets them when created with ``strategy_fields=True``, or on the first
 #: upsert of a record that needs them (Azure AI Search adds fields to an existing index in place).
 STRATEGY_FIELDS = ("parent_id", "level", "kind", "embedding_text", "embedding_hash", "has_vector")
+#: Base fields added after the first schema: ``ensure`` adds them to an existing index that lacks them (documents
+#: written before hold null there).
+ADDED_FIELDS = ("namespace",)
 _RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(ChunkRecord) if f.name not in STRATEGY_FIELDS)
 _SELECT = [f for f in _RECORD_FIELDS if f != VECTOR_FIELD]
 _DEFAULTS = {f.name: f.default for f in dataclasses.fields(ChunkRecord) if f.name in STRATEGY_FIELDS}
@@ -103,6 +107,12 @@ def strategy_field_definitions() -> list[m.SearchField]:
     ]
 
 
+def added_field_definitions() -> list[m.SearchField]:
+    """The ``ADDED_FIELDS``: ``namespace`` filterable and facetable (reconcile and cleanup select their own
+    deployment's documents by it: docs/operations.md#sharing-one-index)."""
+    return [_field("namespace", "Edm.String", filterable=True, facetable=True)]
+
+
 def _uses_strategy_fields(record: ChunkRecord) -> bool:
     return any(getattr(record, name) != default for name, default in _DEFAULTS.items())
 
@@ -129,6 +139,7 @@ def index_definition(name: str, dimensions: int, strategy_fields: bool = False) 
             vector_search_dimensions=dimensions,
             vector_search_profile_name=VECTOR_PROFILE,
         ),
+        *added_field_definitions(),
         *(strategy_field_definitions() if strategy_fields else []),
     ]
     return m.SearchIndex(

@@ -39,6 +39,7 @@ from chunking.index.protocol import IndexError_, SearchHit
 from chunking.model import ChunkRecord
 
 from chunking.index.azure_schema import (  # schema and request sizing; batches_by_size & co. re-exported
+    ADDED_FIELDS,
     _RECORD_FIELDS,
     _RETRYABLE_REQUEST_STATUS,
     _SELECT,
@@ -52,6 +53,7 @@ from chunking.index.azure_schema import (  # schema and request sizing; batches_
     STRATEGY_FIELDS,
     VECTOR_FIELD,
     _uses_strategy_fields,
+    added_field_definitions,
     batches_by_size,
     index_definition,
     odata_string,
@@ -163,6 +165,9 @@ class AzureSearchIndex:
                 raise IndexError_(f"creating index {self.index_name!r} failed: {exc.message}") from exc
         self._check(existing)
         present = {f.name for f in existing.fields or []}
+        if not set(ADDED_FIELDS) <= present:
+            self._add_fields(existing, added_field_definitions(), "new fields")
+            present |= set(ADDED_FIELDS)
         self._has_strategy_fields = set(STRATEGY_FIELDS) <= present
         if self.strategy_fields and not self._has_strategy_fields:
             self._add_strategy_fields()
@@ -178,12 +183,19 @@ class AzureSearchIndex:
                               "strategy_fields=False; records of hierarchical or enriched chunks need them")
         try:
             existing = self._indexes.get_index(self.index_name)
-            present = {f.name for f in existing.fields or []}
-            existing.fields = [*existing.fields, *(f for f in strategy_field_definitions() if f.name not in present)]
-            self._indexes.create_or_update_index(existing)
         except HttpResponseError as exc:
             raise IndexError_(f"adding strategy fields to index {self.index_name!r} failed: {exc.message}") from exc
+        self._add_fields(existing, strategy_field_definitions(), "strategy fields")
         self._has_strategy_fields = True
+
+    def _add_fields(self, existing: m.SearchIndex, definitions: list[m.SearchField], what: str) -> None:
+        """Add those of *definitions* that *existing* lacks (new fields are allowed in place)."""
+        present = {f.name for f in existing.fields or []}
+        existing.fields = [*existing.fields, *(f for f in definitions if f.name not in present)]
+        try:
+            self._indexes.create_or_update_index(existing)
+        except HttpResponseError as exc:
+            raise IndexError_(f"adding {what} to index {self.index_name!r} failed: {exc.message}") from exc
 
     @property
     def _select(self) -> list[str]:
@@ -191,7 +203,7 @@ class AzureSearchIndex:
 
     def _check(self, existing: m.SearchIndex) -> None:
         fields = {f.name: f for f in existing.fields or []}
-        missing = [name for name in _RECORD_FIELDS if name not in fields]
+        missing = [name for name in _RECORD_FIELDS if name not in fields and name not in ADDED_FIELDS]
         if missing:
             raise IndexError_(f"index {self.index_name!r} lacks fields {', '.join(missing)}")
         key = fields["id"]
@@ -343,18 +355,24 @@ class AzureSearchIndex:
         # list(): the pager is lazy, and its requests must happen inside _with_retries.
         return list(self._documents.search(**query))
 
-    def keys_of(self, doc_id: str) -> dict[str, str]:
-        """``{id: version}`` of every document of *doc_id*."""
-        return {d["id"]: d["version"] for d in self._scan(f"doc_id eq {odata_string(doc_id)}", ["version"])}
+    def keys_of(self, doc_id: str, namespace: str | None = None) -> dict[str, str]:
+        """``{id: version}`` of every document of *doc_id*; with *namespace*, only those of that namespace or
+        of none (written before the field existed)."""
+        filter_ = f"doc_id eq {odata_string(doc_id)}"
+        if namespace is not None:
+            filter_ += f" and (namespace eq {odata_string(namespace)} or namespace eq null or namespace eq '')"
+        return {d["id"]: d["version"] for d in self._scan(filter_, ["version"])}
 
     def records_of(self, doc_id: str) -> list[ChunkRecord]:
         """Every record of *doc_id*, without embeddings, ordered by ordinal."""
         docs = self._scan(f"doc_id eq {odata_string(doc_id)}", self._select)
         return sorted((_record(d) for d in docs), key=lambda r: r.ordinal)
 
-    def doc_ids(self) -> set[str]:
-        """Every ``doc_id`` in the index (a full key-ordered scan: exact, unlike facet counts)."""
-        return {d["doc_id"] for d in self._scan(None, ["doc_id"])}
+    def doc_ids(self, namespace: str | None = None) -> set[str]:
+        """Every ``doc_id`` in the index, or of *namespace* (a full key-ordered scan: exact, unlike facet
+        counts)."""
+        filter_ = None if namespace is None else f"namespace eq {odata_string(namespace)}"
+        return {d["doc_id"] for d in self._scan(filter_, ["doc_id"])}
 
     def vectors_by_content_hash(self, hashes: Iterable[str]) -> dict[str, tuple[float, ...]]:
         """``{content_hash: embedding}`` for stored documents whose hash is in *hashes* (100 per request).

@@ -5,7 +5,7 @@ Layout of the file:
 * ``meta``: ``dimensions`` and ``schema`` of the index (checked by ``ensure``).
 * ``records``: one row per ``ChunkRecord`` (headings as JSON text, the embedding as a little-endian float32 blob;
   an empty blob for a record stored without a vector). Columns added later (``parent_id``, ``level``, ``kind``,
-  ``embedding_text``, ``embedding_hash``, ``has_vector``) are added to an older file by ``ensure``.
+  ``embedding_text``, ``embedding_hash``, ``has_vector``, ``namespace``) are added to an older file by ``ensure``.
 * ``records_fts``: an FTS5 table over content, headings and source, keyed by the ``records`` rowid. Tokenizer
   ``porter unicode61 remove_diacritics 2``; CJK characters are written to it space-separated so each is a token,
   and a CJK query run becomes overlapping two-character phrases (the CJK-bigram strategy of Lucene's
@@ -50,14 +50,14 @@ _BM25_WEIGHTS = (1.0, 1.0, 0.5)
 _FIELDS = (
     "id", "doc_id", "version", "source", "sourcepage", "ordinal", "page_start", "page_end",
     "char_start", "char_end", "content", "content_hash", "token_count", "headings",
-    "parent_id", "level", "kind", "embedding_text", "embedding_hash", "has_vector",
+    "parent_id", "level", "kind", "embedding_text", "embedding_hash", "has_vector", "namespace",
 )  # fmt: skip
 # Columns added after the first schema (strategies: hierarchy, enrichment), with the definition that gives old
 # rows their default: ``ensure`` adds the missing ones to an existing file.
 _ADDED_COLUMNS = {
     "parent_id": "TEXT", "level": "INTEGER NOT NULL DEFAULT 0", "kind": "TEXT NOT NULL DEFAULT 'text'",
     "embedding_text": "TEXT NOT NULL DEFAULT ''", "embedding_hash": "TEXT NOT NULL DEFAULT ''",
-    "has_vector": "INTEGER NOT NULL DEFAULT 1",
+    "has_vector": "INTEGER NOT NULL DEFAULT 1", "namespace": "TEXT NOT NULL DEFAULT ''",
 }  # fmt: skip
 
 class LocalIndex:
@@ -191,7 +191,7 @@ class LocalIndex:
                 r.id, r.doc_id, r.version, r.source, r.sourcepage, r.ordinal, r.page_start, r.page_end,
                 r.char_start, r.char_end, r.content, r.content_hash, r.token_count,
                 json.dumps(list(r.headings), ensure_ascii=False),
-                r.parent_id, r.level, r.kind, r.embedding_text, r.embedding_hash, int(r.has_vector),
+                r.parent_id, r.level, r.kind, r.embedding_text, r.embedding_hash, int(r.has_vector), r.namespace,
                 # A record without a vector stores an empty blob: vector search and reuse skip it.
                 np.asarray(r.embedding, dtype="<f4").tobytes() if r.has_vector else b"",
             )
@@ -233,10 +233,14 @@ class LocalIndex:
 
     # -- reads -------------------------------------------------------------------------------------------------
 
-    def keys_of(self, doc_id: str) -> dict[str, str]:
-        """``{id: version}`` of every record of *doc_id* (empty if none)."""
+    def keys_of(self, doc_id: str, namespace: str | None = None) -> dict[str, str]:
+        """``{id: version}`` of every record of *doc_id* (empty if none); with *namespace*, only the records of
+        that namespace and those written before namespaces existed (``""``)."""
+        sql, args = "SELECT id, version FROM records WHERE doc_id = ?", [doc_id]
+        if namespace is not None:
+            sql, args = sql + " AND namespace IN (?, '')", args + [namespace]
         with self._lock:
-            return dict(self._db().execute("SELECT id, version FROM records WHERE doc_id = ?", (doc_id,)))
+            return dict(self._db().execute(sql, args))
 
     def records_of(self, doc_id: str) -> list[ChunkRecord]:
         """Every record of *doc_id*, without embeddings, ordered by ordinal."""
@@ -246,10 +250,13 @@ class LocalIndex:
             )
             return [_record(row) for row in cur]
 
-    def doc_ids(self) -> set[str]:
-        """Every ``doc_id`` present."""
+    def doc_ids(self, namespace: str | None = None) -> set[str]:
+        """Every ``doc_id`` present; with *namespace*, those with a record of exactly that namespace."""
+        sql, args = "SELECT DISTINCT doc_id FROM records", []
+        if namespace is not None:
+            sql, args = sql + " WHERE namespace = ?", [namespace]
         with self._lock:
-            return {row[0] for row in self._db().execute("SELECT DISTINCT doc_id FROM records")}
+            return {row[0] for row in self._db().execute(sql, args)}
 
     def vectors_by_content_hash(self, hashes: Iterable[str]) -> dict[str, tuple[float, ...]]:
         """``{key: embedding}`` for the stored vectors whose ``vector_key`` is in *hashes*: the hash of the text the
@@ -400,4 +407,5 @@ _SCHEMA = (
 _ADDED_INDEXES = (
     "CREATE INDEX IF NOT EXISTS records_parent_id ON records(parent_id)",
     "CREATE INDEX IF NOT EXISTS records_embedding_hash ON records(embedding_hash)",
+    "CREATE INDEX IF NOT EXISTS records_namespace ON records(namespace, doc_id)",
 )

@@ -47,14 +47,16 @@ class SearchIndex(Protocol):
     def delete(self, ids: Iterable[str]) -> None:
         """Delete records by key; missing keys are ignored."""
 
-    def keys_of(self, doc_id: str) -> dict[str, str]:
-        """``{id: version}`` of every record of document *doc_id*."""
+    def keys_of(self, doc_id: str, namespace: str | None = None) -> dict[str, str]:
+        """``{id: version}`` of every record of document *doc_id*; with *namespace*, only its records of that
+        namespace and those written before namespaces existed (no namespace)."""
 
     def records_of(self, doc_id: str) -> list[ChunkRecord]:
         """Every record of document *doc_id* (embeddings omitted), in no particular order."""
 
-    def doc_ids(self) -> set[str]:
-        """Every ``doc_id`` present in the index."""
+    def doc_ids(self, namespace: str | None = None) -> set[str]:
+        """Every ``doc_id`` present in the index; with *namespace*, those with records of exactly that
+        namespace (``ChunkRecord.namespace``)."""
 
     def vectors_by_content_hash(self, hashes: Iterable[str]) -> dict[str, tuple[float, ...]]:
         """Stored embeddings of any records whose ``vector_key`` is in *hashes* (for embedding reuse): the hash of

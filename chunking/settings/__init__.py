@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from .reconcile import ReconcileOptions
 from .strategy import SEMANTIC_THRESHOLD_TYPES, StrategyOptions
 from .values import SettingsError, bool_value, int_value, str_value
 
@@ -153,6 +154,8 @@ class Settings:
     max_document_chars: int = 10_000_000
     max_nesting_depth: int = 100
     stage1_max_seconds: int = 300
+    # Repair and backfill: the deployment's namespace in a shared index, re-enqueues per reconcile run.
+    reconcile: ReconcileOptions = dataclasses.field(default_factory=ReconcileOptions)
 
     @property
     def local_index_path(self) -> Path:
@@ -249,6 +252,7 @@ class Settings:
             chat_max_concurrency=int_value(env, "CHAT_MAX_CONCURRENCY", 4, 1),
             model_cache_container=str_value(env, "MODEL_CACHE_CONTAINER"),
             strategy=StrategyOptions.from_env(env),
+            reconcile=ReconcileOptions.from_env(env),
             max_decompressed_bytes=int_value(env, "MAX_DECOMPRESSED_BYTES", 100 * 1024 * 1024, 1024),
             max_pages=int_value(env, "MAX_PAGES", 5_000, 1),
             max_page_chars=int_value(env, "MAX_PAGE_CHARS", 1_000_000, 1),

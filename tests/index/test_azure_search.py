@@ -41,7 +41,9 @@ def test_ensure_creates_the_missing_index_with_the_spec_schema():
         "content",
         "content_hash",
         "embedding",
+        "namespace",
     ]
+    assert fields["namespace"]["filterable"] is True and fields["namespace"]["searchable"] is False
     assert fields["id"]["key"] is True and fields["id"]["sortable"] is True
     assert [n for n, f in fields.items() if f.get("key")] == ["id"]
     for name in ("doc_id", "version", "source", "content_hash"):
