@@ -9,6 +9,7 @@ from chunking.splitters.character import (
 )
 from chunking.splitters.html_header import HTMLHeaderTextSplitter
 from chunking.splitters.html_section import HTMLSectionSplitter
+from chunking.splitters.html_semantic import HTMLSemanticPreservingSplitter
 from chunking.splitters.json_splitter import RecursiveJsonSplitter
 from chunking.splitters.languages import Language
 from chunking.splitters.markdown import (
@@ -27,6 +28,7 @@ __all__ = [
     "ExperimentalMarkdownSyntaxTextSplitter",
     "HTMLHeaderTextSplitter",
     "HTMLSectionSplitter",
+    "HTMLSemanticPreservingSplitter",
     "JSFrameworkTextSplitter",
     "Language",
     "LatexTextSplitter",

@@ -8,6 +8,7 @@ repeats the README's "Coming from LangChain" table (and the class docstring) in 
 from __future__ import annotations
 
 import re
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -26,6 +27,21 @@ class Difference:
 def explained(case: dict[str, Any], differences: list[Difference]) -> list[str]:
     """Names of the differences that apply to *case* (empty: an undocumented difference)."""
     return [d.name for d in differences if d.applies(case)]
+
+
+#: test name -> outcome -> count, over every input compared in this run ("equal", "undocumented", or the name of
+#: the first documented difference that applied); printed at the end of a run (``conftest.py``).
+TALLY: defaultdict[str, Counter[str]] = defaultdict(Counter)
+
+
+def compare(test: str, case: dict[str, Any], differences: list[Difference]) -> None:
+    """Pass when ``case["ours"] == case["theirs"]`` or a documented difference applies; count the outcome."""
+    if case["ours"] == case["theirs"]:
+        TALLY[test]["equal"] += 1
+        return
+    names = explained(case, differences)
+    TALLY[test][names[0] if names else "undocumented"] += 1
+    assert names, f"undocumented difference for {case!r}"
 
 
 def _oversize(case: dict[str, Any]) -> bool:

@@ -55,6 +55,12 @@ DOCUMENTED: dict[str, str] = {
     "test_additional_html_header_text_splitter": _HTML_SECTIONS,
     "test_html_no_headers_with_multiple_splitters": _HTML_SECTIONS,
     "test_no_heavy_imports_on_package_load": "tiktoken is a core dependency (token counts, shipped offline)",
+    # HTMLSemanticPreservingSplitter splits an oversized section with our recursive splitter (max_chunk_size=10).
+    "test_html_splitter_keep_separator_true": _PUNCTUATION + "; " + _OVERSIZE,
+    "test_html_splitter_keep_separator_default": _PUNCTUATION + "; " + _OVERSIZE,
+    "test_html_splitter_keep_separator_false": _OVERSIZE,
+    "test_html_splitter_keep_separator_start": _OVERSIZE,
+    "test_html_splitter_keep_separator_end": _OVERSIZE,
 }
 
 _SUBMODULES = ("base", "character", "html", "json", "jsx", "markdown", "python", "latex", "konlpy", "nltk",
@@ -150,12 +156,18 @@ def main(source: str) -> int:
         (run / "upstream_report.py").write_text(_REPORT)
         report_path = root / "report.json"
         env = {"PYTHONPATH": f"{root / 'shim'}:{run}", "UPSTREAM_REPORT": str(report_path), "PATH": "/usr/bin:/bin"}
-        subprocess.run(
+        completed = subprocess.run(
             [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "upstream_report",
              "--rootdir", str(run), "-o", "addopts=", str(run)],
             cwd=run, env=env, check=False, capture_output=True, text=True,
         )
+        if not report_path.exists():
+            print(completed.stdout[-4000:], completed.stderr[-4000:], file=sys.stderr)
+            return 2
         results = json.loads(report_path.read_text())
+        if not results:  # e.g. an import error while collecting: nothing ran, which is no success
+            print(completed.stdout[-4000:], completed.stderr[-4000:], file=sys.stderr)
+            return 2
     counts = {"run": 0, "passed": 0, "missing": 0, "documented": 0, "undocumented": 0, "skipped": 0}
     undocumented = []
     for nodeid, result in sorted(results.items()):

@@ -66,6 +66,15 @@ CASES = {
          ("Background\nSome details.", {"Header 1": "Introduction", "Header 2": "Background"}),
          ("Conclusion\nFinal thoughts.", {"Header 1": "Conclusion"})],
         "html_header_first_line_of_its_section"),
+    "html semantic splitter": (
+        lambda m: docs(m.HTMLSemanticPreservingSplitter(
+            [("h1", "Header 1"), ("h2", "Header 2")], max_chunk_size=500, preserve_links=True, preserve_images=True,
+            custom_handlers={"iframe": lambda tag: f"[iframe:{tag.get('src', '')}]({tag.get('src', '')})"},
+        ).split_text('<h1>Main</h1><p>See <a href="https://example.org">the site</a>.</p><h2>Media</h2>'
+                     '<img src="a.png"><iframe src="https://example.org/v"></iframe>')),
+        [("See [the site](https://example.org) .", {"Header 1": "Main"}),
+         ("![image:a.png](a.png) [iframe:https://example.org/v](https://example.org/v)", {"Header 2": "Media"})],
+        None),
     "markdown preset": (
         lambda m: m.MarkdownTextSplitter(chunk_size=40, chunk_overlap=0).split_text(
             "# Title\n\nSome text here.\n\n## Part\n\nMore text follows in this part."),
