@@ -176,15 +176,21 @@ def test_upload_then_the_functions_then_watch_and_status(workdir, monkeypatch):
 
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AZURE_", "OPENAI_", "AzureWebJobs"))}
     env["PYTHONPATH"] = str(ROOT)
+    env["PYTHONUNBUFFERED"] = "1"  # each line reaches the test as it is printed
     import sys
 
     watch = subprocess.Popen([sys.executable, "-m", "chunking", "status", "--watch", "--interval", "0.3",
                               "--timeout", "120"], cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                              text=True)
     try:
-        time.sleep(3)  # the watcher sees the uploads waiting for the blob trigger
+        # The functions run only once the watcher has reported the uploads waiting for the blob trigger (a fixed
+        # sleep lost that race on a loaded machine: the watcher then saw nothing in progress and exited 0).
+        seen = ""
+        while seen.count("waiting for the blob trigger") < 3 and watch.poll() is None:
+            seen += watch.stdout.readline()  # type: ignore[union-attr]
         _run_functions(values, monkeypatch)
-        out, err = watch.communicate(timeout=120)
+        rest, err = watch.communicate(timeout=120)
+        out = seen + rest
     finally:
         if watch.poll() is None:
             watch.kill()
