@@ -12,6 +12,7 @@ from typing import Sequence
 
 from chunking.model import Chunk, Page
 from chunking.splitters import SentenceSplitterConfig, SentenceTextSplitter
+from chunking.splitters.sentence.figures import figure_budget
 from chunking.tokens import get_encoding
 
 _WS = re.compile(r"\s+")
@@ -104,7 +105,7 @@ def check_invariants(pages: Sequence[Page], chunks: Sequence[Chunk], config: Sen
             # 2. character cap
             assert len(c.text) <= hard_chars, where
         if c.kind == "figure_part":
-            assert c.token_count <= config.max_figure_tokens, where
+            assert c.token_count <= max(config.max_figure_tokens, config.table_tokens), where
             assert c.part_index is not None and c.part_count is not None and 0 <= c.part_index < c.part_count
         else:
             assert c.part_index is None and c.part_count is None, where
@@ -118,6 +119,10 @@ def check_invariants(pages: Sequence[Page], chunks: Sequence[Chunk], config: Sen
             assert not figure_blocks(c.text), where
         elif c.kind == "figure":
             assert figure_blocks(c.own_text), where
+            # Over the cap only as one figure alone (no prose glued to it), and flagged.
+            over = c.token_count > config.max_tokens
+            assert not over or figure_blocks(c.text) == [c.text], where
+            assert c.metadata == ({"over_max_tokens": True} if over else {}), where
         own = c.own_text
         # 5. own text is source text
         if c.kind in ("text", "figure"):
@@ -155,7 +160,8 @@ def check_invariants(pages: Sequence[Page], chunks: Sequence[Chunk], config: Sen
         for m in re.finditer(r"\S", p.text or ""):
             pos = p.offset + m.start()
             assert _inside(covered, pos), f"character {pos} ({m.group()!r}) of page {p.page_num} is in no chunk"
-    # 4. every figure block within max_figure_tokens is intact in exactly one chunk; no own span cuts one
+    # 4. every figure block within its budget (max_table_tokens for a table, else max_figure_tokens) is intact in
+    # exactly one chunk; no own span cuts one
     for p in pages:
         for block, start in figure_blocks_at(p.text or ""):
             lo, hi = p.offset + start, p.offset + start + len(block)
@@ -163,7 +169,8 @@ def check_invariants(pages: Sequence[Page], chunks: Sequence[Chunk], config: Sen
             cutting = [c for c in chunks if c.kind != "figure_part" and c.char_start < hi and lo < c.char_end
                        and not (c.char_start <= lo and hi <= c.char_end)]
             assert not cutting, f"figure {block[:60]!r} torn"
-            if tokens(block) <= config.max_figure_tokens:
+            budget = figure_budget(block, table_tokens=config.table_tokens, figure_tokens=config.max_figure_tokens)
+            if tokens(block) <= budget:
                 assert len(holders) == 1 and block in holders[0].text, f"figure {block[:60]!r} not intact once"
             else:
                 parts = [c for c in chunks if c.kind == "figure_part" and lo <= c.char_start < hi]

@@ -30,7 +30,7 @@ def test_example_1_simple_page(max_tokens):
     ]
 
 
-@pytest.mark.parametrize("max_tokens", [9, 500])
+@pytest.mark.parametrize("max_tokens", [24, 500])  # 23 exact; the estimate counts the space before the figure
 def test_example_2_figure_stays_with_the_text_before_it(max_tokens):
     text = ('Heading line\nIntro before the figure. <figure><img src="x.png" alt="X"></figure> '
             "Text that follows the figure. Another sentence.")
@@ -40,6 +40,19 @@ def test_example_2_figure_stays_with_the_text_before_it(max_tokens):
          "figure"),
         ("Text that follows the figure. Another sentence.", 81, 128, 0, 0, 9, 0, "text"),
     ]
+
+
+def test_example_2_prose_is_flushed_when_prose_and_figure_exceed_the_cap():
+    text = ('Heading line\nIntro before the figure. <figure><img src="x.png" alt="X"></figure> '
+            "Text that follows the figure. Another sentence.")
+    chunks = SentenceTextSplitter(max_tokens=9).split_text(text)
+    assert rows(chunks) == [
+        ("Heading line\nIntro before the figure.", 0, 37, 0, 0, 8, 0, "text"),
+        ('<figure><img src="x.png" alt="X"></figure>', 38, 80, 0, 0, 15, 0, "figure"),
+        ("Text that follows the figure. Another sentence.", 81, 128, 0, 0, 9, 0, "text"),
+    ]
+    # The image figure (no table) is kept whole within max_figure_tokens, and flagged as over the cap.
+    assert [c.metadata for c in chunks] == [{}, {"over_max_tokens": True}, {}]
 
 
 def test_example_3_hard_cut_at_11_reproduces_the_published_output():
@@ -169,9 +182,10 @@ def test_figure_at_the_end_of_a_page_is_never_torn():
     ]
 
 
-def test_oversize_table_is_split_by_rows_with_the_header_repeated():
+@pytest.mark.parametrize("settings", [{"max_tokens": 70}, {"max_table_tokens": 70}])
+def test_oversize_table_is_split_by_rows_with_the_header_repeated(settings):
     assert len(FIGURE_TABLE) == 241
-    chunks = list(SentenceTextSplitter(max_figure_tokens=70).split_text(FIGURE_TABLE))
+    chunks = list(SentenceTextSplitter(**settings).split_text(FIGURE_TABLE))
     assert rows(chunks) == [
         (PART_WRAPPER + "<tr><td>Tea</td><td>3.50</td></tr><tr><td>Coffee</td><td>4.10</td></tr></table></figure>",
          0, 153, 0, 0, 68, 0, "figure_part"),
@@ -179,6 +193,23 @@ def test_oversize_table_is_split_by_rows_with_the_header_repeated():
          153, 241, 0, 0, 68, 0, "figure_part"),
     ]
     assert [(c.part_index, c.part_count) for c in chunks] == [(0, 2), (1, 2)]
+
+
+def test_max_table_tokens_keeps_a_table_whole_over_the_cap():
+    chunks = list(SentenceTextSplitter(max_tokens=70, max_table_tokens=8191).split_text(FIGURE_TABLE))
+    assert rows(chunks) == [(FIGURE_TABLE, 0, 241, 0, 0, 105, 0, "figure")]
+    assert chunks[0].metadata == {"over_max_tokens": True}
+
+
+def test_a_row_over_the_cap_is_cut_between_cells():
+    row = "".join(f"<td>cell number {i} holds words</td>" for i in range(6))
+    text = f"<figure><table><tr><th>A</th><th>B</th></tr><tr>{row}</tr></table></figure>"
+    chunks = SentenceTextSplitter(max_tokens=60).split_text(text)
+    assert all(c.kind == "figure_part" and c.token_count <= 60 for c in chunks) and len(chunks) > 1
+    for c in chunks:  # every part keeps the header and holds whole cells only
+        assert c.text.startswith("<figure><table><tr><th>A</th><th>B</th></tr>")
+        body = c.text[len("<figure><table><tr><th>A</th><th>B</th></tr>"):]
+        assert body.count("<td>") == body.count("</td>") >= 1
 
 
 def test_dot_leaders_are_not_sentence_ends():

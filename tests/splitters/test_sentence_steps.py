@@ -123,7 +123,7 @@ def test_step5_rowspan_binds_rows_into_one_part():
     text = ("<figure><table><tr><th>K</th><th>V</th></tr><tr><td rowspan=2>a</td><td>1</td></tr>"
             "<tr><td>2</td></tr><tr><td>b</td><td>3</td></tr></table></figure>")
     header = "<figure><table><tr><th>K</th><th>V</th></tr>"
-    assert rows(split(text, max_figure_tokens=60)) == [
+    assert rows(split(text, max_table_tokens=60)) == [
         (header + "<tr><td rowspan=2>a</td><td>1</td></tr><tr><td>2</td></tr></table></figure>", 0, 102, 0, 0, 51,
          0, "figure_part"),
         (header + "<tr><td>b</td><td>3</td></tr></table></figure>", 102, 148, 0, 0, 38, 0, "figure_part"),
@@ -232,7 +232,7 @@ def test_r3_figure_caption_with_a_full_stop_is_never_torn_by_repair():
 def test_r4_every_chunk_fits_the_embedding_cap_even_for_a_huge_table():
     rows_html = "".join(f"<tr><td>item {i}</td><td>{i * 7} units of stock</td></tr>" for i in range(400))
     figure = f"<figure><table><thead><tr><th>Item</th><th>Stock</th></tr></thead>{rows_html}</table></figure>"
-    chunks = split(figure, embedding_max_tokens=1000, max_figure_tokens=1000)
+    chunks = split(figure, embedding_max_tokens=1000, max_figure_tokens=1000, max_table_tokens=1000)
     assert len(chunks) > 5 and all(c.kind == "figure_part" and c.token_count <= 1000 for c in chunks)
     assert all(c.text.startswith("<figure><table><thead><tr><th>Item</th>") for c in chunks)
     seen = [r for c in chunks for r in c.text.split("</thead>")[1].split("</table>")[0].split("</tr>") if r]

@@ -110,8 +110,11 @@ class SentenceSplitterConfig:
         word_break_min_advance: a word break ends the look-ahead only at an index > ``T`` + this many
             characters (≥ 0).
         embedding_max_tokens: absolute cap, in tokens, of every chunk (≥ ``max_tokens``).
-        max_figure_tokens: a ``<figure>`` block above this many tokens is split (1 ≤ x ≤
-            ``embedding_max_tokens``).
+        max_figure_tokens: a ``<figure>`` block that holds no table is kept whole (and flagged when over
+            ``max_tokens``) up to this many tokens, and split above it (1 ≤ x ≤ ``embedding_max_tokens``).
+        max_table_tokens: a ``<figure>`` block holding one table is split by rows above this many tokens;
+            None (the default) means ``max_tokens``, so every table part fits the cap (1 ≤ x ≤
+            ``embedding_max_tokens``). ``max_table_tokens=8191`` keeps tables whole as they were before.
         encoding: tiktoken encoding name, loaded from the BPE file shipped in ``chunking/_bpe``.
         sentence_endings, word_breaks, closing_chars: single characters (docs/splitters.md#character-classes).
         abbreviations, abbreviations_before_number: lower-case words without their final ``.``
@@ -130,6 +133,7 @@ class SentenceSplitterConfig:
     word_break_min_advance: int = 20
     embedding_max_tokens: int = 8191
     max_figure_tokens: int = 8191
+    max_table_tokens: int | None = None
     encoding: str = "cl100k_base"
     sentence_endings: frozenset[str] = field(default=SENTENCE_ENDINGS)
     word_breaks: frozenset[str] = field(default=WORD_BREAKS)
@@ -148,6 +152,13 @@ class SentenceSplitterConfig:
                 f"max_figure_tokens ({self.max_figure_tokens}) must be <= embedding_max_tokens "
                 f"({self.embedding_max_tokens})"
             )
+        if self.max_table_tokens is not None:
+            _int_setting("max_table_tokens", self.max_table_tokens, 1)
+            if self.max_table_tokens > self.embedding_max_tokens:
+                raise ValueError(
+                    f"max_table_tokens ({self.max_table_tokens}) must be <= embedding_max_tokens "
+                    f"({self.embedding_max_tokens})"
+                )
         if _number_setting("overflow_ratio", self.overflow_ratio) < 1.0:
             raise ValueError(f"overflow_ratio must be >= 1.0, got {self.overflow_ratio}")
         if not 0 <= _number_setting("split_overlap_percent", self.split_overlap_percent) < 50:
@@ -176,6 +187,11 @@ class SentenceSplitterConfig:
             object.__setattr__(self, name, items)
         if any(ch.isspace() or unicodedata.category(ch).startswith(("L", "N")) for ch in self.sentence_endings):
             raise ValueError("sentence_endings must be punctuation (no letters, digits or whitespace)")
+
+    @property
+    def table_tokens(self) -> int:
+        """Token budget of a table figure: ``max_table_tokens``, or ``max_tokens`` when that is None."""
+        return self.max_tokens if self.max_table_tokens is None else self.max_table_tokens
 
     @property
     def hard_chars(self) -> int:

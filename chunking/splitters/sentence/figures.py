@@ -15,7 +15,7 @@ from typing import Callable, NamedTuple
 
 from .boundaries import Boundaries, is_combining
 
-__all__ = ["FigurePart", "split_figure"]
+__all__ = ["FigurePart", "figure_budget", "is_table_figure", "split_figure"]
 
 _FLAGS = re.IGNORECASE | re.DOTALL
 _START_TAG = re.compile(r"<figure[^>]*>", _FLAGS)
@@ -32,6 +32,8 @@ _TAG = re.compile(r"<[^<>]*>")
 _FIGURE_TAG = re.compile(r"<(/?)figure(?=[\s>/])", _FLAGS)
 # Preferred cut positions of a non-table figure: right after these tags.
 _PREFERRED = re.compile(r"</tr\s*>|</p\s*>|</li\s*>|<br\s*/?>|</table\s*>|</figcaption\s*>", _FLAGS)
+# Next best inside a row over the budget: after a cell, so cells stay whole where the budget allows.
+_CELL_END = re.compile(r"</t[dh]\s*>", _FLAGS)
 
 
 class FigurePart(NamedTuple):
@@ -41,6 +43,19 @@ class FigurePart(NamedTuple):
     start: int
     end: int
     tokens: int
+
+
+def is_table_figure(fig: str) -> bool:
+    """True if the figure block ``fig`` holds exactly one, non-nested ``<table>`` (split by rows in step 5)."""
+    opens = list(_TABLE_OPEN.finditer(fig))
+    closes = list(_TABLE_CLOSE.finditer(fig))
+    return len(opens) == 1 and len(closes) == 1 and opens[0].end() <= closes[0].start()
+
+
+def figure_budget(fig: str, *, table_tokens: int, figure_tokens: int) -> int:
+    """Token budget of the figure block ``fig`` in step 5: ``table_tokens`` (``max_table_tokens``, by default
+    ``max_tokens``) for a table figure, else ``figure_tokens`` (``max_figure_tokens``)."""
+    return table_tokens if is_table_figure(fig) else figure_tokens
 
 
 def split_figure(
@@ -234,6 +249,7 @@ def _cut_content(fig, lo, hi, prefix, suffix, budget, boundaries, count):
         if n >= 4 and reach > 0:
             candidates = (
                 [m.end() for m in _PREFERRED.finditer(fig, a, b)],
+                [m.end() for m in _CELL_END.finditer(fig, a, b)],
                 [c for c in boundaries.sentence_cuts(fig, a, b) if in_tag(c) is None],
                 [p + 1 for p in boundaries.word_break_positions(fig, a, b) if in_tag(p + 1) is None],
             )

@@ -18,6 +18,7 @@ one held chunk ``P``):
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from bisect import bisect_right
 from typing import Any, Callable, Iterable, Iterator
@@ -27,7 +28,7 @@ from chunking.model import Chunk, Page
 from .boundaries import GAP_EMPTY, Boundaries, figure_blocks, gap_class
 from .config import SentenceSplitterConfig
 from .draft import Draft
-from .figures import split_figure
+from .figures import figure_budget, split_figure
 from .measure import BlockTokens, PlainText, TokenMeasure
 from .oversize import cut_oversize
 from .repair import Repairer
@@ -251,12 +252,11 @@ class SentenceTextSplitter:
                 builder: tuple[BlockTokens, int, int, int] | None, plain: PlainText) -> None:
         cfg = self.config
         f = self._measure.count(text[fs:fe])
-        if builder is not None and _NON_SPACE.search(text, builder[1], builder[2]) is None and f > 0:
-            builder = builder  # a whitespace-only builder still counts as non-empty (docs/splitters.md, step 3)
-        if f > cfg.max_figure_tokens:
+        budget = figure_budget(text[fs:fe], table_tokens=cfg.table_tokens, figure_tokens=cfg.max_figure_tokens)
+        if f > budget:
             if builder is not None:
                 self._add_range(out, text, builder[0], builder[1], builder[2], offset, page_num, builder[3])
-            parts = split_figure(text, fs, fe, budget=cfg.max_figure_tokens, boundaries=self._boundaries,
+            parts = split_figure(text, fs, fe, budget=budget, boundaries=self._boundaries,
                                  count=self._measure.count)
             for k, part in enumerate(parts):
                 d = Draft(part.text, [part.text], offset + part.start, offset + part.end, page_num, page_num,
@@ -264,7 +264,9 @@ class SentenceTextSplitter:
                 d.part_index, d.part_count = k, len(parts)
                 out.append(d)
             return
-        if builder is not None and builder[3] + f <= cfg.embedding_max_tokens:
+        # Prose joins the figure after it only while both fit the cap together; otherwise the prose is flushed
+        # and the figure stands alone (docs/splitters.md#step-3-accumulate).
+        if builder is not None and builder[3] + f <= cfg.max_tokens:
             block, a, hi, est = builder
             self._add_range(out, text, block, a, fe, offset, page_num, est + f, "figure", tail=(plain, fs, fe))
             return
@@ -291,8 +293,10 @@ class SentenceTextSplitter:
                 n = self._measure.exact(d.parts, d.overlap)
             if n > cfg.max_tokens:
                 return list(self._resplit(d))
-        elif n > cfg.embedding_max_tokens and d.kind == "figure":
-            return list(self._unbundle_figure(d))
+        elif d.kind == "figure" and n > cfg.max_tokens:
+            if figure_blocks(d.text) != [(0, len(d.text))]:  # prose or other figures with it: apart
+                return list(self._unbundle_figure(d))
+            return [_flagged(d.to_chunk(n))]
         return [d.to_chunk(n)]
 
     def _resplit(self, d: Draft) -> Iterator[Chunk]:
@@ -311,7 +315,7 @@ class SentenceTextSplitter:
                      exact=tokens)
 
     def _unbundle_figure(self, d: Draft) -> Iterator[Chunk]:
-        """Emit a figure chunk above ``embedding_max_tokens`` as its text pieces and figure blocks, apart."""
+        """Emit a figure chunk above ``max_tokens`` as its text pieces and figure blocks, apart."""
         pos = 0
         text = d.text
         for fs, fe in figure_blocks(text) + [(len(text), len(text))]:
@@ -321,8 +325,14 @@ class SentenceTextSplitter:
                 yield from self._finish(self._sub_draft(d, s, e, self._measure.count(text[s:e]), "text"))
             if fe > fs:
                 n = self._measure.count(text[fs:fe])
-                yield self._sub_draft(d, fs, fe, n, "figure").to_chunk(n)
+                chunk = self._sub_draft(d, fs, fe, n, "figure").to_chunk(n)
+                yield _flagged(chunk) if n > self.config.max_tokens else chunk
             pos = fe
+
+
+def _flagged(chunk: Chunk) -> Chunk:
+    """A figure kept whole over ``max_tokens`` (it is within ``max_figure_tokens``) says so in its metadata."""
+    return dataclasses.replace(chunk, metadata={"over_max_tokens": True})
 
 
 def _validated(page: Any, index: int, previous: tuple[int, int] | None) -> tuple[int, int, str]:
