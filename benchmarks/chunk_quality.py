@@ -1,21 +1,28 @@
-"""Chunk quality of our sentence splitter and its peers on the in-repo corpus (``samples/`` + ``tests/data/``).
+"""Chunk quality of our sentence splitter and its peers on the in-repo corpus (``samples/`` + ``tests/data/``,
+the same documents as the shared corpus), per document group.
 
-Usage: ``python benchmarks/chunk_quality.py [--max-tokens 500]``. Peers come from ``benchmarks/requirements.txt``;
-one that is not installed is reported as missing and left out. Every splitter gets the same text of each
-document: for ours the parsed pages (furniture in ``Page.header``/``footer``, offsets counting it); for the peers
-the document text those offsets refer to, every page's ``header + text + footer`` joined, so furniture removal
-is credited to ours only where it happens. Each chunk is located in that text by its start offset (ours:
-``char_start``; LangChain: ``start_index``; chonkie: ``start_index``; semchunk: ``offsets=True``) and its own
-text; tokens are ``cl100k_base`` of the chunk text, for every splitter.
+Usage: ``python benchmarks/chunk_quality.py [--max-tokens 500] [--only ours]``. Peers come from
+``benchmarks/requirements.txt``; one that is not installed is reported as missing and left out. Every splitter
+gets the same text of each document: for ours the parsed pages (furniture in ``Page.header``/``footer``,
+offsets counting it); for the peers the document text those offsets refer to, every page's
+``header + text + footer`` joined, so furniture removal is credited to ours only where it happens. Each chunk
+is located in that text by its start offset (ours: ``char_start``; LangChain: ``start_index``; chonkie:
+``start_index``; semchunk: ``offsets=True``) and its own text; tokens are ``cl100k_base`` of the chunk text,
+for every splitter. Only prose formats are measured (PDF, HTML, DOCX, Markdown): CSV and JSON have no sentences
+and go to record splitters in the pipeline.
 
-Metrics, per document group (pdf, html/docx, markdown, other formats; cjk and latin by language tag):
+Columns, per group (pdf, html/docx, markdown by format; cjk and latin by language tag; all); each metric is
+defined in ``benchmarks/quality_metrics.py`` and computed the same way for every splitter:
 
-- ``chunks``: number of chunks; ``mean tok``: their mean token count;
+- ``chunks``, ``mean tok``: number of chunks and their mean token count;
 - ``<50``: chunks under 50 tokens; ``>cap``: chunks over ``--max-tokens``;
-- ``mid-sent %``: share of chunks whose first character is not at a sentence start: not at the start of the
-  text, not after a blank line, and the last non-blank character before it is no sentence end (our sentence
-  end predicate, docs/splitters.md#sentence-end, applied to the document text the same way for every splitter);
-- ``mid-line %``: share of chunks whose first character is not the first non-blank character of its line;
+- ``mid-sent %``: chunks whose first character follows no sentence end, blank line or start of text (page
+  furniture skipped), see ``starts_mid_sentence``;
+- ``mid-line %``: chunks whose first character is not the first non-blank one of its line;
+- ``mid-word``: chunk boundaries with a letter or digit on both sides (outside spaceless scripts);
+- ``torn``: figure blocks (tables, images) that a chunk cuts and leaves with tags open;
+- ``dup``: non-whitespace characters of the chunks over those of the text the splitter was given;
+- ``lost``: non-whitespace body characters (furniture excluded) in no chunk;
 - ``cross-page``: of the hand-labelled page breaks that cut a sentence (``benchmarks/data/cross_page_sentences.json``),
   how many have the whole sentence (last sentence start before the break to first sentence end after it) inside
   one chunk's own span.
@@ -32,8 +39,22 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from chunking.parsers import SUPPORTED_EXTENSIONS, parse_document  # noqa: E402
+from quality_metrics import (  # noqa: E402
+    Doc,
+    Spans,
+    duplication_ratio,
+    lost_characters,
+    make_doc,
+    mid_word_cuts,
+    sentence_kept,
+    starts_mid_line,
+    starts_mid_sentence,
+    torn_figures,
+)
+
+from chunking.parsers import parse_document  # noqa: E402
 from chunking.splitters.sentence import SentenceTextSplitter  # noqa: E402
 from chunking.splitters.sentence.boundaries import Boundaries  # noqa: E402
 from chunking.splitters.sentence.config import SentenceSplitterConfig  # noqa: E402
@@ -41,14 +62,13 @@ from chunking.tokens import count_tokens, get_encoding  # noqa: E402
 
 FOLDERS = (ROOT / "samples", ROOT / "tests" / "data")
 LABELS = Path(__file__).with_name("data") / "cross_page_sentences.json"
-Spans = list[tuple[int, int, str]]  # (start, end, text) per chunk, offsets in the document text
+FORMATS = {".pdf": "pdf", ".html": "html/docx", ".htm": "html/docx", ".docx": "html/docx", ".md": "markdown"}
+OURS = "ours (sentence)"
 
 
 def groups_of(name: str) -> list[str]:
-    suffix = Path(name).suffix.lower()
-    fmt = {".pdf": "pdf", ".html": "html/docx", ".htm": "html/docx", ".docx": "html/docx", ".md": "markdown"}
     lang = "cjk" if any(f".{t}" in name for t in ("ja", "zh", "ko")) else "latin"
-    return [fmt.get(suffix, "other"), lang, "all"]
+    return [FORMATS[Path(name).suffix.lower()], lang, "all"]
 
 
 def ours(max_tokens: int) -> Callable[[list], Spans]:
@@ -87,70 +107,73 @@ def peers(max_tokens: int) -> dict[str, Callable[[str], Spans]]:
     return out
 
 
-def starts_mid_sentence(text: str, start: int, cuts: set[int]) -> bool:
-    i = start
-    while i > 0 and text[i - 1].isspace():
-        i -= 1
-    return i > 0 and i not in cuts and "\n\n" not in text[i:start].replace(" ", "").replace("\t", "")
-
-
-def starts_mid_line(text: str, start: int) -> bool:
-    line = text.rfind("\n", 0, start) + 1
-    return bool(text[line:start].strip())
-
-
-def labelled_sentences(docs: dict[str, tuple[str, list]], bounds: Boundaries) -> list[tuple[str, int, int]]:
+def labelled_sentences(docs: dict[str, tuple[Doc, list]], bounds: Boundaries) -> list[tuple[str, int, int]]:
+    """``(file, start, end)`` of each hand-labelled sentence cut by a page break, in document offsets."""
     out = []
     for label in json.loads(LABELS.read_text(encoding="utf-8"))["breaks"]:
-        text, pages = docs[label["file"]]
+        doc, pages = docs[label["file"]]
+        text = doc.text
         page, nxt = pages[label["after_page"]], pages[label["after_page"] + 1]
-        body_end = page.offset + len(page.text)
-        before = [c for c in bounds.sentence_cuts(text, 0, body_end)]
+        before = bounds.sentence_cuts(text, 0, page.offset + len(page.text))
         lo = before[-1] if before else page.offset
         while text[lo].isspace():
             lo += 1
-        hi = bounds.next_cut(text, 0, len(text), nxt.offset)
-        out.append((label["file"], lo, hi))
+        out.append((label["file"], lo, bounds.next_cut(text, 0, len(text), nxt.offset)))
     return out
 
 
+COLUMNS = (("chunks", 6), ("mean tok", 8), ("<50", 5), (">cap", 5), ("mid-sent %", 10), ("mid-line %", 10),
+           ("mid-word", 8), ("torn", 5), ("dup", 5), ("lost", 5), ("cross-page", 10))
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--max-tokens", type=int, default=500)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="Columns are defined in the module docstring and quality_metrics.py.")
+    parser.add_argument("--max-tokens", type=int, default=500, help="chunk size of every splitter (tokens)")
+    parser.add_argument("--only", choices=("ours", "all"), default="all", help="measure only ours, or all")
     args = parser.parse_args()
     bounds = Boundaries(SentenceSplitterConfig())
-    docs: dict[str, tuple[str, list]] = {}
+    docs: dict[str, tuple[Doc, list]] = {}
     for folder in FOLDERS:
         for path in sorted(folder.iterdir()):
-            if path.suffix.lower() in SUPPORTED_EXTENSIONS and path.name != "SOURCES.md" and path.name not in docs:
+            if path.suffix.lower() in FORMATS and path.name not in docs:
                 pages = list(parse_document(path.read_bytes(), source=path.name))
-                docs[path.name] = ("".join(p.header + p.text + p.footer for p in pages), pages)
+                docs[path.name] = (make_doc(pages, bounds), pages)
     labels = labelled_sentences(docs, bounds)
-    splitters: dict[str, Callable] = {"ours (sentence)": ours(args.max_tokens), **peers(args.max_tokens)}
-    header = f"{'group':<10} {'splitter':<20} {'chunks':>6} {'mean tok':>8} {'<50':>5} {'>cap':>5} " \
-             f"{'mid-sent %':>10} {'mid-line %':>10} {'cross-page':>10}"
-    rows: dict[tuple[str, str], list] = {}
+    splitters: dict[str, Callable] = {OURS: ours(args.max_tokens)}
+    if args.only == "all":
+        splitters.update(peers(args.max_tokens))
+    rows: dict[tuple[str, str], dict] = {}
     for label, split in splitters.items():
-        for name, (text, pages) in docs.items():
-            spans = split(pages) if label.startswith("ours") else split(text)
-            cuts = set(bounds.sentence_cuts(text))
-            kept = sum(1 for f, lo, hi in labels if f == name and any(s <= lo and hi <= e for s, e, _ in spans))
-            total = sum(1 for f, _, _ in labels if f == name)
+        for name, (doc, pages) in docs.items():
+            given = "".join(p.text for p in pages) if label == OURS else doc.text
+            spans = split(pages) if label == OURS else split(doc.text)
+            mine = [(f, lo, hi) for f, lo, hi in labels if f == name]
+            out_chars, in_chars = duplication_ratio(doc, spans, given)
             for group in groups_of(name):
-                row = rows.setdefault((group, label), [[], 0, 0, 0, 0])
+                row = rows.setdefault((group, label), dict(tokens=[], sent=0, line=0, word=0, torn=0, out=0,
+                                                           inp=0, lost=0, kept=0, total=0))
                 for s, _, chunk_text in spans:
-                    row[0].append(count_tokens(chunk_text))
-                    row[1] += starts_mid_sentence(text, s, cuts)
-                    row[2] += starts_mid_line(text, s)
-                row[3] += kept
-                row[4] += total
+                    row["tokens"].append(count_tokens(chunk_text))
+                    row["sent"] += starts_mid_sentence(doc, s)
+                    row["line"] += starts_mid_line(doc, s)
+                row["word"] += mid_word_cuts(doc, spans)
+                row["torn"] += torn_figures(doc, spans)
+                row["out"] += out_chars
+                row["inp"] += in_chars
+                row["lost"] += lost_characters(doc, spans)
+                row["kept"] += sum(sentence_kept(spans, lo, hi) for _, lo, hi in mine)
+                row["total"] += len(mine)
     print(f"chunk quality at max_tokens={args.max_tokens} on {len(docs)} documents (samples/ + tests/data/)")
-    print(header)
-    for (group, label), (tokens, mid_sent, mid_line, kept, total) in sorted(rows.items()):
-        n = len(tokens) or 1
-        print(f"{group:<10} {label:<20} {len(tokens):>6} {statistics.fmean(tokens or [0]):>8.1f} "
-              f"{sum(t < 50 for t in tokens):>5} {sum(t > args.max_tokens for t in tokens):>5} "
-              f"{100 * mid_sent / n:>10.1f} {100 * mid_line / n:>10.1f} {f'{kept}/{total}' if total else '-':>10}")
+    print(f"{'group':<10} {'splitter':<20} " + " ".join(f"{name:>{width}}" for name, width in COLUMNS))
+    for (group, label), r in sorted(rows.items()):
+        tokens, n = r["tokens"], len(r["tokens"]) or 1
+        values = (len(tokens), f"{statistics.fmean(tokens or [0]):.1f}", sum(t < 50 for t in tokens),
+                  sum(t > args.max_tokens for t in tokens), f"{100 * r['sent'] / n:.1f}", f"{100 * r['line'] / n:.1f}",
+                  r["word"], r["torn"], f"{r['out'] / max(r['inp'], 1):.2f}", r["lost"],
+                  f"{r['kept']}/{r['total']}" if r["total"] else "-")
+        print(f"{group:<10} {label:<20} " + " ".join(f"{v:>{w}}" for v, (_, w) in zip(values, COLUMNS)))
 
 
 if __name__ == "__main__":
