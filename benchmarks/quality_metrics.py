@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from chunking.splitters.sentence.boundaries import Boundaries, figure_blocks, is_spaceless
+from chunking.splitters.sentence.boundaries import Boundaries, figure_blocks, is_heading_like, is_spaceless
 
 Spans = list[tuple[int, int, str]]
 
@@ -58,9 +58,14 @@ def make_doc(pages: list, bounds: Boundaries) -> Doc:
 
 def starts_mid_sentence(doc: Doc, start: int) -> bool:
     """A chunk starts mid-sentence unless its first character is at the start of the text, after a blank line,
-    or after a sentence end: walking back from it over whitespace and page furniture (which belongs to no
-    sentence), the first other character ends a sentence (its position + 1 is in ``doc.cuts``)."""
+    after a sentence end (walking back from it over whitespace and page furniture, which belongs to no sentence,
+    the first other character ends a sentence: its position + 1 is in ``doc.cuts``), or at the start of a line
+    that is a heading or a list item (our heading-like predicate, docs/splitters.md#heading-like-line: ``#``,
+    a bullet, ``1.`` / ``IV)``, or a short Title Case or UPPER CASE line)."""
     text, furniture = doc.text, doc.furniture
+    line_start = text.rfind("\n", 0, start) + 1
+    if not text[line_start:start].strip() and is_heading_like(text[start:text.find("\n", start) % (len(text) + 1)]):
+        return False
     i, newlines = start, 0
     while i > 0 and (furniture[i - 1] or text[i - 1].isspace()):
         if not furniture[i - 1] and text[i - 1] == "\n":

@@ -26,8 +26,8 @@ class Page:
             gaps) are the text that chunk offsets refer to. Example: pages ``"ab"`` and ``"cd"`` have offsets
             0 and 2.
         text: the page's text (HTML ``<figure>`` blocks for tables and images are part of it).
-        header, footer: page furniture (running header or footer, bare page number) cut from the top and the
-            bottom of the page and kept out of ``text`` (docs/splitters.md#page-furniture). They still count in
+        header, footer: page furniture (running header or footer, bare page number; all of a
+            table-of-contents page) cut from the top and the bottom of the page and kept out of ``text`` (docs/splitters.md#page-furniture). They still count in
             the document text: ``header`` ends at ``offset``, ``footer`` starts at ``offset + len(text)``, so
             chunk offsets never move when furniture is recognised. ``""`` for formats without pages.
     """

@@ -13,6 +13,14 @@ Furniture is cut from the top and bottom of the page text and kept beside it (``
 the document text is every page's ``header + text + footer`` in order, and ``Page.offset`` is where ``text``
 starts, so the furniture lies in the gaps between pages that the splitters never see
 (docs/splitters.md#page-furniture).
+
+A table-of-contents page is furniture as a whole: a page on which at least ``TOC_MIN_ENTRIES`` lines, and at
+least ``TOC_MIN_SHARE`` of its non-blank lines, are entries (a title, a dot leader of three or more dots or two
+ellipses, a page number: ``2.1 Operating system . . . . . 1``). Its text moves to ``Page.header`` and its body is empty, so
+it is never indexed: its entries repeat the headings of the body, which are indexed with their text, and a
+page of nothing but headings matches almost any query better than the answer it points to
+(docs/splitters.md#page-furniture says why it is dropped rather than demoted). A few entries on a body page stay
+text (their dot leaders are no sentence ends).
 """
 
 from __future__ import annotations
@@ -22,7 +30,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-__all__ = ["MIN_PAGES", "MIN_SHARE", "PageParts", "split_furniture"]
+__all__ = ["MIN_PAGES", "MIN_SHARE", "TOC_MIN_ENTRIES", "TOC_MIN_SHARE", "PageParts", "is_toc_page",
+           "split_furniture"]
 
 #: A key must repeat on at least this many pages...
 MIN_PAGES = 3
@@ -33,6 +42,15 @@ EDGE_LINES = 2
 #: A line longer than this is body text, whatever repeats.
 MAX_LINE_CHARS = 120
 
+#: A table-of-contents page has at least this many entries...
+TOC_MIN_ENTRIES = 5
+#: ...making up at least this share of its non-blank lines.
+TOC_MIN_SHARE = 0.5
+
+# A dot leader (three or more dots or middle dots, spaced or not, or two or more ellipses) then a page number,
+# at the end of the line.
+_TOC_ENTRY = re.compile(r"(?:(?:[.\u00b7\u30fb\u2024][ \t\u00a0]?){3,}|(?:\u2026[ \t\u00a0]?){2,})"
+                        r"[ \t\u00a0]*(?:\d+|[ivxlcdm]+)[ \t]*$", re.I)
 _DIGITS = re.compile(r"\d+")
 _ROMAN = re.compile(r"\b(?=[ivxlcdm]+\b)m{0,4}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3})\b", re.I)
 _SPACES = re.compile(r"\s+")
@@ -73,9 +91,23 @@ def split_furniture(texts: Sequence[str]) -> list[PageParts]:
     Returns:
         One :class:`PageParts` per page, in order; ``header + body + footer == texts[i]``. At most
         ``EDGE_LINES`` lines are cut from each end, blank lines between them included; a page made only of
-        furniture keeps an empty body.
+        furniture keeps an empty body, and so does a table-of-contents page (all of its text is ``header``).
     """
     lines = [text.splitlines(keepends=True) for text in texts]
+    parts = _split_running(texts, lines)
+    return [PageParts(p.header + p.body + p.footer, "", "") if is_toc_page(p.body) else p for p in parts]
+
+
+def is_toc_page(body: str) -> bool:
+    """True if ``body`` is a table-of-contents page (see the module docstring): at least ``TOC_MIN_ENTRIES``
+    lines ending in a dot leader and a page number, and at least ``TOC_MIN_SHARE`` of the non-blank lines."""
+    lines = [line for line in body.splitlines() if line.strip()]
+    entries = sum(1 for line in lines if _TOC_ENTRY.search(line))
+    return entries >= TOC_MIN_ENTRIES and entries >= TOC_MIN_SHARE * len(lines)
+
+
+def _split_running(texts: Sequence[str], lines: list[list[str]]) -> list[PageParts]:
+    """Running headers, footers and page numbers cut off (no table-of-contents test)."""
     top, bottom = Counter(), Counter()
     for page in lines:
         top.update({k for k in (line_key(x) for x in _edge(page, False)) if k})

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from chunking.parsers import parse_document
-from chunking.parsers.furniture import PageParts, line_key, split_furniture
+from chunking.parsers.furniture import PageParts, is_toc_page, line_key, split_furniture
 from chunking.splitters.sentence import SentenceTextSplitter
 from tests.parsers.helpers import assert_page_invariants, document_text, parse_corpus
 from tests.parsers.test_pdf import _tiny_pdf
@@ -68,6 +68,28 @@ def test_a_page_of_only_furniture_keeps_an_empty_body():
     assert split_furniture(texts)[1] == PageParts("Head 2\n", "", "")
 
 
+TOC = ("Contents\n1 License 1\n2.1 Operating system . . . . . . . 1\n2.2 Software . . . . . . . . . . 1\n"
+       "2.3 LaTeX . . . . . . . . . . . . 1\n3 Usage notes 2\n3.1 Limits .......... 2\n3.2 Installation \u2026\u2026 3\n")
+
+
+def test_a_table_of_contents_page_is_furniture_as_a_whole():
+    assert is_toc_page(TOC)  # 5 entries with dot leaders of 8 lines
+    texts = ["Manual 1\nTitle page.\n", "Manual 2\n" + TOC, "Manual 3\nThe body starts here.\n",
+             "Manual 4\nMore body text.\n"]
+    parts = split_furniture(texts)
+    assert parts[1] == PageParts("Manual 2\n" + TOC, "", "")
+    assert [p.body for p in parts] == ["Title page.\n", "", "The body starts here.\n", "More body text.\n"]
+
+
+@pytest.mark.parametrize("body", [
+    TOC.replace("3.2 Installation \u2026\u2026 3\n", ""),  # 4 entries: too few
+    TOC + "".join(f"Body sentence number {i} of a chapter.\n" for i in range(5)),  # entries under half the lines
+    "See section 2 . . . and more text\n" * 6,  # a dot leader without a page number at the end
+])
+def test_pages_with_few_entries_stay_text(body):
+    assert not is_toc_page(body)
+
+
 def test_generated_pdf_furniture_is_in_header_and_footer_and_offsets_count_it():
     bodies = ["Apples grow here.", "Pears are sweet.", "Plums fall early.", "Limes stay green."]
     pdf = _tiny_pdf([f"Handbook {n} / 4\n{body}\n{n}" for n, body in enumerate(bodies, start=1)])
@@ -100,6 +122,10 @@ def test_corpus_running_headers_leave_the_chunks(name, total, with_header):
                                else "Auto Multiple Choice 2 / 70\n")
     assert pages[2].header == "Auto Multiple Choice iii\n"
     assert pages[0].header == "" and pages[0].text.startswith("Auto Multiple Choice\n")  # the title stays
+    # The contents pages (iv to viii in English, iv to vii in Japanese) are all header: never indexed.
+    toc = [p.page_num for p in pages if p.header.startswith("Auto Multiple Choice ") and not p.text]
+    assert toc == ([3, 4, 5, 6, 7] if name.endswith("en.pdf") else [3, 4, 5, 6])
+    assert "Contents\n1 " in pages[3].header
     text = document_text(pages)
     chunks = list(SentenceTextSplitter().split_pages(pages))
     headed = [c for c in chunks if re.search(r"Auto Multiple Choice [0-9]+ / ", c.own_text)]

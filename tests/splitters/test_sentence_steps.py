@@ -379,6 +379,7 @@ def test_r15_config_is_frozen_validated_and_fingerprinted():
         {"overflow_ratio": 0.9}, {"split_overlap_percent": 50}, {"split_overlap_percent": -1},
         {"semantic_overlap_percent": 51}, {"semantic_overlap_window": 0.5}, {"word_break_min_advance": -1},
         {"embedding_max_tokens": 100}, {"max_figure_tokens": 9000}, {"max_figure_tokens": 0},
+        {"max_table_tokens": 0}, {"max_table_tokens": 9000}, {"max_table_tokens": 2.5},
         {"encoding": "no_such_encoding"}, {"sentence_endings": []}, {"sentence_endings": ["..."]},
         {"sentence_endings": ["a"]}, {"word_breaks": "abc"}, {"abbreviations": ["Dr"]}, {"no_such_setting": 1},
     ],
