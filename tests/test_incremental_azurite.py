@@ -97,10 +97,14 @@ class Harness:
 
     def drain(self, fail_first: set[int] | None = None) -> int:
         """Receive and handle every queued message; messages whose handler raises stay on the queue and come
-        back (visibility timeout 1 s), as with the host's retries."""
+        back after 1 s, as with the host's retries.
+
+        A received message stays invisible for 60 s, longer than handling its page of 16 takes even on a loaded
+        machine: with a shorter lease it becomes visible again while the page is still being handled, and its
+        pop receipt no longer deletes it."""
         handled = 0
         for _ in range(200):
-            batch = list(self.queue.receive_messages(messages_per_page=16, visibility_timeout=1))
+            batch = list(self.queue.receive_messages(messages_per_page=16, visibility_timeout=60))
             if not batch:
                 if self.queue.get_queue_properties().approximate_message_count == 0:
                     break
@@ -110,6 +114,7 @@ class Harness:
                 try:
                     self.app.index_chunk_batch(queue_message(m.content, m.dequeue_count))
                 except RuntimeError:
+                    self.queue.update_message(m, visibility_timeout=1)
                     continue
                 self.queue.delete_message(m)
                 handled += 1
