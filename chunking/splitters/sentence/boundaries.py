@@ -35,6 +35,8 @@ _LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 _OPENING = "".join(sorted(OPENING_CHARS))
 _NEXT_NON_SPACE = re.compile(r"\s*(\S)")
 _WORD_TAIL_WINDOW = 24
+# A list number or a section number ("1.", "12.", "1.2.7."): one to three digits, or dotted numbers.
+_ENUMERATOR = re.compile(r"[0-9]{1,3}|[0-9]{1,3}(?:\.[0-9]{1,3})+")
 # Whether a lone "." is a dot leader depends on the next lone "." up to 2 spaces away: scans that stop early read
 # this many characters past the last cut they may report.
 _LEADER_LOOKAHEAD = 4
@@ -305,7 +307,7 @@ class Boundaries:
                 return False
         if len(word) == 1 and "A" <= word <= "Z":
             return False
-        if len(word) <= 3 and word.isascii() and word.isdigit() and (j == lo or text[j - 1] in _LINE_BREAKS):
+        if word.isascii() and _ENUMERATOR.fullmatch(word) and _opens_line(text, lo, j):
             return False
         return True
 
@@ -363,6 +365,15 @@ class Boundaries:
             return -1
         m = self._word_break.search(text, lo, hi)
         return -1 if m is None else m.start()
+
+
+def _opens_line(text: str, lo: int, j: int) -> bool:
+    """True if only spaces, tabs and Markdown heading marks (``#``) lie between the start of the line (or ``lo``)
+    and index ``j``: a number there is a list or section number (``   1. Update``, ``### 1.1.7. Title``)."""
+    i = j
+    while i > lo and text[i - 1] in " \t#":
+        i -= 1
+    return i == lo or text[i - 1] in _LINE_BREAKS
 
 
 def _cluster_scan_start(text: str, lo: int, endings: frozenset[str], closing: frozenset[str]) -> int:

@@ -9,17 +9,24 @@ hard character cap (R5).
 
 Phase A cuts recursively: a stripped piece that fits (``tokens ≤ max_tokens`` and ``len ≤ hard_chars``) is a
 leaf; otherwise the sentence end nearest the middle (within the middle third) is cut after, else the nearest
-word break, else the midpoint (a hard cut, never before a combining mark). Phase B extends the two leaves of
-every hard cut towards each other by at most ``o`` characters each, while they still fit.
+paragraph break, line break, word break or (text without whitespace) weak break, else the midpoint (a hard cut,
+never before a combining mark). Phase B extends the two leaves of every hard cut towards each other by at most
+``o`` characters each, while they still fit.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Callable, NamedTuple
 
 from .boundaries import Boundaries, is_combining
+from .cuts import paragraph_cuts
 
 __all__ = ["Piece", "cut_oversize", "strip_range"]
+
+# Where text without whitespace (identifiers, paths, URLs) may still be cut before a hard cut: after these.
+_WEAK_BREAK = re.compile(r"[./\-_=|,;]")
+_LAST_WEAK_BREAK = re.compile(r"(?s:.*)[./\-_=|,;]")
 
 
 class Piece(NamedTuple):
@@ -144,7 +151,12 @@ def cut_oversize(
 
 
 def _find_cut(text: str, lo: int, hi: int, boundaries: Boundaries) -> tuple[int, bool]:
-    """Return the cut position in ``(lo, hi)`` and whether it is a hard cut (phase A, steps 1–4)."""
+    """Return the cut position in ``(lo, hi)`` and whether it is a hard cut (phase A, steps 1–4).
+
+    Natural cuts in order of preference, each the one nearest the middle within the middle third: a sentence
+    end, a paragraph break, a line break, a word break, and in text without whitespace a weak break (after
+    ``.`` ``/`` ``-`` ``_`` ``=`` ``|`` ``,`` ``;``); else the midpoint (hard).
+    """
     n = hi - lo
     mid = n // 2
     if n >= 4:
@@ -156,7 +168,15 @@ def _find_cut(text: str, lo: int, hi: int, boundaries: Boundaries) -> tuple[int,
                     if window_lo <= c - 1 < window_hi]
             i = _nearest(ends, mid, reach)
             if i < 0:
+                paragraphs = [c - 1 - lo for c in paragraph_cuts(text, window_lo + 1, window_hi, hi)]
+                i = _nearest(paragraphs, mid, reach)
+            if i < 0:
+                i = _nearest_char(text, "\n", lo, mid, window_lo, window_hi)
+            if i < 0:
                 b = boundaries.nearest_word_break(text, window_lo, lo + mid, window_hi)
+                i = b - lo if b >= 0 else -1
+            if i < 0:
+                b = _nearest_weak_break(text, window_lo, lo + mid, window_hi)
                 i = b - lo if b >= 0 else -1
             if i >= 0:
                 return lo + i + 1, False
@@ -164,6 +184,31 @@ def _find_cut(text: str, lo: int, hi: int, boundaries: Boundaries) -> tuple[int,
     while h > 1 and is_combining(text[lo + h]):
         h -= 1
     return lo + max(h, 1), True
+
+
+def _nearest_char(text: str, ch: str, lo: int, mid: int, window_lo: int, window_hi: int) -> int:
+    """Offset from ``lo`` of the ``ch`` in ``text[window_lo:window_hi]`` nearest ``lo + mid`` (left on a tie),
+    or -1; only the nearest one on each side is looked at."""
+    left = text.rfind(ch, window_lo, lo + mid + 1)
+    right = text.find(ch, lo + mid + 1, window_hi)
+    if left < 0 and right < 0:
+        return -1
+    if right < 0 or (left >= 0 and lo + mid - left <= right - lo - mid):
+        return left - lo
+    return right - lo
+
+
+def _nearest_weak_break(text: str, window_lo: int, mid: int, window_hi: int) -> int:
+    """Index of the weak break character (``.`` ``/`` ``-`` ``_`` ``=`` ``|`` ``,`` ``;``) in
+    ``text[window_lo:window_hi]`` nearest ``mid`` (left on a tie), or -1."""
+    right = _WEAK_BREAK.search(text, max(mid, window_lo), window_hi)
+    left = _LAST_WEAK_BREAK.match(text, window_lo, min(mid, window_hi)) if mid > window_lo else None
+    if left is None:
+        return -1 if right is None else right.start()
+    i = left.end() - 1
+    if right is not None and right.start() - mid < mid - i:
+        return right.start()
+    return i
 
 
 def _overlap_hard_cuts(text, leaves, hard_after, span_len, hard_cuts, fraction, fits):

@@ -109,7 +109,11 @@ class Repairer:
             fs = max(fs, cuts[-1])
         candidates = [fs] + [i + 1 for i in self.boundaries.word_break_positions(text, fs, len(text) - 1)]
         room = self.hard_chars - len(n.text)
-        for c in candidates:
+        for k, c in enumerate(candidates):
+            if k == 1:  # the whole fragment does not fit in front of N: in front of N's first sentences?
+                done = self._carry_with_head(p, drafts, gap, fs)
+                if done is not None:
+                    return done
             suffix = text[c:].strip()
             if not suffix:
                 continue
@@ -136,6 +140,50 @@ class Repairer:
             p.hard_right = False
             return p, between
         return p, gap
+
+    def _carry_with_head(self, p: Draft, drafts: list[Draft], gap: int, fs: int) -> tuple[Draft | None, int] | None:
+        """Re-accumulate the broken fragment ``p.text[fs:]`` with the first sentences of ``N`` (step 6, item 3):
+        the fragment and the longest run of ``N``'s leading sentences that fits the caps become one chunk, placed
+        between ``P``'s kept part and the rest of ``N``. Returns what :meth:`cross_page` returns, or None when
+        not even ``N``'s first sentence fits with the fragment (or ``N`` is no plain text chunk)."""
+        n = drafts[0]
+        if n.kind != "text" or n.hard_left or "<" in n.text and FIGURE_OPEN.search(n.text):
+            return None
+        text = p.text
+        cs = len(text) - len(text[fs:].lstrip())
+        suffix = text[cs:].rstrip()
+        if not suffix:
+            return None
+        sep = join_separator(gap, suffix[-1], n.text[0])
+        room = self.hard_chars - len(suffix) - len(sep)
+        heads = [c for c in self.boundaries.sentence_cuts(n.text) if c <= room and c < len(n.text)]
+        for c in reversed(heads):
+            head = n.text[:c]
+            if not self._fits_tokens(suffix + sep + head, 0):
+                continue
+            rest = len(n.text) - len(n.text[c:].lstrip())
+            doc, page = p.locate(cs)
+            merged = suffix + sep + head
+            m = Draft(merged, p.sub_parts(cs, cs + len(suffix)) + ([sep] if sep else []) + n.sub_parts(0, c), doc,
+                      n.locate(c - 1)[0] + 1, page, n.locate(c - 1)[1], self.measure.count(merged))
+            m.exact = m.est
+            tail_text = n.text[rest:]
+            tail_doc, tail_page = n.locate(rest)
+            tail = Draft(tail_text, n.sub_parts(rest, len(n.text)), tail_doc, n.end, tail_page, n.page_end,
+                         self.measure.count(tail_text))
+            tail.exact, tail.hard_right = tail.est, n.hard_right
+            drafts[0:1] = [m, tail]
+            kept = text[:cs].rstrip()
+            if not kept:
+                return None, gap
+            between = gap_class(text[len(kept):cs])
+            p.text, p.parts = kept, p.sub_parts(0, len(kept))
+            last_doc, p.page_end = p.locate(len(kept) - 1)
+            p.end = last_doc + 1
+            p.est = p.exact = self.measure.count(kept)
+            p.hard_right = False
+            return p, between
+        return None
 
     # ---- step 8 --------------------------------------------------------------------------------------------
 
@@ -183,6 +231,21 @@ class Repairer:
         good = _first_true(len(lengths), fits, self._guess(b, sep, lengths, budget))
         if good is not None:
             self._attach(a, b, sep, prefix[: lengths[good]])
+
+    def absorb_covered(self, a: Draft, b: Draft) -> bool:
+        """If ``a``'s look-ahead already holds all of ``b`` (step 8, item 6), move ``b`` into ``a``'s own text,
+        with ``b``'s look-ahead, and return True; ``b`` is then dropped by the caller."""
+        if not a.overlap or b.kind != "text" or a.overlap[len(a.overlap) - len(a.overlap.lstrip()):] != b.text:
+            return False
+        sep = a.overlap[: len(a.overlap) - len(a.overlap.lstrip())]
+        a.text = a.text + sep + b.text
+        a.parts = a.parts + ([sep] if sep else []) + b.parts
+        a.end, a.page_end, a.est, a.exact = b.end, b.page_end, a.est + b.est, None
+        a.hard_right = b.hard_right
+        keep = b.overlap and len(a.text) + len(b.overlap) <= self.hard_chars
+        a.overlap = b.overlap if keep else ""
+        a.overlap_parts = b.overlap_parts if keep else None
+        return True
 
     @staticmethod
     def _guess(b: Draft, sep: str, lengths: list[int], budget: int) -> int:

@@ -7,11 +7,15 @@ one held chunk ``P``):
 0. skip blank pages (``P`` stays held);
 1. cut the page into ``<figure>`` blocks and the text blocks between them;
 2. cut each text block after every sentence end into spans;
-3. accumulate spans up to ``max_chars`` / ``max_tokens``; a figure joins the text before it;
-4. cut a span over the caps (``oversize.py``); 5. split a figure over ``max_figure_tokens`` (``figures.py``);
-6. merge ``P`` with the page's first chunk, or carry ``P``'s broken fragment forward (``repair.py``);
+3. accumulate spans up to ``max_chars`` / ``max_tokens``, ending chunks at paragraph and line ends where the text
+   allows and leaving no runts (``cuts.py``); a figure joins the text before it while both fit ``max_tokens``;
+4. cut a span over the caps (``oversize.py``); 5. split a figure over its budget, ``max_table_tokens`` for a
+   table and ``max_figure_tokens`` otherwise (``figures.py``);
+6. merge ``P`` with the page's first chunk, or carry ``P``'s broken fragment forward, re-accumulating it with
+   the next page's first sentences (``repair.py``);
 7. every chunk is stripped and joined by the join rule;
-8. append a look-ahead to each chunk from the next one (``repair.py``);
+8. append a look-ahead to each chunk from the next one; a chunk the look-ahead holds entirely joins the chunk
+   before it (``repair.py``);
 9. emit ``P`` and all but the last chunk, hold the last one;
 10. measure each emitted chunk exactly and repair the rare chunk whose estimate was too low.
 """
@@ -27,6 +31,7 @@ from chunking.model import Chunk, Page
 
 from .boundaries import GAP_EMPTY, Boundaries, figure_blocks, gap_class
 from .config import SentenceSplitterConfig
+from .cuts import balanced_cut, chunk_end, is_runt, paragraph_cuts
 from .draft import Draft
 from .figures import figure_budget, split_figure
 from .measure import BlockTokens, PlainText, TokenMeasure
@@ -47,8 +52,12 @@ class SentenceTextSplitter:
         token_counter: optional ``str -> int`` used instead of the encoding (for tests).
         **settings: the other settings of :class:`SentenceSplitterConfig` (``overflow_ratio``,
             ``split_overlap_percent``, ``semantic_overlap_percent``, ``semantic_overlap_window``,
-            ``word_break_min_advance``, ``embedding_max_tokens``, ``max_figure_tokens``, ``encoding`` and the
-            character sets).
+            ``word_break_min_advance``, ``embedding_max_tokens``, ``max_figure_tokens``, ``max_table_tokens``,
+            ``encoding`` and the character sets).
+
+    Every ``text`` chunk and every table part is within ``max_tokens`` (``max_table_tokens`` for tables when
+    set); a figure without a table is kept whole up to ``max_figure_tokens`` and then carries
+    ``metadata={"over_max_tokens": True}`` if it is over ``max_tokens``.
 
     Raises:
         ValueError: a setting is invalid, or the encoding is not shipped with the package.
@@ -105,6 +114,14 @@ class SentenceTextSplitter:
                     self._repair.look_ahead(held, drafts[0], gap)
             for a, b in zip(drafts, drafts[1:]):
                 self._repair.look_ahead(a, b, gap_class(text[a.end - offset: b.start - offset]))
+            if held is not None and drafts and self._repair.absorb_covered(held, drafts[0]):
+                del drafts[0]
+            i = 0
+            while i + 1 < len(drafts):  # step 8: a chunk all in the previous one's look-ahead joins it
+                if self._repair.absorb_covered(drafts[i], drafts[i + 1]):
+                    del drafts[i + 1]
+                else:
+                    i += 1
             if not drafts:  # step 9: the page was merged into P, which stays held
                 gap_after_held = gap_class(text[held.end - offset:]) if held is not None else GAP_EMPTY
                 continue
@@ -156,14 +173,27 @@ class SentenceTextSplitter:
                     return block, a, hi, tokens_before(hi) - ta
                 self._add_range(out, text, block, a, hi, offset, page_num, tokens_before(hi) - ta)
                 return None
-            c = bounds.last_cut(text, lo, hi, a, limit)
+            c = chunk_end(text, lo, hi, a, limit, bounds)
             if c > 0:
                 tc = tokens_before(c)
+                if min(c + max_chars, block.char_limit(c, tc, max_tokens)) >= hi and \
+                        is_runt(tokens_before(hi) - tc, hi - c, max_tokens, max_chars):
+                    # What is left of the block after this chunk is a runt: absorb it, or balance the two.
+                    if hi - a <= hard_chars and tokens_before(hi) - ta <= max_tokens:
+                        c = hi
+                    else:
+                        c = balanced_cut(text, lo, hi, a, ta, c, block, bounds, max_tokens=max_tokens,
+                                         max_chars=max_chars)
+                    tc = tokens_before(c)
+                    if c == hi and keep_open:
+                        return block, a, hi, tc - ta
                 self._add_range(out, text, block, a, c, offset, page_num, tc - ta)
                 a, ta = c, tc
                 continue
             # The first span alone is over a cap: cut it (step 4) or emit it alone.
             b = bounds.next_cut(text, lo, hi, a)
+            paragraph = paragraph_cuts(text, a + 1, b - 1, hi)
+            b = paragraph[0] if paragraph else b
             tb = tokens_before(b)
             if tb - ta > max_tokens or b - a > hard_chars:
                 self._add_oversize(out, text, block, a, b, offset, page_num)
