@@ -34,14 +34,18 @@ def _count() -> Callable[[str], int]:
     return token_counter("cl100k_base")
 
 
-def split_sentences(pages: Sequence[Page], max_tokens: int, max_chars: int) -> list[Chunk]:
-    """The page-aware sentence splitter over all pages (PDF, DOCX, text)."""
+def split_sentences(pages: Sequence[Page], max_tokens: int, max_chars: int,
+                    **sentence_settings: object) -> list[Chunk]:
+    """The page-aware sentence splitter over all pages (PDF, DOCX, text); ``sentence_settings`` are further
+    ``SentenceTextSplitter`` settings (the table and figure sizes of ``Settings.figures``)."""
     from chunking.splitters import SentenceTextSplitter
 
-    return list(SentenceTextSplitter(max_tokens=max_tokens, max_chars=max_chars).split_pages(pages))
+    return list(SentenceTextSplitter(max_tokens=max_tokens, max_chars=max_chars,
+                                     **sentence_settings).split_pages(pages))
 
 
-def split_html_sections(pages: Sequence[Page], max_tokens: int, max_chars: int) -> list[Chunk]:
+def split_html_sections(pages: Sequence[Page], max_tokens: int, max_chars: int,
+                        **sentence_settings: object) -> list[Chunk]:
     """Header-aware, then sentence: each ``#`` section of the parsed page (the HTML parser renders headings as
     Markdown lines, and code in fences) is split on its own by the sentence splitter, so no chunk spans two
     sections and each carries its heading path. A heading with no text of its own before the next heading
@@ -50,7 +54,7 @@ def split_html_sections(pages: Sequence[Page], max_tokens: int, max_chars: int) 
     from chunking.index_records import HeadingOutline
     from chunking.splitters import SentenceTextSplitter
 
-    splitter = SentenceTextSplitter(max_tokens=max_tokens, max_chars=max_chars)
+    splitter = SentenceTextSplitter(max_tokens=max_tokens, max_chars=max_chars, **sentence_settings)
     outline = HeadingOutline(pages)
     chunks: list[Chunk] = []
     for page in pages:
@@ -273,8 +277,10 @@ def _format_splitter(name: str, settings: Settings,
     if name in ("sentence", "html"):
         from chunking.splitters import SentenceSplitterConfig
 
-        config["sentence"] = SentenceSplitterConfig(max_tokens=settings.max_tokens,
-                                                    max_chars=settings.max_chars).fingerprint()
+        extra = settings.figures.sentence_settings()
+        config["sentence"] = SentenceSplitterConfig(max_tokens=settings.max_tokens, max_chars=settings.max_chars,
+                                                    **extra).fingerprint()
+        return config, lambda pages: split(pages, settings.max_tokens, settings.max_chars, **extra)
     return config, lambda pages: split(pages, settings.max_tokens, settings.max_chars)
 
 

@@ -97,3 +97,24 @@ def test_code_uses_the_language_preset():
     chunks = splitter_for("m.py", Settings(max_tokens=10)).split([Page(0, 0, text)])
     assert [c.text for c in chunks] == ["def a():\n    return 1", "def b():\n    return 2"]
     assert [text[c.char_start:c.char_end] for c in chunks] == [c.text for c in chunks]
+
+
+TABLE = ("<figure><table><tr><th>Item</th><th>Price</th></tr>"
+         + "".join(f"<tr><td>item number {i}</td><td>{i}.50</td></tr>" for i in range(12)) + "</table></figure>")
+
+
+def test_table_and_figure_sizes_come_from_the_settings():
+    assert Settings.from_env({}).figures.sentence_settings() == {"max_table_tokens": None, "max_figure_tokens": 8191}
+    whole = Settings.from_env({"SPLIT_MAX_TOKENS": "60", "SPLIT_MAX_TABLE_TOKENS": "8191"})
+    split = Settings.from_env({"SPLIT_MAX_TOKENS": "60"})
+    assert count_tokens(TABLE) > 60
+    pages = [Page(0, 0, TABLE)]
+    assert [(c.kind, c.text) for c in splitter_for("a.html", whole).split(pages)] == [("figure", TABLE)]
+    parts = splitter_for("a.html", split).split(pages)
+    assert len(parts) > 1 and all(c.kind == "figure_part" and c.token_count <= 60 for c in parts)
+    assert all(c.text.startswith("<figure><table><tr><th>Item</th><th>Price</th></tr>") for c in parts)
+    assert splitter_for("a.pdf", whole).fingerprint != splitter_for("a.pdf", split).fingerprint
+    for name, value in (("SPLIT_MAX_TABLE_TOKENS", "9000"), ("SPLIT_MAX_FIGURE_TOKENS", "0"),
+                        ("SPLIT_MAX_TABLE_TOKENS", "many")):
+        with pytest.raises(SettingsError, match=name):
+            Settings.from_env({name: value})

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
+from .figures import FigureOptions
 from .reconcile import ReconcileOptions
 from .strategy import SEMANTIC_THRESHOLD_TYPES, StrategyOptions
 from .values import SettingsError, bool_value, int_value, str_value
@@ -156,6 +157,8 @@ class Settings:
     stage1_max_seconds: int = 300
     # Repair and backfill: the deployment's namespace in a shared index, re-enqueues per reconcile run.
     reconcile: ReconcileOptions = dataclasses.field(default_factory=ReconcileOptions)
+    # Tables and figures in the sentence splitter: split sizes (docs/splitters.md#step-5-oversize-figure).
+    figures: FigureOptions = dataclasses.field(default_factory=FigureOptions)
 
     @property
     def local_index_path(self) -> Path:
@@ -253,6 +256,7 @@ class Settings:
             model_cache_container=str_value(env, "MODEL_CACHE_CONTAINER"),
             strategy=StrategyOptions.from_env(env),
             reconcile=ReconcileOptions.from_env(env),
+            figures=FigureOptions.from_env(env),
             max_decompressed_bytes=int_value(env, "MAX_DECOMPRESSED_BYTES", 100 * 1024 * 1024, 1024),
             max_pages=int_value(env, "MAX_PAGES", 5_000, 1),
             max_page_chars=int_value(env, "MAX_PAGE_CHARS", 1_000_000, 1),
