@@ -1,7 +1,7 @@
 """The one table of file formats: for each extension, the parser that reads it, the splitter that cuts it by
 default, and what its pages and headings mean; and the names a splitter can be chosen by.
 
-Defaults: PDF, DOCX and text → ``sentence``; Markdown → ``markdown`` (``MarkdownSectionSplitter``); HTML → ``html``
+Defaults: PDF, DOCX, PPTX, XLSX, images and text → ``sentence``; Markdown → ``markdown`` (``MarkdownSectionSplitter``); HTML → ``html``
 (header sections, then sentence); JSON → ``json`` (``RecursiveJsonSplitter``); CSV → ``csv`` (row groups, header
 repeated); source code → ``code:<language>`` with the language preset of its extension. The setting ``SPLITTERS``
 overrides per extension (``".txt=markdown,.html=sentence"``), and also selects the chunking strategies of
@@ -23,7 +23,7 @@ from pathlib import PurePosixPath
 from typing import Any, Mapping
 
 __all__ = [
-    "CODE_LANGUAGES", "ENRICH_SUFFIX", "FAMILY_NAMES", "FORMATS", "DocumentSplitter", "Format", "HEADING_EXTENSIONS",
+    "CODE_LANGUAGES", "ENRICH_SUFFIX", "IMAGE_EXTENSIONS", "FAMILY_NAMES", "FORMATS", "DocumentSplitter", "Format", "HEADING_EXTENSIONS",
     "PAGINATED_EXTENSIONS", "SPLITTER_NAMES", "STRATEGY_NAMES", "SUPPORTED_EXTENSIONS", "default_splitter",
     "extension_of", "is_strategy", "splitter_for", "splitter_name",
 ]
@@ -34,8 +34,10 @@ class Format:
     """How one file format is read and cut.
 
     Attributes:
-        parser: the module of ``chunking.parsers`` that parses it (``"pdf"``, ``"docx"``, ``"html"``, ``"json"``,
-            ``"text"``).
+        parser: the module of ``chunking.parsers`` that parses it locally (``"pdf"``, ``"docx"``, ``"pptx"``,
+            ``"xlsx"``, ``"html"``, ``"json"``, ``"text"``, ``"image"``); the setting ``PARSERS`` and
+            ``DOCUMENT_INTELLIGENCE_ENDPOINT`` can send it to Document Intelligence instead
+            (``chunking.parsers.selection``).
         splitter: its default splitter name (a ``SPLITTER_NAMES`` entry; ``SPLITTERS`` overrides it).
         paginated: its pages are real pages (citations say ``#page=N``).
         headings: its ``#`` lines are headings (Markdown, and HTML/DOCX whose parsers render headings that way; in
@@ -49,6 +51,9 @@ class Format:
 
 
 _TEXT = Format("text", "sentence")
+#: Image formats the Document Intelligence layout model reads (its "service limits" page lists JPEG, PNG, BMP,
+#: TIFF and HEIF).
+IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".heif")
 #: Source-code extensions → LangChain ``Language`` names for the recursive splitter's presets.
 CODE_LANGUAGES = {
     ".py": "python", ".js": "js", ".ts": "ts", ".go": "go", ".java": "java", ".c": "c", ".h": "c",
@@ -59,6 +64,13 @@ CODE_LANGUAGES = {
 FORMATS: dict[str, Format] = {
     ".pdf": Format("pdf", "sentence", paginated=True),
     ".docx": Format("docx", "sentence", headings=True),
+    # A slide or a worksheet is a page (citations say #page=N for slide or sheet N); a slide opens with its title
+    # as a heading, a sheet's table has the sheet's name as its caption.
+    ".pptx": Format("pptx", "sentence", paginated=True, headings=True),
+    ".xlsx": Format("xlsx", "sentence", paginated=True),
+    ".xlsm": Format("xlsx", "sentence", paginated=True),
+    # Images are read only by Document Intelligence; locally they are refused with a reason naming its setting.
+    **dict.fromkeys(IMAGE_EXTENSIONS, Format("image", "sentence", paginated=True)),
     ".html": Format("html", "html", headings=True),
     ".htm": Format("html", "html", headings=True),
     ".json": Format("json", "json"),

@@ -17,7 +17,7 @@ from pathlib import PurePosixPath
 
 from chunking.formats import FORMATS, SUPPORTED_EXTENSIONS
 from chunking.model import Page
-from chunking.parsers import docx, html, json, pdf, text
+from chunking.parsers import docx, html, image, json, pdf, pptx, text, xlsx
 from chunking.parsers._common import ParseError, ReadContext, UnsupportedFileType
 
 __all__ = ["SUPPORTED_EXTENSIONS", "ParseError", "ReadContext", "UnsupportedFileType", "parse_document"]
@@ -26,7 +26,7 @@ _Parser = Callable[..., Iterator[Page]]
 
 #: The parser of each format: which extension goes to which module is decided in ``chunking.formats``.
 _MODULES: dict[str, _Parser] = {"pdf": pdf.parse, "docx": docx.parse, "html": html.parse, "json": json.parse,
-                                "text": text.parse}
+                                "text": text.parse, "pptx": pptx.parse, "xlsx": xlsx.parse, "image": image.parse}
 _PARSERS: dict[str, _Parser] = {ext: _MODULES[fmt.parser] for ext, fmt in FORMATS.items()}
 
 _MAX_DETAIL_CHARS = 300  # of a library's error message quoted in a reason, to keep ledger entries short
@@ -92,7 +92,7 @@ def parse_document(data: bytes, *, source: str, max_bytes: int | None = None,
         raise ParseError(source, f"could not parse: {type(error).__name__}: {detail}") from error
 
     if not any(page.text.strip() for page in pages):
-        hint = " (scanned or image-only PDF?)" if extension == ".pdf" else ""
+        hint = f" (scanned or image-only PDF?): {image.NEEDS_OCR}" if extension == ".pdf" else ""
         raise ParseError(source, f"no text found{hint}")
     return pages
 

@@ -15,7 +15,9 @@ Steps:
      as ``#`` lines; numbered or bulleted paragraphs as ``- item`` lines, two spaces per list level, one block
      per run of items; code styles (``Source Code``, ``HTML Preformatted``, …) verbatim in a Markdown code
      fence, one per run of code paragraphs; tables as ``<figure><table>`` with ``rowspan``/``colspan`` from
-     merged cells and ``<th>`` for rows marked as repeating header rows.
+     merged cells and ``<th>`` for rows marked as repeating header rows. Text boxes follow the paragraph that
+     anchors them, footnotes and endnotes end the text, headers and footers are left out
+     (``chunking.parsers.docx_parts``).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from docx.text.paragraph import Paragraph
 
 from chunking.model import Page
 from chunking.parsers._common import ParseError, ReadContext, figure_table, pages_from_texts, table_cell
+from chunking.parsers.docx_parts import prepare_body
 from chunking.parsers.packages import scan_package
 
 __all__ = ["parse"]
@@ -85,9 +88,10 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
     if entities:
         shown = ", ".join(entities[:5]) + (" …" if len(entities) > 5 else "")
         context.note(f"entity references left out of the text, not resolved: {shown}")
+    note_blocks = prepare_body(document, body, context)  # text boxes, footnotes: chunking.parsers.docx_parts
     writer = _BodyWriter(document)
     writer.walk(body)
-    text = "\n\n".join(writer.finish())
+    text = "\n\n".join(writer.finish() + note_blocks)
     if not text.strip() and dtd_parts:
         raise ParseError(source, f"no text found; the package holds a DTD in {', '.join(dtd_parts)} (Word never "
                                  "writes one: a hand-made or hostile file?)")

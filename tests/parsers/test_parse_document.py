@@ -36,10 +36,20 @@ def test_every_corpus_file_parses_with_exact_offsets(name, page_count, char_coun
 
 def test_supported_extensions():
     assert SUPPORTED_EXTENSIONS == frozenset(
-        ".pdf .docx .html .htm .md .markdown .txt .text .csv .json "
-        ".py .js .ts .go .java .c .h .cpp .rs .rst .log .xml .yaml .yml".split()
+        ".pdf .docx .pptx .xlsx .xlsm .html .htm .md .markdown .txt .text .csv .json "
+        ".py .js .ts .go .java .c .h .cpp .rs .rst .log .xml .yaml .yml "
+        ".png .jpg .jpeg .bmp .tif .tiff .heif".split()
     )
     assert all(ext == ext.lower() and ext.startswith(".") for ext in SUPPORTED_EXTENSIONS)
+
+
+@pytest.mark.parametrize("source", ["scan.png", "photos/Receipt.JPG", "fax.tiff"])
+def test_an_image_without_document_intelligence_is_refused_naming_the_setting(source):
+    with pytest.raises(ParseError) as caught:
+        parse_document(b"\x89PNG\r\n\x1a\n", source=source)
+
+    assert caught.value.reason == ("image file: needs OCR: set DOCUMENT_INTELLIGENCE_ENDPOINT to read it with "
+                                   "Document Intelligence")
 
 
 @pytest.mark.parametrize("source", ["NOTES.TXT", "docs/Guide.Md", "a.b/c.markdown", "C:\\Users\\me\\readme.TxT"])
@@ -60,7 +70,7 @@ def test_html_extension_dispatches_to_the_html_parser():
     ("source", "reason"),
     [
         ("archive/report.xyz", "unsupported file type .xyz"),
-        ("photo.JPEG", "unsupported file type .jpeg"),
+        ("photo.GIF", "unsupported file type .gif"),
         ("Makefile", "unsupported file type (no extension)"),
         ("old.doc", "unsupported file type .doc"),
     ],

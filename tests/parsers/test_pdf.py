@@ -138,7 +138,8 @@ def test_pdf_without_text_says_so():
     with pytest.raises(ParseError) as caught:
         parse_document(_tiny_pdf(["", ""]), source="scan.pdf")
 
-    assert caught.value.reason == "no text found (scanned or image-only PDF?)"
+    assert caught.value.reason == ("no text found (scanned or image-only PDF?): needs OCR: set "
+                                   "DOCUMENT_INTELLIGENCE_ENDPOINT to read it with Document Intelligence")
 
 
 # --- clean-up rules (golden examples) -------------------------------------------------------------------
