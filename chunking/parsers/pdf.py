@@ -48,6 +48,7 @@ import pypdfium2 as pdfium
 
 from chunking.model import Page
 from chunking.parsers._common import ParseError, ReadContext, normalize_newlines
+from chunking.parsers.pdf_tables import add_tables
 from chunking.parsers.furniture import split_furniture
 from chunking.parsers.pdf_streams import inflated_bytes
 
@@ -103,6 +104,7 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
     if inflated_bytes(data, context.limits.max_decompressed_bytes) > context.limits.max_decompressed_bytes:
         raise ParseError(source, context.limits.decompressed_reason())
     texts = [_clean_page_text(text) for text in _extract_page_texts(data, source, context)]
+    texts = add_tables(data, texts, source=source, context=context, lock=_PDFIUM_LOCK, clean=_clean_page_text)
     return _pages_without_furniture(texts)
 
 

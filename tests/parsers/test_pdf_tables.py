@@ -1,0 +1,129 @@
+"""chunking.parsers.pdf_tables: ruled tables in PDFs generated with fpdf2 and in the corpus manuals."""
+
+from __future__ import annotations
+
+import pytest
+from fpdf import FPDF
+
+from chunking.parsers import ReadContext, parse_document
+from chunking.parsers.pdf_tables import Rule, has_grid
+from tests.parsers.helpers import assert_page_invariants, parse_corpus
+
+
+def _pdf(draw) -> bytes:
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("helvetica", size=11)
+    draw(pdf)
+    return bytes(pdf.output())
+
+
+def _prices(pdf: FPDF) -> None:
+    pdf.multi_cell(0, 6, "Prices for the coming season are listed below.")
+    pdf.ln(4)
+    with pdf.table(col_widths=(60, 40, 40)) as table:
+        row = table.row()
+        row.cell("Fruit & kind")
+        row.cell("Price", colspan=2)
+        for values in (("Apple", "1.20", "EUR"), ("Pear", "0.90", "EUR")):
+            row = table.row()
+            for value in values:
+                row.cell(value)
+    pdf.ln(4)
+    pdf.multi_cell(0, 6, "Prices include tax.")
+
+
+def test_a_ruled_table_becomes_a_figure_in_its_place_with_its_colspan():
+    [page] = parse_document(_pdf(_prices), source="prices.pdf")
+
+    assert page.text == (
+        "Prices for the coming season are listed below.\n\n<figure><table>\n"
+        '<thead><tr><th>Fruit &amp; kind</th><th colspan="2">Price</th></tr></thead>\n'
+        "<tr><td>Apple</td><td>1.20</td><td>EUR</td></tr>\n"
+        "<tr><td>Pear</td><td>0.90</td><td>EUR</td></tr>\n"
+        "</table></figure>\n\nPrices include tax.\n"
+    )
+
+
+def test_a_cell_spanning_rows_gets_a_rowspan():
+    def draw(pdf: FPDF) -> None:
+        with pdf.table(col_widths=(50, 50)) as table:
+            row = table.row()
+            row.cell("Region")
+            row.cell("City")
+            row = table.row()
+            row.cell("North", rowspan=2)
+            row.cell("Oslo")
+            table.row().cell("Bergen")
+
+    [page] = parse_document(_pdf(draw), source="spans.pdf")
+
+    assert page.text == (
+        "<figure><table>\n<thead><tr><th>Region</th><th>City</th></tr></thead>\n"
+        '<tr><td rowspan="2">North</td><td>Oslo</td></tr>\n<tr><td>Bergen</td></tr>\n</table></figure>\n'
+    )
+
+
+def test_a_framed_box_like_a_code_listing_is_not_a_table():
+    def draw(pdf: FPDF) -> None:
+        pdf.multi_cell(0, 6, "Run these commands:")
+        pdf.multi_cell(120, 6, "tar xvzf dist.tar.gz\ncd dist\nmake", border=1)
+
+    [page] = parse_document(_pdf(draw), source="box.pdf")
+
+    assert page.text == "Run these commands:\ntar xvzf dist.tar.gz\ncd dist\nmake\n"
+
+
+def test_a_one_column_ruled_list_is_not_a_table():
+    def draw(pdf: FPDF) -> None:
+        with pdf.table(col_widths=(80,)) as table:
+            for value in ("first", "second", "third"):
+                table.row().cell(value)
+
+    [page] = parse_document(_pdf(draw), source="list.pdf")
+
+    assert "<figure>" not in page.text and page.text.split() == ["first", "second", "third"]
+
+
+@pytest.mark.parametrize(("vertical", "horizontal", "expected"), [
+    ([Rule(300, 100, 200)], [Rule(150, 100, 500)], True),  # a column separator crossing a row rule
+    ([Rule(300, 100, 200)], [Rule(200, 100, 500)], True),  # ...or meeting it at its top
+    ([Rule(100, 100, 200), Rule(500, 100, 200)], [Rule(100, 100, 500), Rule(200, 100, 500)], False),  # a box
+    ([Rule(108, 100, 200)], [Rule(150, 100, 500)], False),  # 8 pt inside the end: a listing's frame piece
+    ([Rule(300, 100, 200)], [Rule(250, 100, 500)], False),  # the row rule is above the separator
+])
+def test_the_gate_wants_a_rule_meeting_another_well_inside_its_ends(vertical, horizontal, expected):
+    assert has_grid(vertical, horizontal) is expected
+
+
+def test_a_page_with_too_many_rules_is_not_searched_and_the_ledger_note_says_so():
+    def draw(pdf: FPDF) -> None:
+        pdf.multi_cell(0, 6, "Hatched drawing.")
+        for i in range(4100):
+            pdf.line(10 + (i % 190), 40, 10 + (i % 190), 42 + (i % 7) * 5)
+
+    context = ReadContext()
+    [page] = parse_document(_pdf(draw), source="hatch.pdf", context=context)
+
+    assert page.text == "Hatched drawing.\n"
+    assert context.notes == ["page 1: more than 4000 ruling lines, not searched for tables"]
+
+
+def test_corpus_tables_are_found_only_on_the_pages_that_hold_them():
+    for name, pages_with_tables in (("amc-manual.en.pdf", {2: 2, 63: 1, 64: 1}), ("amc-manual.ja.pdf", {2: 2, 51: 1})):
+        pages = parse_corpus(name)
+        assert_page_invariants(pages)
+        found = {page.page_num: page.text.count("<figure><table>") for page in pages if "<figure>" in page.text}
+        assert found == pages_with_tables, name
+
+
+def test_corpus_collaborators_table_is_read_cell_by_cell():
+    page = parse_corpus("amc-manual.en.pdf")[2]
+
+    assert page.text.startswith(
+        "COLLABORATORS\n\n<figure><table>\n"
+        '<thead><tr><th></th><th colspan="2">TITLE : Auto Multiple Choice</th><th></th></tr></thead>\n'
+        "<tr><td>ACTION</td><td>NAME</td><td>DATE</td><td>SIGNATURE</td></tr>\n"
+        "<tr><td>WRITTEN BY</td><td>Alexis Bienvenüe, Anirvan Sarkar, Hiroto Kagotani, and Frédéric Bréal</td>"
+        "<td>February 6, 2023</td><td></td></tr>\n"
+    )
