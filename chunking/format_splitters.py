@@ -17,6 +17,7 @@ from typing import Callable, Sequence
 
 from chunking.formats import SPLITTER_NAMES, default_splitter, extension_of, is_strategy, splitter_name
 from chunking.model import Chunk, Page
+from chunking.parsers.selection import parser_fingerprint
 from chunking.settings import Settings
 from chunking.splitters.markdown.fences import parse_atx_heading
 from chunking.tokens import token_counter
@@ -252,6 +253,8 @@ def splitter_for(source: str, settings: Settings) -> DocumentSplitter:
                   "rules": _RULES_VERSION, "strategy": strategy}
     else:
         config, split_pages = _format_splitter(name, settings, where=extension_of(source))
+    if reader := parser_fingerprint(source, settings):  # another parser reads the same bytes differently
+        config = {**config, "parser": reader}
     fingerprint = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
     return DocumentSplitter(name, fingerprint, split_pages)
 

@@ -132,6 +132,14 @@ def _azure_service(url: str, text: str, settings: Any) -> tuple[str, dict[str, s
                     "Contributor",
             "missing": "check AZURE_SEARCH_INDEX",
         }
+    docintel = getattr(getattr(settings, "document_intelligence", None), "endpoint", "") or ""
+    if (docintel and urlparse(docintel).netloc == host) or "/documentintelligence/" in url:
+        return f"Document Intelligence at {urlparse(docintel).netloc or host}", {
+            "unreachable": "check DOCUMENT_INTELLIGENCE_ENDPOINT and the network",
+            "auth": "check DOCUMENT_INTELLIGENCE_API_KEY, or that the signed-in identity has the role Cognitive "
+                    "Services User on the account",
+            "missing": "check DOCUMENT_INTELLIGENCE_MODEL and DOCUMENT_INTELLIGENCE_API_VERSION",
+        }
     local = getattr(settings, "storage_connection", "").lower().startswith("usedevelopmentstorage")
     return f"storage ({describe_storage(settings)})", {
         "unreachable": "check AzureWebJobsStorage" + (" (for local storage start Azurite: npx azurite)" if local

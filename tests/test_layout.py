@@ -151,7 +151,7 @@ def test_settings_import_no_other_chunking_module():
 
 #: The bottom layer: these import nothing of ``chunking`` outside this set.
 BASE = {"chunking.model", "chunking.ids", "chunking.settings", "chunking.settings.strategy",
-        "chunking.settings.values", "chunking.formats", "chunking.tokens", "chunking.token_backend"}
+        "chunking.settings.values", "chunking.settings.docintel", "chunking.formats", "chunking.tokens", "chunking.token_backend"}
 
 
 def test_low_level_modules_stay_low():
@@ -203,8 +203,8 @@ def test_one_format_table_gives_each_extension_its_parser_and_splitter():
     for ext, fmt in formats.FORMATS.items():
         assert fmt.splitter in formats.FAMILY_NAMES or fmt.splitter.startswith("code:"), ext
         assert formats.splitter_name(f"a{ext.upper()}") == fmt.splitter
-    assert formats.PAGINATED_EXTENSIONS == {".pdf"}
-    assert formats.HEADING_EXTENSIONS == {".md", ".markdown", ".html", ".htm", ".docx"}
+    assert formats.PAGINATED_EXTENSIONS == {".pdf", ".pptx", ".xlsx", ".xlsm", *formats.IMAGE_EXTENSIONS}
+    assert formats.HEADING_EXTENSIONS == {".md", ".markdown", ".html", ".htm", ".docx", ".pptx"}
     assert THRESHOLD_TYPES is SEMANTIC_THRESHOLD_TYPES
 
 

@@ -41,6 +41,7 @@ def run(args: argparse.Namespace, settings) -> int:
     from chunking.ingest import LOCAL_CONTAINER, source_name
     from chunking.namespaces import deployment_namespace
     from chunking.parsers import ParseError, parse_document
+    from chunking.parsers.selection import document_readers
     from chunking.pipeline import document_records, source_version
 
     path: Path = args.file
@@ -62,7 +63,8 @@ def run(args: argparse.Namespace, settings) -> int:
     except OSError as exc:
         return fail(args, f"cannot be read: {exc.strerror or exc}", path=path, status=1)
     try:
-        pages = parse_document(data, source=source, max_bytes=settings.max_document_bytes)
+        pages = parse_document(data, source=source, max_bytes=settings.max_document_bytes,
+                               readers=document_readers(settings))
         chunks = list(splitter.split(pages))
     except ParseError as exc:
         return fail(args, exc.reason, path=path, status=1)

@@ -12,8 +12,10 @@ give one page. Headings are Markdown ``#`` lines and tables ``<figure><table>…
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import PurePosixPath
+
+from azure.core.exceptions import AzureError
 
 from chunking.formats import FORMATS, SUPPORTED_EXTENSIONS
 from chunking.model import Page
@@ -34,7 +36,7 @@ _BYTES_PER_MB = 1024 * 1024  # sizes are reported in MiB, like the Azure limits 
 
 
 def parse_document(data: bytes, *, source: str, max_bytes: int | None = None,
-                   context: ReadContext | None = None) -> list[Page]:
+                   context: ReadContext | None = None, readers: Mapping[str, _Parser] | None = None) -> list[Page]:
     """Parse one file into its pages, choosing the parser by the extension of ``source``.
 
     Args:
@@ -44,6 +46,8 @@ def parse_document(data: bytes, *, source: str, max_bytes: int | None = None,
         max_bytes: largest accepted ``len(data)`` in bytes; ``None`` for no limit.
         context: the per-document limits and deadline, and where notes about the document are collected
             (default: ``ReadContext()``, the default limits and no deadline).
+        readers: extension → parser replacing the local one (``chunking.parsers.selection.document_readers``:
+            Document Intelligence for the extensions the settings send to it).
 
     Returns:
         The pages in order, at least one, with text in at least one of them. Example: a two-page PDF gives
@@ -56,9 +60,11 @@ def parse_document(data: bytes, *, source: str, max_bytes: int | None = None,
             encoding``; ``invalid JSON: line L column C: …``; ``no text found``; a limit's reason naming its
             setting (``more than 10000000 characters of text (MAX_DOCUMENT_CHARS)``, see ``chunking.parsers.limits``);
             or ``could not parse: …`` wrapping any other failure of a parsing library.
+        azure.core.exceptions.AzureError: a service parser (Document Intelligence) could not be reached or kept
+            failing: transient, the document is worth another try.
     """
     extension = PurePosixPath(source.replace("\\", "/")).suffix.lower()
-    parser = _PARSERS.get(extension)
+    parser = (readers or {}).get(extension) or _PARSERS.get(extension)
     if parser is None:
         reason = f"unsupported file type {extension}" if extension else "unsupported file type (no extension)"
         raise UnsupportedFileType(source, reason)
@@ -77,7 +83,7 @@ def parse_document(data: bytes, *, source: str, max_bytes: int | None = None,
             if chars > limits.max_document_chars:
                 raise ParseError(source, limits.document_chars_reason())
             pages.append(page)
-    except ParseError:
+    except (ParseError, AzureError):  # a service's failure is not the document's: it propagates as it is
         raise
     except RecursionError:
         # Parsers bound their recursion by MAX_NESTING_DEPTH; only a limit set above what Python's stack allows

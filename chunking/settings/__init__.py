@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Mapping
 
 from .figures import FigureOptions
+from .docintel import DocumentIntelligenceSettings
 from .reconcile import ReconcileOptions
 from .strategy import SEMANTIC_THRESHOLD_TYPES, StrategyOptions
 from .values import SettingsError, bool_value, int_value, str_value
@@ -148,6 +149,7 @@ class Settings:
     chat_max_concurrency: int = 4
     model_cache_container: str = ""
     strategy: StrategyOptions = dataclasses.field(default_factory=StrategyOptions)
+    document_intelligence: DocumentIntelligenceSettings = dataclasses.field(default_factory=DocumentIntelligenceSettings)
     # Per-document limits of stage 1, enforced while reading (chunking.parsers.limits says what each bounds).
     max_decompressed_bytes: int = 100 * 1024 * 1024
     max_pages: int = 5_000
@@ -257,6 +259,7 @@ class Settings:
             strategy=StrategyOptions.from_env(env),
             reconcile=ReconcileOptions.from_env(env),
             figures=FigureOptions.from_env(env),
+            document_intelligence=DocumentIntelligenceSettings.from_env(env),
             max_decompressed_bytes=int_value(env, "MAX_DECOMPRESSED_BYTES", 100 * 1024 * 1024, 1024),
             max_pages=int_value(env, "MAX_PAGES", 5_000, 1),
             max_page_chars=int_value(env, "MAX_PAGE_CHARS", 1_000_000, 1),

@@ -1,0 +1,40 @@
+"""Which parser reads a document: the local one of its format (``chunking.formats``), or Document Intelligence
+when the settings send its extension there (``chunking.settings.docintel``: ``DOCUMENT_INTELLIGENCE_ENDPOINT``
+and ``PARSERS``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from chunking.formats import SUPPORTED_EXTENSIONS, extension_of
+from chunking.model import Page
+
+__all__ = ["document_readers", "parser_fingerprint"]
+
+_Parser = Callable[..., Iterator[Page]]
+
+
+def document_readers(settings: Any, **client_kwargs: Any) -> dict[str, _Parser]:
+    """Extension → parser, for the extensions that do not use their local parser under *settings* (a
+    ``chunking.settings.Settings``); ``{}`` when every format is parsed locally. Pass the result to
+    ``chunking.parsers.parse_document(readers=…)``.
+
+    Args:
+        client_kwargs: passed to the Document Intelligence client (``transport=`` in tests).
+    """
+    options = settings.document_intelligence
+    extensions = [ext for ext in sorted(SUPPORTED_EXTENSIONS) if options.uses_service(ext)]
+    if not extensions:
+        return {}
+    from chunking.parsers.docintel import DocumentIntelligenceReader
+
+    reader = DocumentIntelligenceReader(options, **client_kwargs)
+    return dict.fromkeys(extensions, reader.parse)
+
+
+def parser_fingerprint(source: str, settings: Any) -> str:
+    """What the parser of *source* adds to its document version: ``""`` for a local parser (so versions made
+    before Document Intelligence existed stay valid), the model and API version for Document Intelligence."""
+    options = settings.document_intelligence
+    return options.fingerprint if options.uses_service(extension_of(source)) else ""

@@ -1,0 +1,239 @@
+"""A fake Azure AI Document Intelligence service behind an azure-core transport, as unkind as the service.
+
+* **Long-running operation.** ``POST /documentintelligence/documentModels/{model}:analyze`` answers 202 with an
+  ``Operation-Location`` (REST API 2024-11-30, "Analyze Document"); ``GET …/analyzeResults/{id}`` answers
+  ``{"status": "running"}`` with ``Retry-After`` for ``running_polls`` polls, then ``succeeded`` with the
+  ``analyzeResult`` ("Get Analyze Result": status notStarted, running, succeeded, failed).
+* **Throttling and faults.** ``throttle(n, retry_after_s)`` answers the next *n* requests 429 with
+  ``Retry-After`` ("Service quotas and limits": requests over the transactions-per-second limit get 429);
+  ``fail(n, status)`` answers them 5xx; ``fail_operation(code)`` makes the next operation end ``failed``.
+* **Limits.** A body over ``max_bytes`` is refused 400 ``InvalidContentLength`` (500 MB on S0, 4 MB on F0); at most
+  ``max_pages_per_request`` pages are analysed per request (2,000 on S0, 2 on F0), the first ones of the range,
+  as the service does.
+* **Results** are built from a ``LayoutDocument`` (pages of paragraphs, tables and figures) in the documented
+  ``AnalyzeResult`` shape, for the requested ``pages`` range only, with ``content`` and every ``spans`` offset
+  counted within that request's content, as the service's are.
+
+``sleeps`` records every wait the SDK asked the transport for (retry back-off, ``Retry-After``, polling
+interval) instead of sleeping, so the tests check them without waiting.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qs, urlparse
+
+from azure.core.pipeline.transport import HttpTransport
+
+from tests.index.search_fakes import _Response
+
+ENDPOINT = "https://fake-docintel.cognitiveservices.azure.com"
+
+
+@dataclass
+class Para:
+    text: str
+    role: str | None = None
+    continues: bool = False  # the paragraph runs on to the next page (bounding regions on both)
+
+
+@dataclass
+class Cell:
+    text: str
+    kind: str | None = None  # "columnHeader", "rowHeader", …
+    row_span: int = 1
+    column_span: int = 1
+
+
+@dataclass
+class Table:
+    rows: list[list[Cell | None]]  # None: covered by a span
+    caption: str = ""
+    rows_on_next_page: int = 0  # the last n rows are on the next page (a table continued over two pages)
+
+
+@dataclass
+class Figure:
+    caption: str = ""
+    texts: list[str] = field(default_factory=list)
+    polygon: tuple[float, ...] = (1.0, 2.0, 5.0, 2.0, 5.0, 4.5, 1.0, 4.5)
+
+
+@dataclass
+class LayoutDocument:
+    """What the service "sees" in a document: per page, its elements in reading order."""
+
+    pages: list[list[Para | Table | Figure]]
+
+    def result(self, first: int, last: int, model_id: str) -> dict[str, Any]:
+        """The ``AnalyzeResult`` of pages *first*..*last* (1-based, inclusive)."""
+        builder = _Builder()
+        for number in range(first, last + 1):
+            builder.page(number, self.pages[number - 1])
+        return {"apiVersion": "2024-11-30", "modelId": model_id, "stringIndexType": "textElements",
+                "content": builder.content, "pages": builder.pages, "paragraphs": builder.paragraphs,
+                "tables": builder.tables, "figures": builder.figures}
+
+
+class _Builder:
+    def __init__(self) -> None:
+        self.content = ""
+        self.pages: list[dict] = []
+        self.paragraphs: list[dict] = []
+        self.tables: list[dict] = []
+        self.figures: list[dict] = []
+
+    def _add(self, text: str, pages: list[int], role: str | None = None) -> dict:
+        if self.content:
+            self.content += "\n"
+        span = {"offset": len(self.content), "length": len(text)}
+        self.content += text
+        paragraph = {"content": text, "spans": [span],
+                     "boundingRegions": [{"pageNumber": p, "polygon": [1, 1, 7, 1, 7, 1.3, 1, 1.3]} for p in pages]}
+        if role:
+            paragraph["role"] = role
+        self.paragraphs.append(paragraph)
+        return span
+
+    def page(self, number: int, elements: list) -> None:
+        start = len(self.content) + (1 if self.content else 0)
+        for element in elements:
+            if isinstance(element, Para):
+                self._add(element.text, [number, number + 1] if element.continues else [number], element.role)
+            elif isinstance(element, Table):
+                self._table(number, element)
+            else:
+                self._figure(number, element)
+        self.pages.append({"pageNumber": number, "width": 8.5, "height": 11, "unit": "inch", "angle": 0,
+                           "spans": [{"offset": start, "length": len(self.content) - start}]})
+
+    def _table(self, number: int, table: Table) -> None:
+        first = len(self.content) + (1 if self.content else 0)
+        caption = {"content": table.caption, "spans": [self._add(table.caption, [number])]} if table.caption else None
+        cells = []
+        split_at = len(table.rows) - table.rows_on_next_page
+        for r, row in enumerate(table.rows):
+            for c, cell in enumerate(row):
+                if cell is None:
+                    continue
+                page = number + 1 if r >= split_at else number
+                span = self._add(cell.text, [page])
+                entry = {"rowIndex": r, "columnIndex": c, "content": cell.text, "spans": [span],
+                         "boundingRegions": [{"pageNumber": page, "polygon": [1, 1, 2, 1, 2, 2, 1, 2]}]}
+                if cell.kind:
+                    entry["kind"] = cell.kind
+                if cell.row_span > 1:
+                    entry["rowSpan"] = cell.row_span
+                if cell.column_span > 1:
+                    entry["columnSpan"] = cell.column_span
+                cells.append(entry)
+        regions = [{"pageNumber": number, "polygon": [1, 3, 7, 3, 7, 8, 1, 8]}]
+        if table.rows_on_next_page:
+            regions.append({"pageNumber": number + 1, "polygon": [1, 1, 7, 1, 7, 3, 1, 3]})
+        entry = {"rowCount": len(table.rows), "columnCount": max(len(row) for row in table.rows), "cells": cells,
+                 "boundingRegions": regions, "spans": [{"offset": first, "length": len(self.content) - first}]}
+        if caption:
+            entry["caption"] = caption
+        self.tables.append(entry)
+
+    def _figure(self, number: int, figure: Figure) -> None:
+        first = len(self.content) + (1 if self.content else 0)
+        elements = []
+        for text in figure.texts:
+            self._add(text, [number])
+            elements.append(f"/paragraphs/{len(self.paragraphs) - 1}")
+        entry = {"id": f"{number}.{len(self.figures) + 1}", "elements": elements,
+                 "boundingRegions": [{"pageNumber": number, "polygon": list(figure.polygon)}]}
+        if figure.caption:
+            span = self._add(figure.caption, [number])
+            entry["caption"] = {"content": figure.caption, "spans": [span]}
+        entry["spans"] = [{"offset": first, "length": len(self.content) - first}]
+        self.figures.append(entry)
+
+
+@dataclass
+class DocumentIntelligenceFake(HttpTransport):
+    """One Document Intelligence account analysing ``document`` (whatever bytes are sent)."""
+
+    document: LayoutDocument
+    running_polls: int = 1
+    poll_retry_after_s: int = 1
+    max_bytes: int = 500 * 1024 * 1024
+    max_pages_per_request: int = 2000
+    requests: list[tuple[str, str, dict[str, str]]] = field(default_factory=list)
+    sleeps: list[float] = field(default_factory=list)
+    pages_analysed: int = 0
+    _faults: list[tuple[int, dict[str, str]]] = field(default_factory=list)
+    _failing: list[str] = field(default_factory=list)
+    _operations: dict[str, dict[str, Any]] = field(default_factory=dict)
+    _ids: Any = field(default_factory=itertools.count)
+
+    def throttle(self, n: int, retry_after_s: int = 7) -> None:
+        self._faults.extend([(429, {"Retry-After": str(retry_after_s)})] * n)
+
+    def fail(self, n: int, status: int = 503) -> None:
+        self._faults.extend([(status, {})] * n)
+
+    def fail_operation(self, code: str = "InvalidContent", message: str = "The file is corrupted.") -> None:
+        self._failing.append(json.dumps({"code": code, "message": message}))
+
+    def analyses(self) -> list[str | None]:
+        """The ``pages`` parameter of each analyze request that was accepted."""
+        return [query.get("pages") for method, path, query in self.requests if method == "POST"]
+
+    def open(self) -> None: ...
+    def close(self) -> None: ...
+    def __enter__(self) -> "DocumentIntelligenceFake":
+        return self
+
+    def __exit__(self, *args: Any) -> None: ...
+
+    def sleep(self, duration: float) -> None:
+        self.sleeps.append(duration)
+
+    def send(self, request: Any, **kwargs: Any) -> _Response:
+        url = urlparse(request.url)
+        query = {key: values[0] for key, values in parse_qs(url.query).items()}
+        if self._faults:
+            status, headers = self._faults.pop(0)
+            code = "TooManyRequests" if status == 429 else "ServiceUnavailable"
+            return _Response(request, status, {"error": {"code": code, "message": "fake fault"}}, headers)
+        self.requests.append((request.method, url.path, query))
+        if request.method == "POST" and url.path.endswith(":analyze"):
+            return self._analyze(request, url.path, query)
+        operation = self._operations.get(url.path.rsplit("/", 1)[-1])
+        if request.method != "GET" or operation is None:
+            return _Response(request, 404, {"error": {"code": "NotFound", "message": url.path}}, {})
+        if operation["polls"] < self.running_polls:
+            operation["polls"] += 1
+            return _Response(request, 200, {"status": "running"}, {"Retry-After": str(self.poll_retry_after_s)})
+        return _Response(request, 200, operation["body"], {})
+
+    def _analyze(self, request: Any, path: str, query: dict[str, str]) -> _Response:
+        body = request.content or b""
+        if len(body) > self.max_bytes:
+            return _Response(request, 400, {"error": {"code": "InvalidRequest", "message": "Invalid request.",
+                             "innererror": {"code": "InvalidContentLength",
+                                            "message": "The input document is too large."}}}, {})
+        model_id = path.rsplit("/", 1)[-1].removesuffix(":analyze")
+        count = len(self.document.pages)
+        first, last = 1, count
+        if "pages" in query:
+            low, _, high = query["pages"].partition("-")
+            first, last = int(low), min(int(high or low), count)
+        last = min(last, first + self.max_pages_per_request - 1)
+        operation_id = f"op{next(self._ids)}"
+        if self._failing:
+            outcome = {"status": "failed", "error": json.loads(self._failing.pop(0))}
+        else:
+            outcome = {"status": "succeeded", "createdDateTime": "2026-01-01T00:00:00Z",
+                       "lastUpdatedDateTime": "2026-01-01T00:00:02Z",
+                       "analyzeResult": self.document.result(first, last, model_id)}
+            self.pages_analysed += last - first + 1
+        self._operations[operation_id] = {"polls": 0, "body": outcome}
+        location = (f"{ENDPOINT}/documentintelligence/documentModels/{model_id}/analyzeResults/{operation_id}"
+                    f"?api-version={query.get('api-version', '')}")
+        return _Response(request, 202, None, {"Operation-Location": location, "Retry-After": "1"})

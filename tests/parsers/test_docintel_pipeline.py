@@ -1,0 +1,98 @@
+"""Document Intelligence in stage 1 and 2 (local ledger and index, the fake service): chunks and citations of
+a scanned document, the ledger's reasons and notes, and a throttled service left for a later try."""
+
+from __future__ import annotations
+
+import pytest
+from azure.core.exceptions import HttpResponseError
+
+from chunking import pipeline
+from chunking.claim_check import MemoryPayloadStore
+from chunking.embeddings import OfflineLexicalEmbedder
+from chunking.index.local import LocalIndex
+from chunking.ledger import Ledger, LocalLedgerStore
+from chunking.parsers.selection import document_readers
+from chunking.settings import Settings
+from tests.docintel_fake import ENDPOINT, Cell, DocumentIntelligenceFake, LayoutDocument, Para, Table
+
+SCAN = LayoutDocument(pages=[
+    [Para("Invoice 2024-117", "title"), Para("Delivered to the north depot on 3 May.")],
+    [Table(rows=[[Cell("Item", "columnHeader"), Cell("Price", "columnHeader")], [Cell("Bolts"), Cell("4.20")]]),
+     Para("Page 2 of 2", "pageNumber")],
+])
+
+
+class Stage:
+    def __init__(self, tmp_path, monkeypatch, env: dict[str, str], fake: DocumentIntelligenceFake | None = None):
+        self.settings = Settings.from_env({"CHUNKING_STATE_DIR": str(tmp_path / "state"), **env})
+        self.ledger = Ledger(LocalLedgerStore(tmp_path / "ledger.sqlite3"))
+        self.index = LocalIndex(tmp_path / "index.sqlite3", self.settings.embedding_dimensions)
+        self.payloads = MemoryPayloadStore()
+        if fake is not None:
+            monkeypatch.setattr(pipeline, "document_readers",
+                                lambda settings: document_readers(settings, transport=fake, retry_total=2))
+
+    def ingest(self, source: str, data: bytes):
+        one = pipeline.run_stage_one(data, source=source, container="c", settings=self.settings,
+                                     payloads=self.payloads, ledger=self.ledger)
+        for message in one.messages:
+            pipeline.run_stage_two(message, settings=self.settings, embedder=OfflineLexicalEmbedder(
+                self.settings.embedding_dimensions), index=self.index, payloads=self.payloads, ledger=self.ledger)
+        return one
+
+
+def test_without_document_intelligence_a_scan_fails_with_the_setting_to_enable(tmp_path, monkeypatch):
+    stage = Stage(tmp_path, monkeypatch, {})
+
+    one = stage.ingest("scans/invoice.png", b"\x89PNG\r\n\x1a\n")
+
+    assert one.outcome == "failed"
+    entry = stage.ledger.get(one.doc_id)
+    assert (entry.status, entry.error) == ("failed", "image file: needs OCR: set DOCUMENT_INTELLIGENCE_ENDPOINT to "
+                                                     "read it with Document Intelligence")
+
+
+def test_with_document_intelligence_a_scan_is_indexed_with_page_citations_and_its_cost(tmp_path, monkeypatch):
+    fake = DocumentIntelligenceFake(SCAN)
+    stage = Stage(tmp_path, monkeypatch, {"DOCUMENT_INTELLIGENCE_ENDPOINT": ENDPOINT,
+                                          "DOCUMENT_INTELLIGENCE_API_KEY": "k"}, fake)
+
+    one = stage.ingest("scans/invoice.png", b"\x89PNG\r\n\x1a\n")
+
+    entry = stage.ledger.get(one.doc_id)
+    assert (entry.status, entry.note) == ("indexed", "Document Intelligence: 2 pages analysed in 1 request")
+    records = sorted(stage.index.records_of(one.doc_id), key=lambda r: r.ordinal)
+    assert [(r.sourcepage, r.content) for r in records] == [
+        ("scans/invoice.png#page=1", "# Invoice 2024-117\n\nDelivered to the north depot on 3 May."),
+        ("scans/invoice.png#page=2", "<figure><table>\n<thead><tr><th>Item</th><th>Price</th></tr></thead>\n"
+                                     "<tr><td>Bolts</td><td>4.20</td></tr>\n</table></figure>"),
+    ]
+
+
+def test_a_service_still_throttling_after_the_retries_leaves_the_document_for_a_later_try(tmp_path, monkeypatch):
+    fake = DocumentIntelligenceFake(SCAN)
+    fake.throttle(10, retry_after_s=3)
+    stage = Stage(tmp_path, monkeypatch, {"DOCUMENT_INTELLIGENCE_ENDPOINT": ENDPOINT,
+                                          "DOCUMENT_INTELLIGENCE_API_KEY": "k"}, fake)
+
+    with pytest.raises(HttpResponseError) as caught:  # the trigger's retry and reconcile try it again
+        stage.ingest("scans/invoice.png", b"\x89PNG\r\n\x1a\n")
+
+    assert caught.value.status_code == 429
+    assert fake.sleeps == [3, 3]
+    assert stage.ledger.get(pipeline.make_doc_id("c", "scans/invoice.png")) is None  # not failed for good
+
+
+def test_the_service_failure_names_document_intelligence_and_what_to_check(tmp_path, monkeypatch):
+    from chunking.service_errors import describe_failure
+
+    fake = DocumentIntelligenceFake(SCAN)
+    fake.throttle(10, retry_after_s=3)
+    stage = Stage(tmp_path, monkeypatch, {"DOCUMENT_INTELLIGENCE_ENDPOINT": ENDPOINT,
+                                          "DOCUMENT_INTELLIGENCE_API_KEY": "k"}, fake)
+    with pytest.raises(HttpResponseError) as caught:
+        stage.ingest("scans/invoice.png", b"\x89PNG\r\n\x1a\n")
+
+    failure = describe_failure(caught.value, stage.settings)
+    assert (failure.service, failure.kind, failure.status, failure.retry_after_s) == (
+        "Document Intelligence at fake-docintel.cognitiveservices.azure.com", "throttled", 429, 3.0)
