@@ -105,6 +105,23 @@ param embeddingCapacity int = 30
 @description('Vector dimensions stored in the index (EMBEDDING_DIMENSIONS); at most what the model produces.')
 param embeddingDimensions int = 1536
 
+// ---- Azure AI Document Intelligence (optional: OCR, layout, tables; docs/parsers.md) ----
+@description('Create a Document Intelligence account and parse PDF, images, DOCX, PPTX, XLSX and HTML with its layout model (billed per page). Off: local parsers, images refused.')
+param documentIntelligenceEnabled bool = false
+
+@description('Name of an existing Document Intelligence account to use instead of a new one (it needs a custom subdomain).')
+param documentIntelligenceAccountName string = ''
+
+@description('Resource group of the existing Document Intelligence account (default: this one).')
+param documentIntelligenceResourceGroupName string = ''
+
+@description('Tier of a new Document Intelligence account.')
+@allowed([
+  'S0'
+  'F0'
+])
+param documentIntelligenceSku string = 'S0'
+
 // ---- Names ----
 var token = toLower(uniqueString(subscription().id, resourceGroup().id, environmentName))
 var tags = {
@@ -114,6 +131,7 @@ var functionAppName = 'func-${token}'
 var storageAccountName = 'st${token}'
 var newSearchName = 'srch-${token}'
 var newOpenAiName = 'oai-${token}'
+var newDocIntelName = 'di-${token}'
 var applicationInsightsName = 'appi-${token}'
 
 // What the code reads (chunking/settings.py and the bindings of function_app.py); tests/infra checks these.
@@ -128,6 +146,9 @@ var useExistingSearch = !empty(searchServiceName)
 var useExistingOpenAi = !empty(openAiAccountName)
 var searchGroup = empty(searchResourceGroupName) ? resourceGroup().name : searchResourceGroupName
 var openAiGroup = empty(openAiResourceGroupName) ? resourceGroup().name : openAiResourceGroupName
+var useExistingDocIntel = !empty(documentIntelligenceAccountName)
+var useDocIntel = documentIntelligenceEnabled || useExistingDocIntel
+var docIntelGroup = empty(documentIntelligenceResourceGroupName) ? resourceGroup().name : documentIntelligenceResourceGroupName
 
 // ---- Built-in roles (IDs are the same in every tenant) ----
 var roles = {
@@ -138,6 +159,7 @@ var roles = {
   searchIndexDataContributor: '8ebe5a00-799e-43f5-93ac-243d3dce84a7'
   searchServiceContributor: '7ca78c08-252a-4471-8644-bb5ff32d4ba0'
   cognitiveServicesOpenAiUser: '5e0bd9bd-7b93-4f28-af87-19fc36ad61bd'
+  cognitiveServicesUser: 'a97b65f3-24c7-4388-baec-2e87135dc908'
   monitoringMetricsPublisher: '3913510d-42f4-4e42-8a64-420c390055eb'
 }
 
@@ -197,6 +219,16 @@ module openAi 'modules/openai.bicep' = if (!useExistingOpenAi) {
   }
 }
 
+module docIntel 'modules/docintel.bicep' = if (documentIntelligenceEnabled && !useExistingDocIntel) {
+  name: 'docintel'
+  params: {
+    name: newDocIntelName
+    location: location
+    tags: tags
+    sku: documentIntelligenceSku
+  }
+}
+
 resource existingOpenAi 'Microsoft.CognitiveServices/accounts@2024-10-01' existing = if (useExistingOpenAi) {
   name: openAiAccountName
   scope: resourceGroup(openAiGroup)
@@ -206,6 +238,9 @@ var searchName = useExistingSearch ? searchServiceName : newSearchName
 var openAiName = useExistingOpenAi ? openAiAccountName : newOpenAiName
 var searchEndpoint = 'https://${searchName}.search.windows.net'
 var openAiEndpoint = useExistingOpenAi ? existingOpenAi.properties.endpoint : openAi.outputs.endpoint
+var docIntelName = useExistingDocIntel ? documentIntelligenceAccountName : newDocIntelName
+// The custom subdomain's endpoint (Entra ID needs one); empty: every format is parsed locally.
+var docIntelEndpoint = useDocIntel ? 'https://${docIntelName}.cognitiveservices.azure.com' : ''
 
 // Every setting the app needs in Azure. Connections are identity-based: no keys or connection strings.
 var appSettings = {
@@ -242,6 +277,8 @@ var appSettings = {
   AZURE_OPENAI_API_VERSION: '2024-10-21'
   EMBEDDING_MODEL: embeddingModel
   EMBEDDING_DIMENSIONS: string(embeddingDimensions)
+  // chunking/settings/docintel.py: set, PDF, images and Office files go to the layout model (keyless).
+  DOCUMENT_INTELLIGENCE_ENDPOINT: docIntelEndpoint
 }
 
 module functionApp 'modules/functionapp.bicep' = {
@@ -317,6 +354,23 @@ module functionOpenAiRoles 'modules/openai-roles.bicep' = {
   }
 }
 
+// Layout analysis (analyze requests and their results): Cognitive Services User.
+module functionDocIntelRoles 'modules/docintel-roles.bicep' = if (useDocIntel) {
+  name: 'function-docintel-roles'
+  scope: resourceGroup(docIntelGroup)
+  dependsOn: [
+    docIntel
+  ]
+  params: {
+    accountName: docIntelName
+    principalId: identity.properties.principalId
+    principalType: 'ServicePrincipal'
+    roleIds: [
+      roles.cognitiveServicesUser
+    ]
+  }
+}
+
 // Telemetry with Entra ID authentication (local authentication is off): Monitoring Metrics Publisher.
 resource appInsights 'Microsoft.Insights/components@2020-02-02' existing = {
   name: applicationInsightsName
@@ -383,6 +437,22 @@ module userOpenAiRoles 'modules/openai-roles.bicep' = if (!empty(principalId)) {
   }
 }
 
+module userDocIntelRoles 'modules/docintel-roles.bicep' = if (useDocIntel && !empty(principalId)) {
+  name: 'user-docintel-roles'
+  scope: resourceGroup(docIntelGroup)
+  dependsOn: [
+    docIntel
+  ]
+  params: {
+    accountName: docIntelName
+    principalId: principalId
+    principalType: principalType
+    roleIds: [
+      roles.cognitiveServicesUser
+    ]
+  }
+}
+
 // ---- Event Grid: BlobDeleted -> blob-events queue now; BlobCreated -> blob trigger webhook in stage 2 ----
 module events 'modules/events.bicep' = {
   name: 'events'
@@ -419,5 +489,6 @@ output AZURE_SEARCH_ENDPOINT string = searchEndpoint
 output AZURE_SEARCH_INDEX string = searchIndexName
 output AZURE_OPENAI_ENDPOINT string = openAiEndpoint
 output AZURE_OPENAI_EMBEDDING_DEPLOYMENT string = embeddingDeploymentName
+output DOCUMENT_INTELLIGENCE_ENDPOINT string = docIntelEndpoint
 output DOCUMENTS_CONTAINER string = documentsContainer
 output BLOB_WEBHOOK_ENABLED bool = blobWebhookEnabled

@@ -67,7 +67,7 @@ def evaluate(tree: dict[str, Any], node: Any, given: dict[str, Any] | None = Non
     other parameter at its default.
 
     Handles literals, parameter and variable names, ``a.b`` on object variables, ``${...}`` interpolation,
-    ``string()``, ``empty()``, ``!``, ``==``, ``!=`` and ``?:``. Anything else (resource properties, module
+    ``string()``, ``empty()``, ``!``, ``&&``, ``||``, ``==``, ``!=`` and ``?:``. Anything else (resource properties, module
     outputs, other functions) is an ``Unresolved`` naming the expression.
     """
     if _depth > 50:
@@ -120,6 +120,11 @@ def evaluate(tree: dict[str, Any], node: Any, given: dict[str, Any] | None = Non
         if kind == "not":
             value = again(operands["bool_value"])
             return value if isinstance(value, Unresolved) else not value
+        if kind in ("and", "or"):
+            left, right = again(operands["operand_1"]), again(operands["operand_2"])
+            if isinstance(left, Unresolved) or isinstance(right, Unresolved):
+                return Unresolved(kind)
+            return (left and right) if kind == "and" else (left or right)
         return Unresolved(kind)
     if isinstance(node, dict) and "function" in node:
         function = node["function"]

@@ -23,6 +23,7 @@ ROLE_IDS = {
     "Search Index Data Contributor": "8ebe5a00-799e-43f5-93ac-243d3dce84a7",
     "Search Service Contributor": "7ca78c08-252a-4471-8644-bb5ff32d4ba0",
     "Cognitive Services OpenAI User": "5e0bd9bd-7b93-4f28-af87-19fc36ad61bd",
+    "Cognitive Services User": "a97b65f3-24c7-4388-baec-2e87135dc908",
     "Monitoring Metrics Publisher": "3913510d-42f4-4e42-8a64-420c390055eb",
 }
 NAMES = {guid: name for name, guid in ROLE_IDS.items()}
@@ -45,6 +46,8 @@ CLIENT_ROLES = {
     "SearchIndexClient": ("search", {"Search Service Contributor"}),
     # Embeddings and chat completions.
     "AzureOpenAI": ("openai", {"Cognitive Services OpenAI User"}),
+    # Layout analysis: analyze requests and their results (Document Intelligence "Use Microsoft Entra ID").
+    "DocumentIntelligenceClient": ("docintel", {"Cognitive Services User"}),
     # Any OpenAI-compatible endpoint with its own key: no Azure role.
     "OpenAI": (None, set()),
 }
@@ -61,6 +64,7 @@ MODULE_RESOURCE = {
     "modules/storage-roles.bicep": "storage",
     "modules/search-roles.bicep": "search",
     "modules/openai-roles.bicep": "openai",
+    "modules/docintel-roles.bicep": "docintel",
 }
 FUNCTION_IDENTITY = "identity.properties.principalId"
 
@@ -145,5 +149,6 @@ def test_the_exact_roles_of_the_function_identity() -> None:
         "storage": {"Storage Blob Data Owner", "Storage Queue Data Contributor", "Storage Table Data Contributor"},
         "search": {"Search Index Data Contributor", "Search Service Contributor"},
         "openai": {"Cognitive Services OpenAI User"},
+        "docintel": {"Cognitive Services User"},
         "monitoring": {"Monitoring Metrics Publisher"},
     }
