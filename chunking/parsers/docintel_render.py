@@ -143,8 +143,8 @@ class _Regions:
 def render_table(table: _Json) -> str:
     """One ``tables`` element as ``<figure><table>`` (module docstring).
 
-    Example: 2 × 2 cells, the first row ``columnHeader`` → ``<figure><table>\\n<thead><tr><th>…</th>…</tr></thead>
-    \\n<tr><td>…</td>…</tr>\\n</table></figure>``.
+    Example: 2 × 2 cells, the first row ``columnHeader`` → ``<figure><table>\\n<thead><tr><th>…</th>…</tr>
+    </thead>\\n<tr><td>…</td>…</tr>\\n</table></figure>``.
     """
     rows: dict[int, list[_Json]] = {}
     for cell in table.get("cells") or ():

@@ -87,7 +87,8 @@ def html_table(rows: Sequence[Sequence[tuple[str, int, int]]], *, header_rows: i
     whitespace runs made single spaces, so a row stays on its line.
 
     Example: ``html_table([[("a", 1, 2)], [("b", 1, 1), ("c", 1, 1)]], header_rows=1)`` →
-    ``<figure><table>\\n<thead><tr><th colspan="2">a</th></tr></thead>\\n<tr><td>b</td><td>c</td></tr>\\n</table></figure>``.
+    ``<figure><table>\\n<thead><tr><th colspan="2">a</th></tr></thead>\\n<tr><td>b</td><td>c</td></tr>\\n``
+    ``</table></figure>``.
     """
     lines = [f"<caption>{html.escape(' '.join(caption.split()), quote=False)}</caption>"] if caption.strip() else []
     head = []

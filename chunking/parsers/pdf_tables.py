@@ -94,7 +94,8 @@ def has_grid(vertical: Sequence[Rule], horizontal: Sequence[Rule]) -> bool:
     rows = _joined(horizontal)
     heights = [rule.at for rule in rows]
     for v in _joined(vertical):
-        for h in rows[bisect.bisect_left(heights, v.start - _TOUCH_PT) : bisect.bisect_right(heights, v.end + _TOUCH_PT)]:
+        low = bisect.bisect_left(heights, v.start - _TOUCH_PT)
+        for h in rows[low : bisect.bisect_right(heights, v.end + _TOUCH_PT)]:
             if h.start + _INTERIOR_PT < v.at < h.end - _INTERIOR_PT:
                 return True
     return False

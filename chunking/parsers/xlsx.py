@@ -2,8 +2,9 @@
 
 Each sheet's page is its used range as one ``<figure><table>`` captioned with the sheet's name: the smallest
 rectangle holding every non-empty cell, with fully empty rows inside it left out. The name is the caption rather
-than a heading line so that every part of a split table carries it, and no chunk is a bare heading. The first row of the range is the header
-row (``<thead>``, repeated by the sentence splitter in every part of a table too large for one chunk). A formula
+than a heading line so that every part of a split table carries it, and no chunk is a bare heading. The first row
+of the range is the header row (``<thead>``, repeated by the sentence splitter in every part of a table too large
+for one chunk). A formula
 cell shows the value Excel cached when it last saved the file (openpyxl's ``data_only``): a workbook written by a
 program that does not compute formulas has no cached values, and those cells are empty.
 

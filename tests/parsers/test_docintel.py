@@ -19,7 +19,8 @@ REPORT = LayoutDocument(pages=[
                  [Cell("North", row_span=2), Cell("10"), Cell("12")], [None, Cell("11"), Cell("13")],
                  [Cell("Total & more", column_span=3), None, None]], caption="Table 1: Sales", rows_on_next_page=1),
      Para("1", "pageNumber")],
-    [Figure(caption="Figure 1: Growth", texts=["2023", "2024"]), Para("A note.", "footnote"), Para("Page 2", "pageFooter")],
+    [Figure(caption="Figure 1: Growth", texts=["2023", "2024"]), Para("A note.", "footnote"),
+     Para("Page 2", "pageFooter")],
 ])
 
 

@@ -46,7 +46,8 @@ def _notes_part(document, kind: str, notes: dict[int, str]) -> None:
                   f"</w:r></w:p></w:{kind}>")
     body = "".join(f'<w:{kind} w:id="{i}"><w:p><w:r><w:{kind}Ref/></w:r><w:r><w:t xml:space="preserve"> '
                    f"{text}</w:t></w:r></w:p></w:{kind}>" for i, text in notes.items())
-    blob = f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:{kind}s xmlns:w="{_W}">{separators}{body}</w:{kind}s>'
+    blob = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:{kind}s xmlns:w="{_W}">{separators}{body}'
+            f"</w:{kind}s>")
     content_type = CT.WML_FOOTNOTES if kind == "footnote" else CT.WML_ENDNOTES
     part = Part(PackURI(f"/word/{kind}s.xml"), content_type, blob.encode(), document.part.package)
     document.part.relate_to(part, RT.FOOTNOTES if kind == "footnote" else RT.ENDNOTES)

@@ -157,6 +157,7 @@ def test_a_zip_bomb_is_refused_by_the_decompressed_limit():
         zout.writestr("ppt/slides/slide1.xml", b" " * 5_000_000)
 
     with pytest.raises(ParseError) as caught:
-        parse_document(out.getvalue(), source="bomb.pptx", context=ReadContext(limits=Limits(max_decompressed_bytes=1_000_000)))
+        parse_document(out.getvalue(), source="bomb.pptx",
+                       context=ReadContext(limits=Limits(max_decompressed_bytes=1_000_000)))
 
     assert caught.value.reason == "expands past 1000000 bytes when decompressed (MAX_DECOMPRESSED_BYTES)"
