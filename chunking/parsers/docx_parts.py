@@ -11,6 +11,9 @@ it, so that the walker of ``chunking.parsers.docx`` reads these parts with its u
   (numbered in order of first reference, footnotes first then endnotes, as ``[^1]``…``[^n]``), and the notes'
   texts are returned as ``[^1]: text`` blocks that end the document. Separator "notes" (Word's footnote
   lines) and notes never referenced are left out.
+* **Pictures and charts** with alternative text (Word's "Alt Text", ``wp:docPr/@descr``) are read after the
+  paragraph that anchors them as ``<figure>description</figure>``, so that what an image shows can be found; a
+  description that is only a file name (what tools write when inserting a picture) says nothing and is skipped.
 * **Headers and footers** live in parts of their own (``header1.xml``…) that the walker never reads: they are
   page furniture and stay out of the text, like the running headers cut from PDF pages.
 """
@@ -18,6 +21,8 @@ it, so that the walker of ``chunking.parsers.docx`` reads these parts with its u
 from __future__ import annotations
 
 import copy
+import html
+import re
 
 from docx.opc.constants import RELATIONSHIP_TYPE as RT
 from docx.oxml.ns import qn
@@ -31,10 +36,14 @@ _TXBX = qn("w:txbxContent")
 _NS = {
     "w": "http://schemas.openxmlformats.org/wordprocessingml/2006/main",
     "mc": "http://schemas.openxmlformats.org/markup-compatibility/2006",
+    "wp": "http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing",
 }
 # Outermost text boxes only, and never the VML copy Word keeps for older readers.
 _TEXT_BOXES = etree.XPath(".//w:txbxContent[not(ancestor::mc:Fallback)][not(ancestor::w:txbxContent)]",
                           namespaces=_NS)
+_DRAWINGS = etree.XPath(".//w:drawing[not(ancestor::mc:Fallback)][not(.//w:txbxContent)]", namespaces=_NS)
+_DESCRIPTIONS = etree.XPath("./*/wp:docPr/@descr | ./*/wp:docPr/@title", namespaces=_NS)
+_FILE_NAME = re.compile(r"\S+\.(?:png|jpe?g|gif|bmp|tiff?|emf|wmf|svg|heif)", re.IGNORECASE)
 _FALLBACK_TEXT_BOXES = etree.XPath(".//mc:Fallback//w:txbxContent", namespaces=_NS)
 _REFERENCES = {kind: etree.XPath(f".//w:{kind}Reference", namespaces=_NS) for kind in ("footnote", "endnote")}
 _BLOCKS = frozenset({qn("w:p"), qn("w:tbl")})
@@ -55,6 +64,7 @@ def prepare_body(document, body, context: ReadContext) -> list[str]:
         The note blocks, ``["[^1]: First note.", …]``, in mark order; ``[]`` without referenced notes.
     """
     _inline_text_boxes(body, context)
+    _inline_figures(body)
     return _mark_notes(document, body, context)
 
 
@@ -77,6 +87,19 @@ def _inline_text_boxes(body, context: ReadContext) -> None:
         for box in boxes:
             _clear(box)  # read once: the copies above are what the walker sees
     context.note(f"text boxes nested more than {context.limits.max_nesting_depth} levels deep left out")
+
+
+def _inline_figures(body) -> None:
+    """A paragraph ``<figure>description</figure>`` after the block anchoring each described drawing."""
+    for drawing in _DRAWINGS(body):
+        description = next((" ".join(d.split()) for d in _DESCRIPTIONS(drawing) if d.strip()), "")
+        anchor = _anchor_block(drawing)
+        if not description or _FILE_NAME.fullmatch(description) or anchor is None:
+            continue
+        paragraph = etree.Element(qn("w:p"))
+        text = etree.SubElement(etree.SubElement(paragraph, qn("w:r")), qn("w:t"))
+        text.text = f"<figure>{html.escape(description, quote=False)}</figure>"
+        anchor.addnext(paragraph)
 
 
 def _clear(box) -> None:

@@ -120,3 +120,21 @@ def test_headers_and_footers_are_left_out():
     document.add_paragraph("Body only.")
 
     assert _text(document) == "Body only."
+
+
+def test_a_picture_with_alt_text_is_a_figure_after_its_paragraph(tmp_path):
+    from PIL import Image
+
+    image = tmp_path / "chart.png"
+    Image.new("RGB", (4, 4), "blue").save(image)
+    document = docx.Document()
+    document.add_paragraph("Sales by quarter:")
+    document.add_picture(str(image))
+    described = document.paragraphs[-1]._p.xpath(".//wp:docPr")[0]
+    described.set("descr", "Bar chart: sales rose from 10 to 14 <millions>")
+    document.add_picture(str(image))  # no description (or only the file name): nothing to read
+    document.paragraphs[-1]._p.xpath(".//wp:docPr")[0].set("descr", "chart.png")
+    document.add_paragraph("End.")
+
+    assert _text(document) == ("Sales by quarter:\n\n<figure>Bar chart: sales rose from 10 to 14 &lt;millions&gt;"
+                               "</figure>\n\nEnd.")

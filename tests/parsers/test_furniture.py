@@ -132,7 +132,8 @@ def test_corpus_running_headers_leave_the_chunks(name, total, with_header):
     # ja page 20's header is glued to its first body line by the PDF, so it stays (in one chunk).
     assert len(headed) == (0 if name.endswith("en.pdf") else 1)
     for chunk in chunks:
-        if chunk.page_end == chunk.page_start:  # within a page, own text is the document text exactly
+        # Within a page, own text is the document text exactly (parts of a split table repeat its header).
+        if chunk.page_end == chunk.page_start and chunk.kind != "figure_part":
             assert text[chunk.char_start:chunk.char_end] == chunk.own_text
         assert pages[chunk.page_start].offset <= chunk.char_start < pages[chunk.page_start].offset + len(
             pages[chunk.page_start].text)
