@@ -1,4 +1,6 @@
-"""Tree preparation and reading for :class:`HTMLSemanticPreservingSplitter` (docs/splitters.md#htmlsemanticpreservingsplitter).
+"""Tree preparation and reading for :class:`HTMLSemanticPreservingSplitter`.
+
+docs/splitters.md#htmlsemanticpreservingsplitter describes the steps.
 
 Preparation, in this order (LangChain's order, so the options combine as they do there):
 1. Media: each ``img``, ``video``, ``audio`` (when asked) is replaced by the text ``![image:SRC](SRC)``

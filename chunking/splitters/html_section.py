@@ -1,12 +1,16 @@
 """Split HTML into sections at header tags, and tags styled with a large font (LangChain's ``HTMLSectionSplitter``).
 
 Algorithm (own code, LangChain's behaviour):
-1. Parse with the standard library HTML parser through BeautifulSoup: no DTD is read, no entity is defined by the
-   document, nothing is fetched; elements whose inline style sets ``font-size`` above 20 px are renamed ``h1``
-   (LangChain does this with an XSLT stylesheet; here it is a tree walk, so no XSLT processor ever runs).
+1. Repair the tree as LangChain does, with lxml's HTML parser (``no_network=True``: nothing is fetched; libxml2's
+   HTML parser defines no entity from the document): misplaced tags are moved, a fragment gets its ``body``, CR LF
+   becomes LF. Elements whose inline style sets ``font-size`` above 20 px are renamed ``h1`` (LangChain does this
+   with an XSLT stylesheet; here it is a tree walk, so no XSLT processor ever runs). The repaired tree is
+   serialised as HTML and read again with the standard library parser through BeautifulSoup. A document nested
+   deeper than lxml's limit (255) is read by the standard library parser alone, so nothing after the limit is
+   lost (LangChain loses it).
 2. The boundaries are ``body`` (the untitled first section) and every configured header tag, in document order.
-   A section's text is every text node from its boundary to the next one, joined by spaces, a whitespace-only
-   node counting as one newline; blank sections are dropped.
+   A section's text is every string from its boundary to the next one, joined by spaces; blank sections are
+   dropped.
 3. Each section is a Document whose metadata maps the header's key to its stripped text (the first section is
    titled ``#TITLE#``, replaced by the ``Title`` metadata of the source in :meth:`create_documents`).
 """
@@ -18,7 +22,8 @@ import re
 from io import StringIO
 from typing import Any, Iterable
 
-from bs4 import BeautifulSoup, NavigableString, Tag
+from bs4 import BeautifulSoup, NavigableString
+from lxml import etree
 
 from chunking.model import Document
 from chunking.splitters.character import RecursiveCharacterTextSplitter
@@ -27,7 +32,6 @@ __all__ = ["HTMLSectionSplitter"]
 
 _FONT_SIZE = re.compile(r"font-size\s*:\s*([0-9.]+)\s*px", re.I)
 _LARGE_FONT_PX = 20
-_TEXT_TYPES = (NavigableString,)
 
 
 class HTMLSectionSplitter:
@@ -39,9 +43,16 @@ class HTMLSectionSplitter:
             each section.
 
     Safe on hostile input: never fetches a URL, never reads a DTD or expands an entity the document defines
-    (``&test;`` is not replaced), runs no XSLT. Differs from LangChain on purpose: an untitled first section is
-    kept under the ``h1`` key only when ``h1`` is configured (LangChain raises ``KeyError`` otherwise), and in a
-    fragment without ``<body>`` the first header keeps its own title (LangChain titles it ``#TITLE#``).
+    (``&test;`` is not replaced), runs no XSLT.
+
+    Differs from LangChain on purpose (named predicates in ``tests/parity/html_differences.py``):
+        - A section whose tag is not configured (the untitled first section without ``h1``, a second ``body``)
+          gets no header metadata; LangChain raises ``KeyError``.
+        - HTML in which lxml finds no document (blank, a lone CDATA section) gives no Document; LangChain raises
+          ``ValueError``.
+        - Whitespace between sections' strings is as lxml serialises the repaired tree; LangChain reads XSLT's
+          output, which adds line breaks between block elements (the words and sections are the same).
+        - A document nested deeper than lxml's limit is read without repair, so nothing after the limit is lost.
     """
 
     def __init__(self, headers_to_split_on: list[tuple[str, str]], **kwargs: Any) -> None:
@@ -63,13 +74,21 @@ class HTMLSectionSplitter:
         return documents
 
     def convert_possible_tags_to_header(self, html_content: str) -> str:
-        """*html_content* with every element styled ``font-size`` > 20 px renamed ``h1`` (attributes kept)."""
-        soup = BeautifulSoup(html_content, "html.parser")
-        for element in soup.find_all(style=_FONT_SIZE):
-            match = _FONT_SIZE.search(element.get("style", ""))
+        """*html_content* repaired by lxml's HTML parser, every element styled ``font-size`` > 20 px renamed ``h1``
+        (attributes kept), serialised as HTML; blank input is returned as it is."""
+        if not html_content.strip():
+            return html_content
+        parser = etree.HTMLParser(no_network=True, huge_tree=False)
+        root = etree.parse(StringIO(html_content), parser).getroot()
+        if root is None:
+            return html_content
+        if any(error.type_name == "ERR_RESOURCE_LIMIT" for error in parser.error_log):
+            return _renamed_without_repair(html_content)  # nested over 255 deep: lxml would drop the rest
+        for element in root.iter():
+            match = _FONT_SIZE.search(element.get("style", "")) if isinstance(element.tag, str) else None
             if match is not None and float(match.group(1)) > _LARGE_FONT_PX:
-                element.name = "h1"
-        return str(soup)
+                element.tag = "h1"
+        return etree.tostring(root, method="html", encoding="unicode")
 
     def split_html_by_headers(self, html_doc: str) -> list[dict[str, str | None]]:
         """Sections of *html_doc* as ``{"header", "content", "tag_name"}`` dicts (module docstring, step 2)."""
@@ -82,9 +101,8 @@ class HTMLSectionSplitter:
             for element in boundary.next_elements:
                 if element is following:
                     break
-                if isinstance(element, NavigableString) and not isinstance(element, Tag):
-                    if type(element) is NavigableString:
-                        parts.append(str(element) if str(element).strip() else "\n")
+                if isinstance(element, NavigableString):
+                    parts.append(str(element))
             content = " ".join(parts).strip()
             if not content:
                 continue
@@ -113,3 +131,13 @@ class HTMLSectionSplitter:
         documents = list(documents)
         sections = self.create_documents([d.page_content for d in documents], [d.metadata for d in documents])
         return RecursiveCharacterTextSplitter(**self.kwargs).split_documents(sections)
+
+
+def _renamed_without_repair(html: str) -> str:
+    """*html* read by the standard library parser (no depth limit), large-font elements renamed ``h1``."""
+    soup = BeautifulSoup(html, "html.parser")
+    for element in soup.find_all(style=_FONT_SIZE):
+        match = _FONT_SIZE.search(element.get("style", ""))
+        if match is not None and float(match.group(1)) > _LARGE_FONT_PX:
+            element.name = "h1"
+    return str(soup)

@@ -92,6 +92,8 @@ class RecursiveJsonSplitter:
           single leaf with its path is bigger (then it is flagged); LangChain checks only the new item's own size,
           and nested chunks exceed the maximum.
         - The default ``min_chunk_size`` never exceeds ``max_chunk_size`` (LangChain's can).
+        - An item that makes the chunk exactly ``max_chunk_size`` joins it (``≤``; LangChain needs ``<``), and no
+          empty chunk is emitted (LangChain emits ``{}`` when its first item does not fit).
         - A top-level list without ``convert_lists`` or a scalar raises ``TypeError`` instead of giving garbage.
     """
 

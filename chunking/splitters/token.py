@@ -69,6 +69,7 @@ class TokenTextSplitter(TextSplitter):
         - The default encoding is ``cl100k_base`` (LangChain: ``gpt2``), and special-token text is counted as text
           instead of raising.
         - ``start_index`` is the window's exact character offset.
+        - Whitespace-only windows are not emitted (LangChain emits them).
     """
 
     def __init__(

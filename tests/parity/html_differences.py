@@ -8,6 +8,7 @@ with BeautifulSoup's ``html.parser``, the parser both libraries' semantic splitt
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Any
 
 from bs4 import BeautifulSoup, NavigableString, Tag
@@ -102,8 +103,9 @@ def _our_recursive_splitter(case: dict[str, Any]) -> bool:
 
     options = dict(case["options"])
     theirs = langchain.HTMLSemanticPreservingSplitter(**options)
-    recursive = {"separators": options.get("separators") or None, "chunk_size": options.get("max_chunk_size", 1000),
-                 "chunk_overlap": options.get("chunk_overlap", 0), "keep_separator": options.get("keep_separator", True)}
+    recursive = {"separators": options.get("separators") or None,
+                 "chunk_size": options.get("max_chunk_size", 1000), "chunk_overlap": options.get("chunk_overlap", 0),
+                 "keep_separator": options.get("keep_separator", True)}
     theirs._recursive_splitter = ours.RecursiveCharacterTextSplitter(**recursive)
     redone = [(d.page_content, d.metadata) for d in theirs.split_text(case["text"])]
     return redone == case["ours"]
@@ -148,3 +150,88 @@ BLANK = Difference(
     "them around empty sections and empty preserved elements", _blank_or_padded)
 
 SEMANTIC = [ORDER, OUTSIDE, NON_TEXT, SPACED, PRESERVED, RECURSIVE, MEDIA, BLANK]
+
+
+def _no_whitespace(documents: Any) -> Any:
+    if not isinstance(documents, list):
+        return documents
+    return [("".join(content.split()), {k: "".join(str(v).split()) for k, v in metadata.items()})
+            for content, metadata in documents]
+
+
+def _serialisation_whitespace(case: dict[str, Any]) -> bool:
+    """Equal once whitespace is removed: LangChain reads the repaired tree back from XSLT's HTML output, which adds
+    line breaks between block elements."""
+    return _no_whitespace(case["ours"]) == _no_whitespace(case["theirs"])
+
+
+def _blank_document(case: dict[str, Any]) -> bool:
+    return isinstance(case["theirs"], str) and case["theirs"].startswith("ValueError") and case["ours"] == []
+
+
+SECTION_WHITESPACE = Difference(
+    "section_whitespace_as_serialised_by_lxml", "the repaired tree is serialised by lxml, which adds no line breaks; "
+    "LangChain's XSLT output adds them between block elements", _serialisation_whitespace)
+SECTION_BLANK = Difference(
+    "blank_html_gives_no_sections", "HTML in which lxml finds no document (blank, a lone CDATA) gives no "
+    "Document; LangChain raises ValueError",
+    _blank_document)
+SECTION_KEY = Difference(
+    "section_without_configured_tag_kept", "a section whose tag is not configured (the untitled first section "
+    "without h1, a second body) gets no header metadata; LangChain raises KeyError",
+    lambda case: isinstance(case["theirs"], str) and case["theirs"].startswith("KeyError"))
+SECTION = [SECTION_WHITESPACE, SECTION_BLANK, SECTION_KEY]
+
+
+def _rendered(documents: list[tuple[str, dict[str, Any]]]) -> list[tuple[str, dict[str, str]]]:
+    """(word, header path) pairs in order, list and cell marks and BOMs left out, whitespace collapsed in the paths."""
+    words = ((word.replace("\ufeff", ""), metadata) for content, metadata in documents for word in content.split())
+    return [(word, {k: " ".join(str(v).split()) for k, v in metadata.items()})
+            for word, metadata in words if word not in ("", "-", "|")]
+
+
+def _header_rendering(case: dict[str, Any]) -> bool:
+    """The same words under the same header paths: the header opens its section instead of being a Document of
+    its own, lines are joined by newlines, whitespace collapses, list items get '- ' and cells ' | '."""
+    return _rendered(case["ours"]) == _rendered(case["theirs"])
+
+
+_DROPPED = re.compile(r"<!|<script|<style|<head|<title|<noscript|<template", re.I)
+
+
+def _mixed_content(case: dict[str, Any]) -> bool:
+    """The same words in another order (text LangChain moves can land in another section), and some element holds
+    both text of its own and child elements (LangChain can emit its own text after its children's); or script,
+    style, head text or other non-text nodes, which are dropped here."""
+    if _DROPPED.search(case["text"]):
+        return True
+    if Counter(word for word, _ in _rendered(case["ours"])) != Counter(word for word, _ in _rendered(case["theirs"])):
+        return False  # not the same words in another order (moved text can change sections)
+    soup = _soup(case)
+    for element in [soup, *soup.find_all(True)]:
+        if any(isinstance(c, Tag) for c in element.children) and any(
+                isinstance(c, NavigableString) and str(c).strip() for c in element.children):
+            return True
+    return False
+
+
+def _header_scope(case: dict[str, Any]) -> bool:
+    """A configured header is nested in an element (it applies inside its enclosing element; LangChain compares DOM
+    depths) or in another configured header."""
+    from chunking.splitters._html_render import header_scope, parse_html
+
+    names = _header_tags(case)
+    soup = parse_html(case["text"])
+    for header in soup.find_all(list(names)) if names else []:
+        if header.find_parent(list(names)) is not None or header.find(list(names)) is not None:
+            return True
+        top = ("body", "html", "[document]")
+        if header.parent.name not in top or header_scope(header).name not in top:
+            return True
+    return False
+
+
+HEADER_RENDERING = Difference("html_header_opens_its_section", _header_rendering.__doc__ or "", _header_rendering)
+HEADER_ORDER = Difference("html_text_in_document_order", _mixed_content.__doc__ or "", _mixed_content)
+HEADER_SCOPE = Difference("html_header_applies_inside_its_element", _header_scope.__doc__ or "", _header_scope)
+HEADER = [HEADER_RENDERING, HEADER_ORDER, HEADER_SCOPE]

@@ -36,23 +36,33 @@ def _element(tag: str, inner: str) -> str:
     return f"<{tag}>{inner}</{tag}>"
 
 
-def _node(rng: random.Random, budget: list[int], depth: int) -> str:
+#: Well-formed variants: flow containers only, and leaves valid where they stand (parsers agree on the tree).
+WELL_FORMED_CONTAINERS = ["div", "section", "article", "main"]
+WELL_FORMED_LEAVES = ["<p>{}</p>", "<h1>{}</h1>", "<h2>{}</h2>", "<h3>{}</h3>", "<ul><li>{}</li><li>x</li></ul>",
+                      "<table><tr><td>{}</td><td>y</td></tr></table>", "<p>a <b>{}</b> c</p>", "<pre>{}</pre>",
+                      '<p><a href="http://example.com/">{}</a></p>', "<div>{}</div>", "<p>{}<br>z</p>"]
+
+
+def _node(rng: random.Random, budget: list[int], depth: int, well_formed: bool) -> str:
     budget[0] -= 1
     if depth > 4 or budget[0] <= 0 or rng.random() < 0.45:
+        if well_formed:
+            return rng.choice(WELL_FORMED_LEAVES).format(_words(rng))
         return rng.choice(MEDIA) if rng.random() < 0.15 else _element(rng.choice(TEXT_TAGS), _words(rng))
     mixed = rng.random() < 0.25  # text of the element's own between its children
     parts = []
     for _ in range(rng.randint(1, 4)):
-        parts.append(_words(rng) if mixed and rng.random() < 0.4 else _node(rng, budget, depth + 1))
+        parts.append(_words(rng) if mixed and rng.random() < 0.4 else _node(rng, budget, depth + 1, well_formed))
         parts.append(rng.choice(BLANKS))
-    return _element(rng.choice(CONTAINERS), "".join(parts))
+    return _element(rng.choice(WELL_FORMED_CONTAINERS if well_formed else CONTAINERS), "".join(parts))
 
 
-def build_document(rng: random.Random) -> str:
+def build_document(rng: random.Random, well_formed: bool = False) -> str:
     """One document or fragment: up to 6 top-level elements (up to about 12 in all, nested up to 5 deep), sometimes
-    a rare construct (comment, script, placeholder look-alike) or loose text at the end, a page wrapper, a BOM."""
+    a rare construct (comment, script, placeholder look-alike) or loose text at the end, a page wrapper, a BOM.
+    *well_formed*: only nestings valid in HTML, so lenient parsers build the same tree."""
     budget = [12]
-    body = "".join(_node(rng, budget, 0) + rng.choice(BLANKS) for _ in range(rng.randint(0, 6)))
+    body = "".join(_node(rng, budget, 0, well_formed) + rng.choice(BLANKS) for _ in range(rng.randint(0, 6)))
     tail = rng.random()
     body += rng.choice(RARE) if tail < 0.1 else _words(rng) if tail < 0.2 else ""
     wrap = rng.random()
@@ -66,3 +76,4 @@ def build_document(rng: random.Random) -> str:
 #: An HTML document or fragment (most are fragments; a few are whole pages with a doctype and a head). Built from
 #: a hypothesis-drawn random generator: drawing nested strategies costs more than the splitters being compared.
 html_documents = st.randoms(use_true_random=True).map(build_document)
+well_formed_documents = st.randoms(use_true_random=True).map(lambda rng: build_document(rng, well_formed=True))

@@ -170,6 +170,7 @@ def main(source: str) -> int:
             return 2
     counts = {"run": 0, "passed": 0, "missing": 0, "documented": 0, "undocumented": 0, "skipped": 0}
     undocumented = []
+    documented: list[str] = []
     for nodeid, result in sorted(results.items()):
         base = re.sub(r"\[.*\]$", "", nodeid.split("::")[-1])
         if result["outcome"] == "skipped":
@@ -183,6 +184,7 @@ def main(source: str) -> int:
             counts["passed"] += 1
         elif base in DOCUMENTED:
             counts["documented"] += 1
+            documented.append(base)
         else:
             counts["undocumented"] += 1
             undocumented.append(f"{nodeid}: {result['error'][:160]}")
@@ -190,6 +192,8 @@ def main(source: str) -> int:
     for nodeid, result in sorted(results.items()):
         if result["missing"]:
             print("MISSING", nodeid, result["error"][:120])
+    for base in sorted(set(documented)):  # parametrised tests once, with how many of their cases
+        print(f"DOCUMENTED {base} (x{documented.count(base)}): {DOCUMENTED[base]}")
     for line in undocumented:
         print("UNDOCUMENTED", line)
     return 1 if undocumented or counts["missing"] else 0

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from chunking import splitters as ours
 from tests.parity import html_differences as html_diff
 from tests.parity.differences import compare
-from tests.parity.html_strategies import html_documents
+from tests.parity.html_strategies import html_documents, well_formed_documents
 
 EXAMPLES = int(os.environ.get("PARITY_EXAMPLES", "150"))
 PARITY = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
@@ -79,3 +79,29 @@ def test_the_html_predicates_are_not_vacuous():
     case = dict(text="<h1>A</h1><p>x y</p><table><tr><td>1</td></tr></table>", options=options,
                 ours=[("x y 1 wrong", {"H1": "A"})], theirs=[("x y 1", {"H1": "A"})])
     assert [d.name for d in html_diff.SEMANTIC if d.applies(case)] == []
+
+
+SECTION_HEADERS = [("h1", "Header 1"), ("h2", "Header 2"), ("h3", "Header 3")]
+
+
+@PARITY
+@given(text=html_documents, headers=st.sampled_from([SECTION_HEADERS, SECTION_HEADERS[:2], [("h1", "H1")]]))
+def test_html_section_splitter(text, headers):
+    try:
+        theirs = docs(langchain.HTMLSectionSplitter(headers).split_text(text))
+    except ValueError as error:  # lxml: "Input object has no document"
+        theirs = f"ValueError: {error}"
+    except KeyError as error:  # a section whose tag is not configured
+        theirs = f"KeyError: {error}"
+    mine = docs(ours.HTMLSectionSplitter(headers).split_text(text))
+    compare("test_html_section_splitter", dict(text=text, options={"headers_to_split_on": headers}, ours=mine,
+                                                theirs=theirs), html_diff.SECTION)
+
+
+@PARITY
+@given(text=well_formed_documents, headers=HEADERS, each=st.booleans())
+def test_html_header_text_splitter(text, headers, each):
+    theirs = docs(langchain.HTMLHeaderTextSplitter(headers, return_each_element=each).split_text(text))
+    mine = docs(ours.HTMLHeaderTextSplitter(headers, return_each_element=each).split_text(text))
+    compare("test_html_header_text_splitter", dict(text=text, options={"headers_to_split_on": headers}, ours=mine,
+                                                    theirs=theirs), html_diff.HEADER)

@@ -62,3 +62,10 @@ def test_deeply_nested_html_does_not_crash():
     html = "<div>" * 3000 + "<h1>Deep</h1><p>text</p>" + "</div>" * 3000
     documents = HTMLSectionSplitter([("h1", "Header 1")]).split_text(html)
     assert documents[-1].metadata == {"Header 1": "Deep"}
+
+
+def test_fragments_are_repaired_as_langchain_repairs_them():
+    splitter = HTMLSectionSplitter([("h1", "Header 1"), ("h2", "Header 2")])
+    assert [(d.page_content, d.metadata) for d in splitter.split_text("<div>loose\r\ntext</div><h2>B</h2>b")] == [
+        ("loose\ntext", {"Header 1": "#TITLE#"}), ("B b", {"Header 2": "B"})]
+    assert splitter.split_text("") == [] and splitter.split_text("<![CDATA[x]]>") == []
