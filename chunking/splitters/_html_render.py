@@ -6,7 +6,7 @@ Rules (docs/splitters.md#htmlheadertextsplitter, steps 1–2):
    CR, LF, FF; not the no-break space) collapse to one space, except inside ``pre``.
 3. Block elements start a new line. Cells of a table row are joined by ``" | "``; a list item starts with
    ``"- "``.
-4. Configured headers and preserved elements become units of their own.
+4. Configured headers and preserved elements become units of their own; a header without text is skipped.
 5. Each unit remembers the element it came from, for header scope (``HtmlUnit.in_scope_of``).
 """
 
@@ -170,8 +170,11 @@ class _Renderer:
         if name in REMOVED_TAGS:
             return
         if name in self._header_levels:
+            text = inline_text(node)
+            if not text:  # a header without text names no section (as LangChain): nothing to render either
+                return
             self.flush()
-            self.units.append(HtmlUnit("header", inline_text(node), level=self._header_levels[name], tag=name,
+            self.units.append(HtmlUnit("header", text, level=self._header_levels[name], tag=name,
                                        node=node, scope=header_scope(node)))
         elif name in self._preserve:
             self.flush()

@@ -3,10 +3,14 @@ not LangChain's the case names the documented difference (README "Coming from La
 
 from __future__ import annotations
 
+from unittest import mock
+
 import langchain_text_splitters as langchain  # the reference: a test dependency (requirements-dev.txt)
 import pytest
+import tiktoken
 
 from chunking import splitters as ours
+from chunking.tokens import get_encoding
 
 
 PY = 'def hello_world():\n    print("Hello, World!")\n\n# Call the function\nhello_world()\n'
@@ -15,8 +19,15 @@ MD = ("# Guide\n\n## Install\n\nRun the installer.\n\nThen restart.\n\n### Check
       "Type a command")
 HTML = ("<html><body><h1>Introduction</h1><p>Welcome.</p><h2>Background</h2><p>Some details.</p>"
         "<h1>Conclusion</h1><p>Final thoughts.</p></body></html>")
+TOKENS = "Token windows count tokens, not characters: chunk_size=8 with an overlap of 2."
 H123 = [("#", "Header 1"), ("##", "Header 2"), ("###", "Header 3")]
 JSON = {"name": "demo", "items": {"a": {"x": 1, "y": 2}, "b": {"text": "a longer string value here"}}, "tail": [1, 2]}
+
+
+def _offline(run):
+    """LangChain's tiktoken.get_encoding would download the BPE file: the shipped, hash-checked one instead."""
+    with mock.patch.object(tiktoken, "get_encoding", get_encoding):
+        return run()
 
 
 def docs(documents):
@@ -75,6 +86,16 @@ CASES = {
         [("See [the site](https://example.org) .", {"Header 1": "Main"}),
          ("![image:a.png](a.png) [iframe:https://example.org/v](https://example.org/v)", {"Header 2": "Media"})],
         None),
+    "html sections": (
+        lambda m: docs(m.HTMLSectionSplitter([("h1", "Header 1"), ("h2", "Header 2")]).split_text(
+            "<html><body><h1>Foo</h1><p>Intro to Foo.</p><div><h2>Bar</h2><p>About Bar.</p></div></body></html>")),
+        [("Foo Intro to Foo.", {"Header 1": "Foo"}), ("Bar About Bar.", {"Header 2": "Bar"})],
+        "section_whitespace_as_serialised_by_lxml"),
+    "token windows": (
+        lambda m: _offline(lambda: m.TokenTextSplitter(encoding_name="cl100k_base", chunk_size=8, chunk_overlap=2)
+                           .split_text(TOKENS)),
+        ["Token windows count tokens, not characters:", " characters: chunk_size=8 with an", " with an overlap of 2."],
+        None),
     "markdown preset": (
         lambda m: m.MarkdownTextSplitter(chunk_size=40, chunk_overlap=0).split_text(
             "# Title\n\nSome text here.\n\n## Part\n\nMore text follows in this part."),
@@ -87,6 +108,8 @@ REASONS = {
     "markdown_sections_verbatim": "sections are verbatim; LangChain strips lines and joins them with '  \\n'",
     "html_header_first_line_of_its_section": "the header is the first line of its section; LangChain makes it a "
                                              "Document of its own",
+    "section_whitespace_as_serialised_by_lxml": "the repaired tree is serialised by lxml; LangChain's XSLT output "
+                                                "adds line breaks between block elements",
     "markdown_preset_separators_match": "MarkdownTextSplitter's heading separators are regular expressions that "
                                         "match; LangChain escapes them, so they never match",
 }

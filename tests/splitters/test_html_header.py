@@ -170,3 +170,11 @@ def test_a_header_goes_out_of_scope_with_the_element_that_holds_it():
     assert [(d.page_content, d.metadata) for d in loose][-1] == ("B\nloose x", {"H1": "A", "H2": "B"})
     banner = splitter.split_text("<header><h1>T</h1></header><main><p>body</p><div><p>deep</p></div></main>")
     assert [(d.page_content, d.metadata) for d in banner] == [("T\nbody\ndeep", {"H1": "T"})]
+
+
+def test_a_header_without_text_names_no_section():
+    from chunking.splitters import HTMLHeaderTextSplitter
+
+    splitter = HTMLHeaderTextSplitter([("h2", "Header 2"), ("h3", "Header 3")])
+    documents = splitter.split_text("<h2>A</h2><p>a</p><h3>\u00a0\n</h3><p>b</p>")
+    assert [(d.page_content, d.metadata) for d in documents] == [("A\na\nb", {"Header 2": "A"})]
