@@ -84,7 +84,7 @@ def balanced(text: str) -> bool:
 
 
 def check_invariants(pages: Sequence[Page], chunks: Sequence[Chunk], config: SentenceSplitterConfig) -> None:
-    """Assert invariants 1–10 and 12 of docs/splitters.md#sentence-splitter-invariants for ``chunks`` split from
+    """Assert invariants 1–10, 12 and 13 of docs/splitters.md#sentence-splitter-invariants for ``chunks`` split from
     ``pages`` with ``config``."""
     hard_chars = config.hard_chars
     target = config.overlap_target_chars
@@ -154,6 +154,10 @@ def check_invariants(pages: Sequence[Page], chunks: Sequence[Chunk], config: Sen
             # repairs may shorten the chunks that carry them, so their current lengths bound nothing).
             o = int(2 * frac * hard_chars)
             assert prev.char_end - nxt.char_start <= 2 * o, f"chunks {i}/{i + 1} overlap too much"
+    # 13. no chunk is only what the previous chunk's look-ahead already holds
+    for i, (prev, nxt) in enumerate(zip(chunks, chunks[1:])):
+        if prev.overlap_chars and nxt.kind == "text":
+            assert prev.text[len(prev.own_text):].strip() != nxt.own_text, f"chunk {i + 1} repeats a look-ahead"
     # 7. coverage
     covered = _merge(spans)
     for p in pages:

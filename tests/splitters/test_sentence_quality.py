@@ -171,3 +171,11 @@ def test_generated_pdf_sentence_continues_past_the_running_header(tail, head):
         (f"Pears are sweet. {tail}\n{head} Plums fall early.", 1, 2),  # the page break is a line break
         ("Limes stay green.", 3, 3),
     ]
+
+
+def test_pieces_cut_at_weak_breaks_get_no_look_ahead():
+    text = "0=0=U0=0=U0=0=0一"  # a look-ahead would copy 6 of its 16 characters
+    splitter = SentenceTextSplitter(max_tokens=15, max_chars=300)
+    chunks = splitter.split_text(text)
+    check_invariants(pages(text), chunks, splitter.config)
+    assert rows(chunks) == [("0=0=U0=0=", 0, 9, 0, 0, 9, 0, "text"), ("U0=0=0一", 9, 16, 0, 0, 7, 0, "text")]

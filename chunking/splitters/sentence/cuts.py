@@ -24,19 +24,25 @@ from .measure import BlockTokens
 
 __all__ = ["balanced_cut", "chunk_end", "ends_line", "is_runt", "paragraph_cuts"]
 
-# A paragraph break: the end of a non-space character that a blank line follows.
-_PARAGRAPH_END = re.compile(r"\S(?=[ \t\r\f\v]*\n[ \t\r\f\v]*\n)")
+# A blank line: a line break, then a line holding only spaces, then a line break.
+_BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
+_SPACE = " \t\r\f\v\n"
 
 
 def paragraph_cuts(text: str, cmin: int, cmax: int, hi: int | None = None) -> list[int]:
     """Positions ``p`` with ``cmin ≤ p ≤ cmax`` just after a non-space character that a blank line follows
     (within ``text[:hi]``), ascending: where a paragraph, heading, list or code block ends."""
     hi = len(text) if hi is None else hi
-    out = []
-    for m in _PARAGRAPH_END.finditer(text, max(cmin - 1, 0), hi):
-        if m.end() > cmax:
+    out: list[int] = []
+    # Blank lines are found by a plain search; the cut is where the whitespace before the blank line begins.
+    for m in _BLANK_LINE.finditer(text, max(cmin - 1, 0), hi):
+        p = m.start()
+        while p > 0 and text[p - 1] in _SPACE:
+            p -= 1
+        if p > cmax:
             break
-        out.append(m.end())
+        if p >= cmin and p > 0 and (not out or out[-1] != p):
+            out.append(p)
     return out
 
 
@@ -51,16 +57,23 @@ def chunk_end(text: str, lo: int, hi: int, a: int, limit: int, bounds: Boundarie
     """Where the chunk of ``text[lo:hi]`` that starts at ``a`` ends, at most ``limit`` (< ``hi``); -1 if no
     sentence end or paragraph break lies in ``(a, limit]``."""
     fill = a + (limit - a) // 2
-    paragraphs = paragraph_cuts(text, a + 1, limit, hi)
-    if paragraphs and paragraphs[-1] >= fill:
+    paragraphs = paragraph_cuts(text, fill, limit, hi)
+    if paragraphs:
         return paragraphs[-1]
     c = bounds.last_cut(text, lo, hi, a, limit)
     if c >= fill and not ends_line(text, c, hi):
-        for e in reversed(bounds.cuts_between(text, lo, hi, fill, c)):
-            if ends_line(text, e, hi):
-                return e
+        # A sentence end at a line end in [fill, c]: test the end of each line, from the right.
+        nl = text.rfind("\n", fill, c)
+        while nl >= fill:
+            p = nl
+            while p > fill and text[p - 1] in _SPACE:
+                p -= 1
+            if p >= fill and bounds.cuts_between(text, lo, hi, p, p):
+                return p
+            nl = text.rfind("\n", fill, p)
     if c > 0:
         return c
+    paragraphs = paragraph_cuts(text, a + 1, fill, hi)
     return paragraphs[-1] if paragraphs else -1
 
 

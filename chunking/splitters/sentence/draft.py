@@ -31,10 +31,11 @@ class Draft:
         est: token estimate of ``text`` (docs/splitters.md#token-counts-and-estimates); exact: exact tokens of
             ``text`` if known, else None.
         hard_left, hard_right: joined to the previous / next chunk by a hard cut (no look-ahead).
+        covered: how many leading characters of ``text`` the previous chunk's look-ahead holds.
     """
 
     __slots__ = ("text", "parts", "start", "end", "page_start", "page_end", "est", "exact", "kind",
-                 "part_index", "part_count", "hard_left", "hard_right", "overlap", "overlap_parts")
+                 "part_index", "part_count", "hard_left", "hard_right", "overlap", "overlap_parts", "covered")
 
     def __init__(self, text: str, parts: list[Part], start: int, end: int, page_start: int, page_end: int,
                  est: int, kind: str = "text", exact: int | None = None) -> None:
@@ -46,6 +47,7 @@ class Draft:
         self.hard_left = self.hard_right = False
         self.overlap = ""
         self.overlap_parts: list[Part] | None = None  # the look-ahead as parts, when known
+        self.covered = 0  # leading characters of text that the previous chunk's look-ahead holds
 
     def locate(self, index: int) -> tuple[int, int]:
         """Document offset and page of own character ``index`` (which must come from a page slice)."""

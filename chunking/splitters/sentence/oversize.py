@@ -24,6 +24,7 @@ from .cuts import paragraph_cuts
 
 __all__ = ["Piece", "cut_oversize", "strip_range"]
 
+_NATURAL, _HARD, _WEAK = 1, 2, 3  # kinds of cut (and of the stack's junction markers)
 # Where text without whitespace (identifiers, paths, URLs) may still be cut before a hard cut: after these.
 _WEAK_BREAK = re.compile(r"[./\-_=|,;]")
 _LAST_WEAK_BREAK = re.compile(r"(?s:.*)[./\-_=|,;]")
@@ -36,7 +37,7 @@ class Piece(NamedTuple):
     start: int
     end: int
     tokens: int
-    hard_left: bool
+    hard_left: bool  # the cut before it was hard or weak: no look-ahead across it
 
 
 def strip_range(text: str, start: int, end: int) -> tuple[int, int]:
@@ -105,15 +106,16 @@ def cut_oversize(
     hard_cuts = 0
     leaves: list[tuple[int, int]] = []
     hard_after: list[bool] = []  # hard_after[i]: the junction between leaves[i] and leaves[i + 1] is hard
+    weak_after: list[bool] = []  # ... or was cut at a weak break: no look-ahead across it, no overlap either
 
     # An explicit stack instead of recursion: unpunctuated text can be cut hundreds of levels deep.
     # Items are ranges to cut, or markers for the junction between a left and a right part.
     stack: list[tuple[int, int, int]] = [(start, end, 0)]
-    pending_junction: list[bool] = []
+    pending_junction: list[int] = []
     while stack:
         lo, hi, marker = stack.pop()
         if marker:
-            pending_junction.append(marker == 2)
+            pending_junction.append(marker)
             continue
         lo, hi = strip_range(text, lo, hi)
         if lo >= hi:
@@ -122,15 +124,16 @@ def cut_oversize(
         if n == 1 or fits(lo, hi):
             if leaves:
                 # The junction is hard if any cut between the previous leaf and this one was hard.
-                hard_after.append(any(pending_junction))
+                hard_after.append(_HARD in pending_junction)
+                weak_after.append(_WEAK in pending_junction)
             pending_junction.clear()
             leaves.append((lo, hi))
             continue
-        cut, hard = _find_cut(text, lo, hi, boundaries)
-        hard_cuts += hard
+        cut, kind = _find_cut(text, lo, hi, boundaries)
+        hard_cuts += kind == _HARD
         # Right part is pushed first so the left is handled first; the marker sits between them.
         stack.append((cut, hi, 0))
-        stack.append((0, 0, 2 if hard else 1))
+        stack.append((0, 0, kind))
         stack.append((lo, cut, 0))
 
     if not leaves:
@@ -141,6 +144,7 @@ def cut_oversize(
     else:
         starts, ends = [s for s, _ in leaves], [e for _, e in leaves]
         hard_left = [False] + hard_after
+    hard_left = [h or (i > 0 and weak_after[i - 1]) for i, h in enumerate(hard_left)]
     pieces = []
     for s, e, hard in zip(starts, ends, hard_left):
         s, e = strip_range(text, s, e)
@@ -150,8 +154,8 @@ def cut_oversize(
     return pieces
 
 
-def _find_cut(text: str, lo: int, hi: int, boundaries: Boundaries) -> tuple[int, bool]:
-    """Return the cut position in ``(lo, hi)`` and whether it is a hard cut (phase A, steps 1–4).
+def _find_cut(text: str, lo: int, hi: int, boundaries: Boundaries) -> tuple[int, int]:
+    """Return the cut position in ``(lo, hi)`` and its kind, ``_NATURAL``, ``_WEAK`` or ``_HARD`` (phase A).
 
     Natural cuts in order of preference, each the one nearest the middle within the middle third: a sentence
     end, a paragraph break, a line break, a word break, and in text without whitespace a weak break (after
@@ -175,15 +179,16 @@ def _find_cut(text: str, lo: int, hi: int, boundaries: Boundaries) -> tuple[int,
             if i < 0:
                 b = boundaries.nearest_word_break(text, window_lo, lo + mid, window_hi)
                 i = b - lo if b >= 0 else -1
-            if i < 0:
-                b = _nearest_weak_break(text, window_lo, lo + mid, window_hi)
-                i = b - lo if b >= 0 else -1
             if i >= 0:
-                return lo + i + 1, False
+                return lo + i + 1, _NATURAL
+            b = _nearest_weak_break(text, window_lo, lo + mid, window_hi)
+            if b >= 0:
+                # Inside an identifier or a path: no look-ahead across it, like a hard cut, but no overlap.
+                return b + 1, _WEAK
     h = mid
     while h > 1 and is_combining(text[lo + h]):
         h -= 1
-    return lo + max(h, 1), True
+    return lo + max(h, 1), _HARD
 
 
 def _nearest_char(text: str, ch: str, lo: int, mid: int, window_lo: int, window_hi: int) -> int:

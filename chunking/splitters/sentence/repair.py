@@ -107,6 +107,9 @@ class Repairer:
         cuts = self.boundaries.sentence_cuts(text, seg_lo, len(text))
         if cuts:
             fs = max(fs, cuts[-1])
+        if not figures and p.covered and len(text[:fs].rstrip()) <= p.covered:
+            # What P would keep is all in the previous chunk's look-ahead: move all of P, or re-accumulate it.
+            fs = 0
         candidates = [fs] + [i + 1 for i in self.boundaries.word_break_positions(text, fs, len(text) - 1)]
         room = self.hard_chars - len(n.text)
         for k, c in enumerate(candidates):
@@ -115,8 +118,8 @@ class Repairer:
                 if done is not None:
                     return done
             suffix = text[c:].strip()
-            if not suffix:
-                continue
+            if not suffix or 0 < len(text[:c].rstrip()) <= p.covered:
+                continue  # nothing to move, or P would keep only what the previous look-ahead holds
             sep = join_separator(gap, suffix[-1], n.text[0])
             if len(suffix) + len(sep) > room:
                 continue
@@ -139,6 +142,10 @@ class Repairer:
             p.est = p.exact = self.measure.count(kept)
             p.hard_right = False
             return p, between
+        if len(candidates) == 1:  # no word break in the fragment: re-accumulating is all that is left
+            done = self._carry_with_head(p, drafts, gap, fs)
+            if done is not None:
+                return done
         return p, gap
 
     def _carry_with_head(self, p: Draft, drafts: list[Draft], gap: int, fs: int) -> tuple[Draft | None, int] | None:
@@ -152,7 +159,7 @@ class Repairer:
         text = p.text
         cs = len(text) - len(text[fs:].lstrip())
         suffix = text[cs:].rstrip()
-        if not suffix:
+        if not suffix or 0 < len(text[:cs].rstrip()) <= p.covered:
             return None
         sep = join_separator(gap, suffix[-1], n.text[0])
         room = self.hard_chars - len(suffix) - len(sep)
@@ -242,7 +249,7 @@ class Repairer:
         a.parts = a.parts + ([sep] if sep else []) + b.parts
         a.end, a.page_end, a.est, a.exact = b.end, b.page_end, a.est + b.est, None
         a.hard_right = b.hard_right
-        keep = b.overlap and len(a.text) + len(b.overlap) <= self.hard_chars
+        keep = bool(b.overlap) and len(a.text) + len(b.overlap) <= self.hard_chars
         a.overlap = b.overlap if keep else ""
         a.overlap_parts = b.overlap_parts if keep else None
         return True
@@ -268,6 +275,7 @@ class Repairer:
     @staticmethod
     def _attach(a: Draft, b: Draft, sep: str, prefix: str) -> None:
         a.overlap = sep + prefix
+        b.covered = len(prefix)
         # The look-ahead is a slice of b's block: keeping it as one lets the final measurement reuse the
         # block's tokens; when the separator is exactly the page text between them, own text and look-ahead
         # even form one slice.

@@ -114,7 +114,7 @@ class SentenceTextSplitter:
                     self._repair.look_ahead(held, drafts[0], gap)
             for a, b in zip(drafts, drafts[1:]):
                 self._repair.look_ahead(a, b, gap_class(text[a.end - offset: b.start - offset]))
-            if held is not None and drafts and self._repair.absorb_covered(held, drafts[0]):
+            while held is not None and drafts and self._repair.absorb_covered(held, drafts[0]):
                 del drafts[0]
             i = 0
             while i + 1 < len(drafts):  # step 8: a chunk all in the previous one's look-ahead joins it
