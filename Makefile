@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 
-.PHONY: demo test setup azurite clean
+.PHONY: demo eval test setup azurite clean
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -19,10 +19,15 @@ node_modules/.installed: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-## demo: set up, ingest samples/ (not its licence list) into the local index (offline embedder), then search it
+## demo: set up, ingest samples/ (not its licence list nor its question set) into the local index (offline
+## embedder), then ask a question: the first hit cites samples/amc-manual.en.pdf#page=61, where the answer is
 demo: $(VENV)/.installed
-	$(PY) -m chunking ingest samples/ --exclude SOURCES.md
-	$(PY) -m chunking search "how to print the question papers" -k 3
+	$(PY) -m chunking ingest samples/ --exclude SOURCES.md --exclude 'eval/*'
+	$(PY) -m chunking search "how can students correct a ticked box" -k 3
+
+## eval: measure retrieval on samples/ with its question set (hit@k, MRR, nDCG@10; hybrid against BM25 alone)
+eval: $(VENV)/.installed
+	$(PY) -m chunking eval samples/ --questions samples/eval/questions.jsonl --exclude SOURCES.md
 
 ## test: set up (Python and npm dev tools), then run every test; pytest's "no tests ran" (exit 5) is a failure
 test: $(VENV)/.installed-dev node_modules/.installed

@@ -55,7 +55,7 @@ def test_ingest_then_skip_then_search(workdir):
     assert hits[0]["source"] == "docs/pyenv-README.md"
 
     text = run(["search", "pyenv install", "-k", "1"], workdir).stdout
-    assert text.startswith("1. docs/pyenv-README.md  score ")
+    assert text.startswith("1. docs/pyenv-README.md  relevance ")
 
     status = json.loads(run(["status", "--json"], workdir).stdout)
     assert status["counts"] == {"indexed": 3, "queued": 0, "sending": 0, "failed": 1, "deleted": 0}

@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import Sequence
 
 from chunking import __version__
+from chunking.cli import eval as eval_command
 from chunking.cli import ingest, reconcile, search, split, status, upload
 
 __all__ = ["COMMANDS", "LOCAL_SETTINGS", "build_parser", "main"]
 
 #: The command modules in --help order; each has ``add_parser(sub)`` and ``run(args, settings)``.
-COMMANDS = (ingest, upload, status, reconcile, search, split)
+COMMANDS = (ingest, upload, status, reconcile, search, eval_command, split)
 
 #: The Functions local settings file, read from the working directory as ``func start`` reads it.
 LOCAL_SETTINGS = "local.settings.json"

@@ -6,6 +6,7 @@ import argparse
 import json
 
 from chunking.cli.arguments import count_at_least
+from chunking.cli.hits import print_hit
 from chunking.cli.output import fail
 
 __all__ = ["add_parser", "run"]
@@ -14,7 +15,9 @@ __all__ = ["add_parser", "run"]
 def add_parser(sub) -> None:
     """Add the ``search`` subparser to *sub* (``argparse`` subparsers)."""
     search = sub.add_parser("search", help="hybrid (keyword + vector) search of the index",
-                            description="Search the index; prints hits with source page and score.")
+                            description="Search the index; prints each hit with its cited page, a relevance from 0 to 1 "
+                            "(with its keyword and vector parts, local index) and the passage that matches, the "
+                            "query's words marked. A query sharing nothing with the index gets no hits.")
     search.add_argument("query", help="words or a phrase to look for (any language)")
     search.add_argument("-k", type=count_at_least(1), default=5, metavar="N", help="number of hits (default 5)")
     search.add_argument("--json", action="store_true",
@@ -41,25 +44,36 @@ def run(args: argparse.Namespace, settings) -> int:
     index = make_index(settings)
     index.ensure()
     if args.parents or args.window:
-        return _search_parents(args, index, make_embedder(settings))
-    vector = make_embedder(settings).embed([args.query])[0]
-    hits = index.search(args.query, vector, k=args.k)
+        return _search_parents(args, index, make_embedder(settings), settings)
+    from chunking.retrieval import search
+
+    hits = search(args.query, index=index, embedder=make_embedder(settings), k=args.k)
     if args.json:
         print(json.dumps([
             {"source": h.record.source, "sourcepage": h.record.sourcepage, "content": h.record.content,
-             "score": h.score, "id": h.record.id, "page_start": h.record.page_start, "page_end": h.record.page_end,
+             "score": h.score, "lexical": h.lexical, "vector": h.vector, "id": h.record.id, "page_start": h.record.page_start, "page_end": h.record.page_end,
              "headings": list(h.record.headings)}
             for h in hits
         ], ensure_ascii=False, indent=2))
         return 0
     if not hits:
-        print("no hits" + ("" if index.count() else f" (the index is empty: run `{_ingest_hint(args)}` first)"))
-        return 0
+        return _no_hits(args, index, settings)
     for rank, hit in enumerate(hits, 1):
-        heading = " > ".join(hit.record.headings)
-        print(f"{rank}. {hit.record.sourcepage}  score {hit.score:.4f}" + (f"  [{heading}]" if heading else ""))
-        snippet = " ".join(hit.record.content.split())
-        print(f"   {snippet[:300]}{'…' if len(snippet) > 300 else ''}\n")
+        print_hit(rank, hit.record.sourcepage, hit.record.headings, hit.record.content, args.query,
+                  score=hit.score, lexical=hit.lexical, vector=hit.vector)
+    return 0
+
+
+def _no_hits(args: argparse.Namespace, index, settings) -> int:
+    if not index.count():
+        print(f"no hits (the index is empty: run `{_ingest_hint(args)}` first)")
+    elif settings.index_backend == "local":
+        from chunking.index import fusion_options
+
+        print("no hits: no chunk contains a word of the query, and none has a vector similar enough "
+              f"(cosine below {fusion_options(settings).min_vector_score:g}, SEARCH_MIN_VECTOR_SCORE)")
+    else:
+        print("no hits")
     return 0
 
 
@@ -67,7 +81,7 @@ def _ingest_hint(args: argparse.Namespace) -> str:
     return args.prog.rsplit(" ", 1)[0] + " ingest PATH"
 
 
-def _search_parents(args: argparse.Namespace, index, embedder) -> int:
+def _search_parents(args: argparse.Namespace, index, embedder, settings) -> int:
     from chunking.strategies.small_to_big import ParentDocumentRetriever
 
     retriever = ParentDocumentRetriever(index, embedder, child_k=max(20, 4 * args.k), max_parents=args.k,
@@ -84,13 +98,9 @@ def _search_parents(args: argparse.Namespace, index, embedder) -> int:
         ], ensure_ascii=False, indent=2))
         return 0
     if not results:
-        print("no hits" + ("" if index.count() else f" (the index is empty: run `{_ingest_hint(args)}` first)"))
-        return 0
+        return _no_hits(args, index, settings)
     for rank, r in enumerate(results, 1):
-        heading = " > ".join(r.record.headings)
         spans = ", ".join(f"{c.char_start}-{c.char_end}" for c in r.children)
-        print(f"{rank}. {r.record.sourcepage}  score {r.score:.4f}  level {r.record.level}  "
-              f"{len(r.children)} matching (chars {spans})" + (f"  [{heading}]" if heading else ""))
-        snippet = " ".join(r.text.split())
-        print(f"   {snippet[:500]}{'…' if len(snippet) > 500 else ''}\n")
+        print_hit(rank, r.record.sourcepage, r.record.headings, r.text, args.query, score=r.score,
+                  extra=f"  level {r.record.level}  {len(r.children)} matching (chars {spans})", width_chars=500)
     return 0

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from chunking.index.local import LocalIndex
     from chunking.settings import Settings
 
-__all__ = ["AzureSearchIndex", "IndexError_", "LocalIndex", "SearchHit", "SearchIndex", "make_index"]
+__all__ = ["AzureSearchIndex", "IndexError_", "LocalIndex", "SearchHit", "SearchIndex", "fusion_options", "make_index"]
 
 _LAZY = {"LocalIndex": "chunking.index.local", "AzureSearchIndex": "chunking.index.azure_search"}
 
@@ -43,7 +43,7 @@ def make_index(settings: "Settings") -> SearchIndex:
     if settings.index_backend == "local":
         from chunking.index.local import LocalIndex
 
-        return LocalIndex(settings.local_index_path, settings.embedding_dimensions)
+        return LocalIndex(settings.local_index_path, settings.embedding_dimensions, fusion_options(settings))
     if settings.index_backend == "azure":
         if not settings.search_endpoint:
             raise ValueError("INDEX_BACKEND=azure needs AZURE_SEARCH_ENDPOINT")
@@ -57,3 +57,14 @@ def make_index(settings: "Settings") -> SearchIndex:
             semantic_ranker=settings.search_semantic_ranker,
         )
     raise ValueError(f"unknown index backend {settings.index_backend!r} (INDEX_BACKEND: local, azure)")
+
+
+def fusion_options(settings: "Settings"):
+    """The local index's ``FusionOptions`` from the settings (``SEARCH_*``, docs/settings.md)."""
+    from chunking.index.fusion import FusionOptions
+
+    search = settings.search
+    floor = search.min_vector_score
+    if floor is None:  # hashed words match by chance less often than a model's vectors resemble each other
+        floor = 0.15 if settings.embedding_backend == "offline" else 0.3
+    return FusionOptions(search.fusion, search.lexical_weight, search.rrf_k, floor)

@@ -12,9 +12,8 @@ Layout of the file:
   ``CJKBigramFilter``): a phrase found inside a run without spaces still matches.
 
 Search is hybrid: BM25 (``bm25()``) and cosine similarity over all stored vectors (a numpy scan, cached per
-object and refreshed when ``PRAGMA data_version`` says another connection wrote), fused by reciprocal rank
-fusion (Cormack, Clarke and Büttcher 2009, "Reciprocal Rank Fusion outperforms Condorcet and individual rank
-learning methods", k = 60).
+object and refreshed when ``PRAGMA data_version`` says another connection wrote), fused by
+``chunking.index.fusion`` (score-normalised by default; reciprocal rank fusion as an option).
 
 Concurrency: WAL journal, writes in ``BEGIN IMMEDIATE`` transactions, a 30 s busy timeout; several
 ``LocalIndex`` objects (threads or processes) may share one file, and each object may be used from any thread.
@@ -31,21 +30,19 @@ from typing import Collection, Iterable, Iterator, Sequence
 import numpy as np
 
 from chunking.index.fts import fts_query, fts_text
+from chunking.index.fusion import FusionOptions, fuse
+from chunking.index.local_ranking import bm25_query_reference, keyword_ranking, nearest, term_document_counts
 from chunking.index.protocol import IndexError_, SearchHit
 from chunking.model import ChunkRecord
 
 __all__ = ["LocalIndex", "fts_query"]
 
 SCHEMA_VERSION = "1"
-#: Reciprocal-rank-fusion constant (Cormack et al. 2009).
-RRF_K = 60
 # Candidates taken from each ranking before fusion: deeper than k so that a record ranked moderately in both
 # lists can beat one ranked high in only one.
 _MIN_DEPTH = 50
 # SQLite's default host-parameter limit is 999 on old builds; stay well under it.
 _IN_GROUP = 500
-# BM25 column weights: content, headings, source.
-_BM25_WEIGHTS = (1.0, 1.0, 0.5)
 
 _FIELDS = (
     "id", "doc_id", "version", "source", "sourcepage", "ordinal", "page_start", "page_end",
@@ -61,11 +58,12 @@ _ADDED_COLUMNS = {
 }  # fmt: skip
 
 class LocalIndex:
-    """A ``SearchIndex`` in one SQLite file: BM25 + cosine vectors, fused by reciprocal rank fusion (k = 60).
+    """A ``SearchIndex`` in one SQLite file: BM25 + cosine vectors, fused as ``chunking.index.fusion`` says.
 
     Args:
         path: the SQLite file (created with its parent folders by ``ensure``).
         dimensions: vector length every record must have, ≥ 1.
+        fusion: how the two rankings are fused (default ``FusionOptions()``).
 
     Every method opens the file and creates the schema on first use (``ensure``); ``close`` releases it.
     Embeddings are stored as float32, so ``vectors_by_content_hash`` returns float32-rounded values.
@@ -75,11 +73,12 @@ class LocalIndex:
             and any first call), or records lack a vector of ``dimensions`` floats (from ``upsert``).
     """
 
-    def __init__(self, path: Path | str, dimensions: int) -> None:
+    def __init__(self, path: Path | str, dimensions: int, fusion: FusionOptions | None = None) -> None:
         if dimensions < 1:
             raise ValueError(f"dimensions must be ≥ 1, got {dimensions}")
         self.path = Path(path)
         self.dimensions = dimensions
+        self.fusion = fusion or FusionOptions()
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         # Vector cache: (data_version, own writes) it was built at, record ids, unit-normalised float32 matrix.
@@ -300,7 +299,8 @@ class LocalIndex:
 
     def search(self, query: str, vector: Sequence[float] | None, k: int = 5, *,
                levels: Collection[int] | None = None) -> list[SearchHit]:
-        """Hybrid search: BM25 over *query* and cosine similarity to *vector*, fused by RRF (k = 60).
+        """Hybrid search: BM25 over *query* and cosine similarity to *vector*, fused as ``self.fusion`` says
+        (``chunking.index.fusion``).
 
         Args:
             query: free text (any characters; never a syntax error); ``""`` for vector-only search.
@@ -310,8 +310,9 @@ class LocalIndex:
                 are found by keywords only.
 
         Returns:
-            hits best first; ``score`` is the fused score ``Σ 1 / (60 + rank)`` over the rankings the record
-            appears in (rank 1-based), so at most ``2 / 61``. Records come without embeddings.
+            hits best first, each with its relevance 0–1 (``score``) and its parts (``lexical``: BM25 against the
+            query's reference score; ``vector``: cosine). No hits when no record holds a query term and no vector
+            reaches ``fusion.min_vector_score``. Records come without embeddings.
 
         Raises:
             ValueError: *vector* has the wrong length.
@@ -321,52 +322,38 @@ class LocalIndex:
         depth = max(_MIN_DEPTH, 5 * k)
         with self._lock:
             wanted = None if levels is None else sorted({int(v) for v in levels})
-            rankings = [self._keyword_ranking(query, depth, wanted)]
+            lexical = self._keyword_ranking(query, depth, wanted)
+            ranked: list[tuple[str, float]] = []
+            cosines: dict[str, float] = {}
             if vector is not None:
-                rankings.append(self._vector_ranking(vector, depth, wanted))
-            fused: dict[str, float] = {}
-            for ranking in rankings:
-                for rank, record_id in enumerate(ranking, start=1):
-                    fused[record_id] = fused.get(record_id, 0.0) + 1.0 / (RRF_K + rank)
-            best = sorted(fused.items(), key=lambda item: (-item[1], item[0]))[:k]
+                ranked, cosines = self._vector_ranking(vector, depth, wanted, also=[i for i, _ in lexical])
+            reference = bm25_query_reference(self._db(), query) if lexical else 0.0
+            best = fuse(lexical, ranked, self.fusion, lexical_reference=reference, cosines=cosines,
+                        use_lexical=bool(fts_query(query)), use_vector=vector is not None)[:k]
             if not best:
                 return []
             placeholders = ", ".join("?" * len(best))
             cur = self._db().execute(f"SELECT {', '.join(_FIELDS)} FROM records WHERE id IN ({placeholders})",
-                                     [i for i, _ in best])  # fmt: skip
+                                     [f.id for f in best])  # fmt: skip
             by_id = {row[0]: _record(row) for row in cur}
-        return [SearchHit(by_id[i], score) for i, score in best if i in by_id]
+        return [SearchHit(by_id[f.id], f.score, f.lexical, f.vector) for f in best if f.id in by_id]
 
-    def _keyword_ranking(self, query: str, depth: int, levels: list[int] | None = None) -> list[str]:
-        expression = fts_query(query)
-        if not expression or levels == []:
-            return []
-        weights = ", ".join(str(w) for w in _BM25_WEIGHTS)
-        level_filter = f" AND r.level IN ({', '.join('?' * len(levels))})" if levels is not None else ""
-        cur = self._db().execute(
-            f"SELECT r.id FROM records_fts JOIN records r ON r.rowid = records_fts.rowid "
-            f"WHERE records_fts MATCH ?{level_filter} ORDER BY bm25(records_fts, {weights}), r.id LIMIT ?",
-            (expression, *(levels or ()), depth),
-        )
-        return [row[0] for row in cur]
+    def term_document_counts(self, terms: Iterable[str]) -> tuple[int, dict[str, int]]:
+        """``(records, {term: records holding it})`` for free-text *terms*, each matched as ``search`` matches a
+        one-word query (stemmed; a CJK term as its character bigrams). For inverse document frequencies."""
+        with self._lock:
+            return term_document_counts(self._db(), terms)
 
-    def _vector_ranking(self, vector: Sequence[float], depth: int, levels: list[int] | None = None) -> list[str]:
+    def _keyword_ranking(self, query: str, depth: int, levels: list[int] | None = None) -> list[tuple[str, float]]:
+        return keyword_ranking(self._db(), query, depth, levels)
+
+    def _vector_ranking(self, vector: Sequence[float], depth: int, levels: list[int] | None = None,
+                        also: Sequence[str] = ()) -> tuple[list[tuple[str, float]], dict[str, float]]:
         query = np.asarray(vector, dtype=np.float32)
         if query.shape != (self.dimensions,):
             raise ValueError(f"query vector has {query.size} dimensions, the index {self.dimensions}")
-        norm = float(np.linalg.norm(query))
         ids, matrix = self._vectors()
-        if levels is not None:
-            keep = np.isin(self._cache_levels, levels)
-            ids, matrix = [i for i, kept in zip(ids, keep) if kept], matrix[keep]
-        if norm == 0.0 or not ids:
-            return []
-        scores = matrix @ (query / norm)
-        top = min(depth, len(ids))
-        candidates = np.argpartition(-scores, top - 1)[:top]
-        # Sort by score, then by id so that equal scores rank the same in every run.
-        ordered = sorted(candidates.tolist(), key=lambda j: (-float(scores[j]), ids[j]))
-        return [ids[j] for j in ordered]
+        return nearest(ids, matrix, self._cache_levels, query, depth, levels, also)
 
     def _vectors(self) -> tuple[list[str], np.ndarray]:
         db = self._db()

@@ -27,10 +27,15 @@ class IndexError_(RuntimeError):
 
 @dataclass(frozen=True, slots=True)
 class SearchHit:
-    """One search result: the stored record (without its vector) and a score (higher is better)."""
+    """One search result: the stored record (without its vector) and a score (higher is better).
+
+    ``lexical`` and ``vector``: the keyword and vector parts of ``score`` when the index reports them (the local
+    index: 0–1 each, ``None`` when the record was not in that ranking)."""
 
     record: ChunkRecord
     score: float
+    lexical: float | None = None
+    vector: float | None = None
 
 
 class SearchIndex(Protocol):

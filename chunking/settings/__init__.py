@@ -17,6 +17,7 @@ from typing import Mapping
 from .figures import FigureOptions
 from .docintel import DocumentIntelligenceSettings
 from .reconcile import ReconcileOptions
+from .search import SearchOptions
 from .strategy import SEMANTIC_THRESHOLD_TYPES, StrategyOptions
 from .values import SettingsError, bool_value, int_value, str_value
 
@@ -150,6 +151,7 @@ class Settings:
     model_cache_container: str = ""
     strategy: StrategyOptions = dataclasses.field(default_factory=StrategyOptions)
     document_intelligence: DocumentIntelligenceSettings = dataclasses.field(default_factory=DocumentIntelligenceSettings)
+    search: SearchOptions = dataclasses.field(default_factory=SearchOptions)
     # Per-document limits of stage 1, enforced while reading (chunking.parsers.limits says what each bounds).
     max_decompressed_bytes: int = 100 * 1024 * 1024
     max_pages: int = 5_000
@@ -260,6 +262,7 @@ class Settings:
             reconcile=ReconcileOptions.from_env(env),
             figures=FigureOptions.from_env(env),
             document_intelligence=DocumentIntelligenceSettings.from_env(env),
+            search=SearchOptions.from_env(env),
             max_decompressed_bytes=int_value(env, "MAX_DECOMPRESSED_BYTES", 100 * 1024 * 1024, 1024),
             max_pages=int_value(env, "MAX_PAGES", 5_000, 1),
             max_page_chars=int_value(env, "MAX_PAGE_CHARS", 1_000_000, 1),

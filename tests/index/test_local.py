@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from chunking.embeddings import OfflineLexicalEmbedder
-from chunking.index.local import RRF_K, LocalIndex, fts_query
+from chunking.index.fusion import FusionOptions
+from chunking.index.local import LocalIndex, fts_query
 from chunking.index.protocol import IndexError_, SearchIndex
 from chunking.model import ChunkRecord
 
@@ -66,7 +67,8 @@ def corpus_index(tmp_path: Path, embedder: OfflineLexicalEmbedder) -> LocalIndex
 
 
 def small_index(tmp_path: Path) -> LocalIndex:
-    index = LocalIndex(tmp_path / "small.sqlite3", 4)
+    # No cosine floor: these orthogonal test vectors all take part in vector rankings.
+    index = LocalIndex(tmp_path / "small.sqlite3", 4, FusionOptions(min_vector_score=-1.0))
     index.upsert(
         [
             record("a", 0, "apple banana", E1),
@@ -94,8 +96,9 @@ def test_hybrid_search_finds_a_phrase(corpus_index: LocalIndex, embedder: Offlin
     query = "clone the repository into your home directory"
     hits = corpus_index.search(query, embedder.embed([query])[0], k=3)
     assert hits[0].record.doc_id == "install"
-    # Ranked first by BM25 and by cosine: the maximum fused score.
-    assert hits[0].score == pytest.approx(2 / (RRF_K + 1))
+    # Relevance: 0.6 × the lexical part + 0.4 × the cosine, each in [0, 1].
+    assert 0 < hits[0].lexical <= 1 and 0 < hits[0].vector <= 1
+    assert hits[0].score == pytest.approx(0.6 * hits[0].lexical + 0.4 * hits[0].vector)
     assert hits[0].record.embedding is None
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
@@ -139,17 +142,22 @@ def test_fts_query_quotes_terms_and_splits_cjk_runs_into_bigrams():
 def test_vector_only_ranking_is_cosine(tmp_path: Path):
     index = small_index(tmp_path)
     # (1, 0.5, 0, 0): cosine 0.894 with a, 0.447 with b, 0 with c.
-    hits = index.search("", (1.0, 0.5, 0.0, 0.0), k=3)
+    hits = LocalIndex(index.path, 4, FusionOptions(min_vector_score=-1.0)).search("", (1.0, 0.5, 0.0, 0.0), k=3)
     assert [h.record.doc_id for h in hits] == ["a", "b", "c"]
-    assert [h.score for h in hits] == pytest.approx([1 / 61, 1 / 62, 1 / 63])
+    assert [h.score for h in hits] == pytest.approx([2 / 5**0.5, 1 / 5**0.5, 0.0], abs=1e-6)
+    assert [h.lexical for h in hits] == [None, None, None]
+    # Under the default floor (0.15) c takes no part.
+    default = LocalIndex(index.path, 4)
+    assert [h.record.doc_id for h in default.search("", (1.0, 0.5, 0.0, 0.0), k=3)] == ["a", "b"]
 
 
-def test_hybrid_is_reciprocal_rank_fusion(tmp_path: Path):
-    index = small_index(tmp_path)
+def test_hybrid_rrf_option_is_reciprocal_rank_fusion(tmp_path: Path):
+    index = LocalIndex(small_index(tmp_path).path, 4, FusionOptions("rrf", 0.5, 60, -1.0))
     # BM25 for "apple": b (shorter) then a; c does not match. Cosine with e3: c, then a and b tied at 0 (by id).
     hits = index.search("apple", E3, k=3)
     assert [h.record.doc_id for h in hits] == ["b", "a", "c"]
-    assert [h.score for h in hits] == pytest.approx([1 / 61 + 1 / 63, 1 / 62 + 1 / 62, 1 / 61])
+    # 0.5 / (60 + rank) per ranking, divided by the best possible 1 / 61.
+    assert [h.score for h in hits] == pytest.approx([61 * (0.5 / 61 + 0.5 / 63), 61 / 62, 0.5])
     assert [h.record.doc_id for h in index.search("apple", E3, k=1)] == ["b"]
     assert index.search("apple", E3, k=0) == []
 
@@ -261,7 +269,8 @@ def test_dimension_mismatch_and_foreign_files_are_refused(tmp_path: Path):
 
 def test_two_objects_on_one_file_see_each_other(tmp_path: Path):
     path = tmp_path / "shared.sqlite3"
-    first, second = LocalIndex(path, 4), LocalIndex(path, 4)
+    unfloored = FusionOptions(min_vector_score=-1.0)
+    first, second = LocalIndex(path, 4, unfloored), LocalIndex(path, 4, unfloored)
     first.upsert([record("a", 0, "alpha", E1)])
     assert [h.record.doc_id for h in second.search("", E2, k=5)] == ["a"]  # builds second's vector cache
     first.upsert([record("b", 0, "beta", E2)])
@@ -282,7 +291,8 @@ def test_cosine_ignores_vector_length(tmp_path: Path):
     assert index.search("", (0.0, 0.0, 0.0, 0.0), k=2) == []
     with pytest.raises(ValueError, match="3 dimensions"):
         index.search("", (1.0, 0.0, 0.0), k=2)
-    assert math.isclose(sum(h.score for h in hits), 1 / 61 + 1 / 62)
+    # Vector-only relevance is the cosine.
+    assert [h.score for h in hits] == pytest.approx([19 / (200**0.5 * 1.81**0.5), 1 / 1.81**0.5], abs=1e-6)
 
 
 def test_concurrent_writers_on_one_file_lose_nothing(tmp_path: Path):

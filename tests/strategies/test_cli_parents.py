@@ -44,7 +44,8 @@ def test_parents_of_child_hits(run, monkeypatch):
     assert any(TEXT[c["char_start"] : c["char_end"]] == "Espresso is pressed coffee." for c in hits[0]["children"])
     assert len(hits) <= 2 and len({h["id"] for h in hits}) == len(hits)
     printed = run("search", "espresso pressed", "--parents", "-k", "1")
-    assert printed.startswith("1. menu.md  score ") and "level 0" in printed and "Espresso is pressed" in printed
+    assert printed.startswith("1. menu.md  score ") and "level 0" in printed
+    assert "**Espresso** is **pressed**" in printed  # the query's words marked
 
 
 def test_sentence_window(run, monkeypatch):
