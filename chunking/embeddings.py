@@ -4,6 +4,7 @@
   and character trigrams, so it measures *lexical overlap*, not meaning. The embedded default, so the pipeline
   runs with no account.
 * ``OpenAIEmbedder``: Azure OpenAI or any OpenAI-compatible ``/embeddings`` endpoint, through the ``openai`` SDK.
+* ``LocalModelEmbedder`` (``chunking.local_embedder``): a sentence-transformers model from local files only.
 * ``batch_by_tokens`` / ``embed_all``: requests within the service limits (≤ 2,048 inputs, ≤ 8,191 tokens per
   input, a token budget per request). Source: Azure OpenAI quotas and limits
   (https://learn.microsoft.com/azure/ai-foundry/openai/quotas-limits); docs/architecture.md#limits-that-shape-the-code.
@@ -251,7 +252,8 @@ def embed_all(
 def make_embedder(settings: "Settings") -> Embedder:
     """The embedder selected by ``settings.embedding_backend``.
 
-    ``"offline"`` → ``OfflineLexicalEmbedder(settings.embedding_dimensions)``; ``"azure_openai"`` → deployment
+    ``"offline"`` → ``OfflineLexicalEmbedder(settings.embedding_dimensions)``; ``"local"`` →
+    ``LocalModelEmbedder`` on ``settings.local_model.folder`` (its dimensions decide the index's); ``"azure_openai"`` → deployment
     ``settings.azure_openai_deployment`` (default: named like ``settings.embedding_model``, the model, which
     decides whether ``dimensions`` is sent) at ``settings.azure_openai_endpoint`` (API key, else Entra ID); ``"openai"``
     → ``settings.embedding_model`` at ``settings.openai_base_url`` (OpenAI itself when empty).
@@ -263,6 +265,16 @@ def make_embedder(settings: "Settings") -> Embedder:
     dims = settings.embedding_dimensions
     if backend == "offline":
         return OfflineLexicalEmbedder(dims)
+    if backend == "local":
+        from chunking.local_embedder import LocalModelEmbedder
+
+        if settings.local_model.folder is None:
+            raise ValueError("EMBEDDING_BACKEND=local needs EMBEDDING_MODEL (a sentence-transformers model folder)")
+        embedder = LocalModelEmbedder(settings.local_model.folder)
+        if embedder.dimensions != dims:
+            raise ValueError(f"EMBEDDING_DIMENSIONS is {dims} but the local model {settings.local_model.folder} "
+                             f"makes {embedder.dimensions}-dimensional vectors; leave EMBEDDING_DIMENSIONS unset")
+        return embedder
     from chunking.tokens import token_counter
 
     counter = token_counter(settings.encoding)
@@ -282,4 +294,4 @@ def make_embedder(settings: "Settings") -> Embedder:
             model=settings.embedding_model, dimensions=dims, api_key=settings.openai_api_key or "unused",
             base_url=settings.openai_base_url or None, token_counter=counter,
         )  # fmt: skip
-    raise ValueError(f"unknown embedding backend {backend!r} (EMBEDDING_BACKEND: offline, azure_openai, openai)")
+    raise ValueError(f"unknown embedding backend {backend!r} (EMBEDDING_BACKEND: offline, azure_openai, openai, local)")

@@ -44,7 +44,9 @@ def add_parser(sub) -> None:
                     "otherwise rule-based from sentences) into --questions, which must not exist; review them")
     ev.add_argument("--exclude", action="append", default=[], metavar="GLOB",
                     help="pass over files of the folders matching GLOB (as ingest --exclude; repeatable)")
-    ev.add_argument("--keep", type=Path, metavar="DIR", help="build the strategies' indexes under DIR and keep them")
+    ev.add_argument("--keep", type=Path, metavar="DIR",
+                    help="build the strategies' indexes under DIR (one folder per strategy, numbered) and keep them; "
+                    "a later run with the same DIR skips unchanged documents, so their embedding tokens read 0")
     ev.add_argument("--json", action="store_true", help="print the results as one JSON object")
     ev.set_defaults(func=run)
 

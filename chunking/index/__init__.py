@@ -64,7 +64,9 @@ def fusion_options(settings: "Settings"):
     from chunking.index.fusion import FusionOptions
 
     search = settings.search
-    floor = search.min_vector_score
-    if floor is None:  # hashed words match by chance less often than a model's vectors resemble each other
-        floor = 0.15 if settings.embedding_backend == "offline" else 0.3
-    return FusionOptions(search.fusion, search.lexical_weight, search.rrf_k, floor)
+    offline = settings.embedding_backend == "offline"
+    # Chosen with chunking eval on samples/ (docs/search.md#why-these-defaults): hashed words match by chance less
+    # often than a model's vectors resemble each other, and a model's vectors deserve a larger share.
+    floor = search.min_vector_score if search.min_vector_score is not None else (0.15 if offline else 0.3)
+    weight = search.lexical_weight if search.lexical_weight is not None else (0.6 if offline else 0.5)
+    return FusionOptions(search.fusion, weight, search.rrf_k, floor)

@@ -16,6 +16,7 @@ from typing import Mapping
 
 from .figures import FigureOptions
 from .docintel import DocumentIntelligenceSettings
+from .local_model import LocalModelOptions
 from .reconcile import ReconcileOptions
 from .search import SearchOptions
 from .strategy import SEMANTIC_THRESHOLD_TYPES, StrategyOptions
@@ -152,6 +153,7 @@ class Settings:
     strategy: StrategyOptions = dataclasses.field(default_factory=StrategyOptions)
     document_intelligence: DocumentIntelligenceSettings = dataclasses.field(default_factory=DocumentIntelligenceSettings)
     search: SearchOptions = dataclasses.field(default_factory=SearchOptions)
+    local_model: LocalModelOptions = dataclasses.field(default_factory=LocalModelOptions)
     # Per-document limits of stage 1, enforced while reading (chunking.parsers.limits says what each bounds).
     max_decompressed_bytes: int = 100 * 1024 * 1024
     max_pages: int = 5_000
@@ -192,8 +194,9 @@ class Settings:
         openai_url = str_value(env, "OPENAI_BASE_URL")
         default_embedder = "azure_openai" if aoai_endpoint else ("openai" if (openai_key or openai_url) else "offline")
         embedding_backend = str_value(env, "EMBEDDING_BACKEND", default_embedder)
-        if embedding_backend not in ("offline", "azure_openai", "openai"):
-            raise SettingsError(f"EMBEDDING_BACKEND must be offline, azure_openai or openai, got {embedding_backend!r}")
+        if embedding_backend not in ("offline", "azure_openai", "openai", "local"):
+            raise SettingsError(f"EMBEDDING_BACKEND must be offline, azure_openai, openai or local, got {embedding_backend!r}")
+        local_model = LocalModelOptions.from_env(env, embedding_backend)
         index_backend = str_value(env, "INDEX_BACKEND", "azure" if search_endpoint else "local")
         if index_backend not in ("local", "azure"):
             raise SettingsError(f"INDEX_BACKEND must be local or azure, got {index_backend!r}")
@@ -208,7 +211,7 @@ class Settings:
                               any(identity.values()) else "local")
         if ledger_backend not in ("local", "table"):
             raise SettingsError(f"LEDGER_BACKEND must be local or table, got {ledger_backend!r}")
-        default_dims = 256 if embedding_backend == "offline" else 1536
+        default_dims = 256 if embedding_backend == "offline" else local_model.dimensions or 1536
         # A chat model is used only when one is named: then on the endpoint the embeddings use.
         chat_model = str_value(env, "CHAT_MODEL")
         default_chat = ("offline" if not chat_model else
@@ -263,6 +266,7 @@ class Settings:
             figures=FigureOptions.from_env(env),
             document_intelligence=DocumentIntelligenceSettings.from_env(env),
             search=SearchOptions.from_env(env),
+            local_model=local_model,
             max_decompressed_bytes=int_value(env, "MAX_DECOMPRESSED_BYTES", 100 * 1024 * 1024, 1024),
             max_pages=int_value(env, "MAX_PAGES", 5_000, 1),
             max_page_chars=int_value(env, "MAX_PAGE_CHARS", 1_000_000, 1),
