@@ -29,8 +29,8 @@ def _load(folder: Path, device: str) -> Any:
     key = f"{folder}|{device}"
     with _LOCK:
         if key not in _MODELS:
-            os.environ["HF_HUB_OFFLINE"] = "1"  # no hub call, whatever a library version does by default
-            os.environ["TRANSFORMERS_OFFLINE"] = "1"
+            # Written, not read: no hub call, whatever a library version does by default.
+            os.environ.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
             os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")  # the CLI draws its own progress
             try:
                 from sentence_transformers import SentenceTransformer
