@@ -9,6 +9,7 @@ import json
 import logging
 from dataclasses import dataclass
 
+from chunking.backfill import expected_settings
 from chunking.claim_check import PayloadStore, make_payload_store
 from chunking.embeddings import Embedder, make_embedder
 from chunking.failures import classify, reason_of
@@ -237,6 +238,9 @@ def handle_reconcile() -> ReconcileReport:
         stuck_after_seconds=s.settings.stuck_after_seconds,
         payloads=s.payloads,
         namespace=deployment_namespace(s.settings, s.settings.documents_container),
+        made_with=expected_settings(s.settings, s.settings.documents_container),
+        embedder=s.embedder.name,
+        backfill_limit=s.settings.reconcile.backfill_max_per_run,
     )
     log.info("reconcile: %s", report.to_dict())
     return report

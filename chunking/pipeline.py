@@ -37,6 +37,7 @@ from chunking.service_errors import ServiceFailure, describe_failure
 from chunking.settings import Settings
 from chunking.strategies.notes import fallback_note
 from chunking.tokens import token_counter
+from chunking.vector_reuse import reusable_vectors, vector_keys
 from chunking.versions import remove_other_versions, retire_version
 
 __all__ = ["StageOneResult", "StageTwoResult", "document_records", "run_stage_one", "run_stage_two", "source_version"]
@@ -83,6 +84,7 @@ class StageTwoResult:
     dropped: str = ""  # why the batch was dropped unprocessed ('' if processed)
     completed: bool = False
     removed: int = 0
+    embedder: str = ""  # the Embedder.name of this batch's vectors ('' if it embedded nothing)
     seconds: float = 0.0
 
 
@@ -237,7 +239,8 @@ def run_stage_two(
     batches are in and which keys they wrote. A batch whose version is no longer the ledger's current one
     (superseded, deleted, or already complete) is dropped, and what its version wrote is deleted by key; a batch
     whose version stops being current while it is embedded removes its own keys after writing them. Vectors
-    already stored for a chunk text (same ``content_hash``) are reused, not recomputed. Upserts are
+    this document's recorded batches already hold for a text (same hash, same embedder) are reused, not
+    recomputed, found through the ledger and lookups by key (``chunking.vector_reuse``). Upserts are
     merge-or-upload on deterministic keys, so a duplicated or retried message changes nothing. When the version
     is complete the ledger says ``indexed`` and the document's other versions are deleted by their recorded keys.
 
@@ -271,13 +274,13 @@ def run_stage_two(
                  result.dropped)
         return result
     try:
-        keys = _embed_and_upsert(message, result, settings, embedder, index, payloads)
+        keys, hashes = _embed_and_upsert(message, result, settings, embedder, index, payloads, ledger)
     except PayloadMissingError as exc:
         # Payloads are deleted once their version is complete; a late duplicate of a recorded batch is done.
         if message.batch_no not in ledger.batches_done(message.doc_id, message.version):
             _record_error(ledger, message, exc)
             raise
-        keys = None
+        keys, hashes = None, []
     except Exception as exc:
         where = f"batch {message.batch_no + 1} of {message.batch_count}"
         failure = describe_failure(exc, settings)
@@ -292,7 +295,7 @@ def run_stage_two(
                                 kind=classify(exc).kind)
         raise
     if keys is not None:
-        ledger.record_batch(message.doc_id, message.version, message.batch_no, keys)
+        ledger.record_batch(message.doc_id, message.version, message.batch_no, keys, hashes, embedder.name)
     # Recorded first, checked second: a delete or a newer version that the check misses lists this record
     # (it changed the ledger before listing records) and removes these keys itself.
     if not message.keep_old_versions and not _still_wanted(ledger, message.doc_id, message.version):
@@ -333,12 +336,15 @@ def _message_keys(message, payloads: PayloadStore) -> list[str]:
 
 
 def _embed_and_upsert(message, result: StageTwoResult, settings: Settings, embedder: Embedder, index: SearchIndex,
-                      payloads: PayloadStore) -> list[str]:
+                      payloads: PayloadStore, ledger: Ledger) -> tuple[list[str], list[str]]:
+    """Embed what has no reusable vector, upsert; returns the keys written and their vector hashes."""
     records = load_records(message, payloads)
     result.records = len(records)
+    result.embedder = embedder.name
     # A vector is reused by the hash of the text it was computed from (the enrichment's embedding text when
-    # there is one), never by the content alone; records stored without a vector are not embedded.
-    known = index.vectors_by_content_hash({r.vector_key for r in records if r.has_vector})
+    # there is one), never by the content alone, and only from the same embedder; records stored without a
+    # vector are not embedded. Found through the ledger and lookups by key: no search query on this path.
+    known = reusable_vectors(records, doc_id=message.doc_id, embedder=embedder.name, ledger=ledger, index=index)
     # One input per distinct text: a hierarchy level often repeats its parent's text exactly.
     todo: list[int] = []
     queued: set[str] = set()
@@ -365,14 +371,18 @@ def _embed_and_upsert(message, result: StageTwoResult, settings: Settings, embed
     result.embedded = len(todo)
     result.reused = sum(1 for r in records if r.has_vector) - len(todo)
     index.upsert([r.with_embedding(known[r.vector_key]) if r.has_vector else r for r in records])
-    return [r.id for r in records]
+    return [r.id for r in records], vector_keys(records)
 
 
 def _complete(message, result: StageTwoResult, index: SearchIndex, ledger: Ledger, payloads: PayloadStore) -> None:
     """Every batch of the message's version is recorded in the ledger: mark it ``indexed``, then delete the other
     versions by their recorded keys. Marked first, so a writer of an older version that records a batch after
     the listing sees it is no longer wanted and removes its own keys."""
-    if not ledger.mark_indexed(message.doc_id, message.source, message.version):
+    # The embedder of the version's vectors: this batch's, or (a completion reached without embedding) the one
+    # its batch records name.
+    embedder = result.embedder or next((b.embedder for b in ledger.batch_records(message.doc_id, message.version)
+                                        if b.embedder), "")
+    if not ledger.mark_indexed(message.doc_id, message.source, message.version, embedder):
         if not _still_wanted(ledger, message.doc_id, message.version):
             result.removed = retire_version(message.doc_id, message.version, index=index, ledger=ledger,
                                             payloads=payloads)

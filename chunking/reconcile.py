@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 from urllib.parse import unquote, urlparse
 
+from chunking.backfill import why_stale
 from chunking.claim_check import PayloadStore
 from chunking.ids import doc_id as make_doc_id
 from chunking.index.protocol import SearchIndex
@@ -101,12 +102,15 @@ class ReconcileReport:
     retried: list[str] = field(default_factory=list)  # failed by a transient cause, back-off over → enqueued
     orphaned: list[str] = field(default_factory=list)  # indexed (or still in the index), no blob → deleted
     swept: list[str] = field(default_factory=list)  # "path: n" chunks of versions neither current nor indexed
+    backfilled: list[str] = field(default_factory=list)  # "path: why" indexed with other settings → enqueued
+    backfill_left: int = 0  # stale documents beyond this run's limit (the next runs take them)
     failed: list[str] = field(default_factory=list)  # "path: reason" of those that could not be enqueued
     checked: int = 0
 
     def to_dict(self) -> dict:
         return {"checked": self.checked, "missing": self.missing, "stuck": self.stuck, "retried": self.retried,
-                "orphaned": self.orphaned, "swept": self.swept, "failed": self.failed}
+                "orphaned": self.orphaned, "swept": self.swept, "backfilled": self.backfilled,
+                "backfill_left": self.backfill_left, "failed": self.failed}
 
 
 def reconcile(
@@ -123,6 +127,9 @@ def reconcile(
     sweep_limit: int = 200,
     sweep_min_age_seconds: int = 300,
     namespace: str | None = None,
+    made_with: Callable[[str], str] | None = None,
+    embedder: str = "",
+    backfill_limit: int = 0,
 ) -> ReconcileReport:
     """Compare the container listing, the ledger and the index, and repair every drift:
 
@@ -142,17 +149,30 @@ def reconcile(
       index's queries have caught up with their writes) are compared per version with the ledger: chunks of a
       version that is neither the current nor the indexed one are deleted by key.
 
-    An ``enqueue`` that raises is logged and listed in ``failed`` (its entry keeps its status, so the next
-    reconcile tries again); the other documents go on.
+    - backfill: up to *backfill_limit* documents whose indexed version was made with other settings than
+      the current ones (``chunking.backfill.why_stale``: *made_with(path)* is what stage 1 would record now,
+      *embedder* the current ``Embedder.name``) → ``enqueue(path)``, in path order, so every run takes new ones
+      and a backlog of any size finishes; ``backfill_left`` counts the stale documents left for later runs.
+
+    A document enqueued less than *stuck_after_seconds* ago (``requeued_at``) whose stage 1 has not begun yet is
+    not enqueued again, whatever its category.
+
+    ``enqueue`` puts stage-1 work on a queue (reconcile never parses); every document enqueued is marked
+    ``requeued_at`` in the ledger. An ``enqueue`` that raises is logged and listed in ``failed`` (its entry keeps
+    its status, so the next reconcile tries again); the other documents go on.
     """
     now = now or dt.datetime.now(dt.timezone.utc)
     report = ReconcileReport()
     paths = {make_doc_id(container, p): p for p in blob_paths}
     entries = {e.doc_id: e for e in ledger.entries()}
     indexed = index.doc_ids(namespace)
+    stale: list[tuple[str, str, str]] = []  # (did, path, why) of documents indexed with other settings
     for did, path in sorted(paths.items(), key=lambda kv: kv[1]):
         report.checked += 1
         entry = entries.get(did)
+        if entry is not None and entry.requeued_at and _age_s(entry.requeued_at, now) <= stuck_after_seconds \
+                and entry.status not in ("queued", "sending", "throttled"):
+            continue  # enqueued by an earlier run, and its stage 1 has not begun yet
         if entry is None or entry.status == "deleted" or (entry.status == "indexed" and did not in indexed):
             kind = report.missing
         elif entry.status in ("queued", "sending", "throttled"):
@@ -165,14 +185,16 @@ def reconcile(
                 continue
             kind = report.retried
         else:
+            why = why_stale(entry, made_with(path), embedder) if made_with is not None else ""
+            if why:
+                stale.append((did, path, why))
             continue
-        try:
-            enqueue(path)
-        except Exception as exc:  # one document's failure must not stop the repair of the others
-            log.error("reconcile could not enqueue %s: %s", path, exc)
-            report.failed.append(f"{path}: {exc}")
-            continue
-        kind.append(path)
+        if _enqueue(enqueue, ledger, did, path, now, report):
+            kind.append(path)
+    for did, path, why in stale[:backfill_limit]:
+        if _enqueue(enqueue, ledger, did, path, now, report):
+            report.backfilled.append(f"{path}: {why}")
+    report.backfill_left = max(0, len(stale) - backfill_limit)
     orphans = {did: e.source for did, e in entries.items()
                if did not in paths and e.container == container and (e.status != "deleted" or did in indexed)}
     # Index documents unknown to the ledger have no container recorded; with the ledger as the record of every
@@ -183,6 +205,19 @@ def reconcile(
         report.orphaned.append(source)
     _sweep(report, entries, paths, indexed, index, now, sweep_limit, sweep_min_age_seconds, namespace)
     return report
+
+
+def _enqueue(enqueue: Callable[[str], None], ledger: Ledger, did: str, path: str, now: dt.datetime,
+             report: ReconcileReport) -> bool:
+    """``enqueue(path)`` and mark the entry requeued; False (listed in ``failed``) if it raised."""
+    try:
+        enqueue(path)
+    except Exception as exc:  # one document's failure must not stop the repair of the others
+        log.error("reconcile could not enqueue %s: %s", path, exc)
+        report.failed.append(f"{path}: {exc}")
+        return False
+    ledger.mark_requeued(did, path, now)
+    return True
 
 
 def _age_s(timestamp: str, now: dt.datetime) -> float:

@@ -34,10 +34,10 @@ param principalType string = 'User'
 ])
 param functionInstanceMemoryMB int = 2048
 
-@description('Maximum number of Function App instances (40 to 1000).')
-@minValue(40)
+@description('Maximum number of Function App instances (40 to 1000); 0 derives it from the embedding quota (embeddingTokensPerMinute).')
+@minValue(0)
 @maxValue(1000)
-param functionMaximumInstanceCount int = 100
+param functionMaximumInstanceCount int = 0
 
 @description('Stage 2: create the BlobCreated subscription to the blob trigger webhook (needs the code deployed).')
 param blobWebhookEnabled bool = false
@@ -121,6 +121,29 @@ param documentIntelligenceResourceGroupName string = ''
   'F0'
 ])
 param documentIntelligenceSku string = 'S0'
+
+@description('Tokens per minute the embedding deployment allows (its quota); sizes the scale-out. 0: embeddingCapacity × 1,000 (the new deployment).')
+@minValue(0)
+param embeddingTokensPerMinute int = 0
+
+@description('Seconds one stage-2 batch takes without throttling (embedding requests and the index upsert), as measured; sizes the scale-out.')
+@minValue(1)
+param batchSeconds int = 2
+
+// ---- Concurrency from the embedding quota (docs/operations.md#concurrency-from-the-embedding-quota) ----
+// tokens per batch × batches per minute ≤ tokens per minute, where a batch holds at most batchMaxChunks chunks of
+// at most splitMaxTokens tokens (app settings below), each instance runs batchesPerInstance batches at a time
+// (host.json: queues.batchSize + queues.newBatchThreshold) and each batch takes batchSeconds.
+var batchMaxChunks = 64
+var splitMaxTokens = 500
+var tokensPerBatch = batchMaxChunks * splitMaxTokens
+var hostJson = loadJsonContent('../host.json')
+var batchesPerInstance = (hostJson.extensions.queues.batchSize) + (hostJson.extensions.queues.newBatchThreshold)
+var tokensPerMinute = (embeddingTokensPerMinute > 0) ? embeddingTokensPerMinute : embeddingCapacity * 1000
+var quotaInstances = (tokensPerMinute * batchSeconds) / (60 * tokensPerBatch * batchesPerInstance)
+// Flex Consumption accepts 40 to 1000: below 40 the quota is exceeded at full scale-out, and back-pressure (429 →
+// the batch deferred by Retry-After, never poisoned) absorbs the surplus.
+var maximumInstanceCount = (functionMaximumInstanceCount > 0) ? max(40, functionMaximumInstanceCount) : min(1000, max(40, quotaInstances))
 
 // ---- Names ----
 var token = toLower(uniqueString(subscription().id, resourceGroup().id, environmentName))
@@ -279,6 +302,9 @@ var appSettings = {
   EMBEDDING_DIMENSIONS: string(embeddingDimensions)
   // chunking/settings/docintel.py: set, PDF, images and Office files go to the layout model (keyless).
   DOCUMENT_INTELLIGENCE_ENDPOINT: docIntelEndpoint
+  // The batch size the concurrency above is computed from.
+  BATCH_MAX_CHUNKS: string(batchMaxChunks)
+  SPLIT_MAX_TOKENS: string(splitMaxTokens)
 }
 
 module functionApp 'modules/functionapp.bicep' = {
@@ -295,7 +321,7 @@ module functionApp 'modules/functionapp.bicep' = {
     storageBlobEndpoint: storage.outputs.blobEndpoint
     deploymentContainer: deploymentContainer
     instanceMemoryMB: functionInstanceMemoryMB
-    maximumInstanceCount: functionMaximumInstanceCount
+    maximumInstanceCount: maximumInstanceCount
     appSettings: appSettings
   }
 }
@@ -492,3 +518,4 @@ output AZURE_OPENAI_EMBEDDING_DEPLOYMENT string = embeddingDeploymentName
 output DOCUMENT_INTELLIGENCE_ENDPOINT string = docIntelEndpoint
 output DOCUMENTS_CONTAINER string = documentsContainer
 output BLOB_WEBHOOK_ENABLED bool = blobWebhookEnabled
+output FUNCTION_MAXIMUM_INSTANCE_COUNT int = maximumInstanceCount

@@ -11,7 +11,8 @@
 
 Queries understand the OData subset the pipeline sends (``eq``/``gt``/``lt``/``ne``, ``and``/``or``,
 ``search.in``, ``null``, parentheses), ``orderby`` on one field, ``select``, ``top``, ``*`` and plain-word
-search text (a document matches when it holds a word of the query), and vector queries (cosine).
+search text (a document matches when it holds a term of the query, a CJK character being one term, and ranks
+higher the more it holds, highest when it holds them in a row), and vector queries (cosine).
 """
 
 from __future__ import annotations
@@ -170,8 +171,16 @@ class SearchServiceFake(HttpTransport):
         text = (body.get("search") or "*").strip()
         scored: list[tuple[float, dict[str, Any]]]
         if text != "*":
-            words = {w.lower() for w in re.findall(r"\w+", text.replace("\\", " "))}
-            scored = [(float(len(words & set(re.findall(r"\w+", (d.get("content") or "").lower())))), d) for d in docs]
+            query = text.replace("\\", "")
+            words = set(_terms(query))
+            phrase = "".join(_terms(query))
+            scored = []
+            for d in docs:
+                content = _terms(d.get("content") or "")
+                score = float(len(words & set(content)))
+                # The words in a row count most, as BM25 over the service's analyzers ranks an exact passage.
+                score += len(words) if phrase and phrase in "".join(content) else 0
+                scored.append((score, d))
             scored = [(s, d) for s, d in scored if s > 0]
         else:
             scored = [(1.0, d) for d in docs]
@@ -190,6 +199,14 @@ class SearchServiceFake(HttpTransport):
             shown = {k: d.get(k) for k in select} if select else dict(d)
             out.append({"@search.score": score, **shown})
         return out
+
+
+# CJK ideographs and kana are one term each, as the service's standard analyzer emits them; other words whole.
+_TERM = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]|[^\W\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]+")
+
+
+def _terms(text: str) -> list[str]:
+    return _TERM.findall(text.lower())
 
 
 def _cosine(a: list[float], b: list[float]) -> float:

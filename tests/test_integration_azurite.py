@@ -1,6 +1,8 @@
 """End to end against a real Azurite: every corpus file uploaded to a blob container, the registered blob
 function called with a real ``InputStream`` of each blob, its messages sent to the real queue base64-encoded as
-the Functions host does, received, handed to the registered queue function; then the local index must hold each
+the Functions host does, received, handed to the registered queue function, which writes through the real Azure
+AI Search client to the lagging, stateful fake of the service (``tests/search_fake.py``: queries see writes only
+after later requests); stage 2 must issue no search query, and once the index has caught up it must hold each
 document's chunks and find each document by a phrase from its middle."""
 
 from __future__ import annotations
@@ -11,7 +13,11 @@ import pytest
 from azure.functions.blob import InputStream
 from azure.storage.blob import BlobServiceClient
 from azure.storage.queue import QueueClient, TextBase64DecodePolicy, TextBase64EncodePolicy
+
+from chunking.index.azure_search import AzureSearchIndex
+from tests.test_incremental_azurite import VISIBILITY_LAG_REQUESTS
 from tests.functions_host import queue_message, record_batches
+from tests.search_fake import ENDPOINT, SearchServiceFake
 
 pytestmark = pytest.mark.integration
 
@@ -33,13 +39,16 @@ def deployed(azurite, tmp_path_factory):
     for key, value in env.items():
         mp.setenv(key, value)
     queues = record_batches(mp)
+    search = SearchServiceFake(lag_requests=VISIBILITY_LAG_REQUESTS)
+    mp.setattr(handlers, "make_index", lambda settings: AzureSearchIndex(
+        ENDPOINT, "chunks", settings.embedding_dimensions, "test-key", transport=search, sleep=lambda s: None))
     handlers.services.cache_clear()
     import function_app
 
     # The decorated objects are callable (azure-functions >= 1.21); app.get_functions() is not used here
     # because test_function_app may have called it already and it is not idempotent.
     yield {"ingest_document": function_app.ingest_document, "index_chunk_batch": function_app.index_chunk_batch,
-           "queues": queues}
+           "queues": queues, "search": search}
     handlers.services.cache_clear()
     mp.undo()
 
@@ -94,6 +103,10 @@ def test_corpus_end_to_end(azurite, deployed, corpus):
             queue.delete_message(m)
             handled += 1
     assert handled == sum(expected.values())
+    search = deployed["search"]
+    assert search.queries == 0  # stage 2 decided everything from the ledger and lookups by key
+    assert search.pending  # and some writes were still invisible to queries when it finished
+    search.settle()  # the index's refresh catches up
 
     from chunking import handlers
     from chunking.ids import doc_id

@@ -225,11 +225,11 @@ def test_reconcile_on_fresh_storage_then_status(workdir):
     cwd, values = workdir
     first = run(["reconcile"], cwd)
     assert (first.returncode, first.stdout.splitlines()[0]) == (
-        0, "checked 0 blobs: 0 missing (enqueued), 0 stuck (enqueued), 0 failed by a transient cause (retried), 0 orphaned (deleted), 0 with stray chunks (swept)"), first.stderr
+        0, "checked 0 blobs: 0 missing (enqueued), 0 stuck (enqueued), 0 failed by a transient cause (retried), 0 orphaned (deleted), 0 with stray chunks (swept), 0 indexed with other settings (enqueued)"), first.stderr
     run(["upload", "docs/pyenv-README.md"], cwd)
     second = run(["reconcile"], cwd)
     assert second.stdout.splitlines() == [
-        "checked 1 blob: 1 missing (enqueued), 0 stuck (enqueued), 0 failed by a transient cause (retried), 0 orphaned (deleted), 0 with stray chunks (swept)",
+        "checked 1 blob: 1 missing (enqueued), 0 stuck (enqueued), 0 failed by a transient cause (retried), 0 orphaned (deleted), 0 with stray chunks (swept), 0 indexed with other settings (enqueued)",
         "  missing: docs/pyenv-README.md"]
     status = json.loads(run(["status", "--json"], cwd).stdout)
     assert status["counts"]["queued"] == 1  # its batches are on the queue

@@ -186,7 +186,8 @@ def test_reconcile_on_empty_storage_creates_what_it_needs(azurite, tmp_path, mon
     handlers.services.cache_clear()
     try:
         assert handlers.handle_reconcile().to_dict() == {"checked": 0, "missing": [], "stuck": [], "retried": [],
-                                                         "orphaned": [], "swept": [], "failed": []}
+                                                         "orphaned": [], "swept": [], "backfilled": [],
+                                                         "backfill_left": 0, "failed": []}
         blobs = BlobServiceClient.from_connection_string(azurite.connection_string)
         assert blobs.get_container_client("fresh-docs").exists()
         tables = TableServiceClient.from_connection_string(azurite.connection_string)

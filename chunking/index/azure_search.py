@@ -399,6 +399,23 @@ class AzureSearchIndex:
                     found.setdefault(key, tuple(float(x) for x in doc[VECTOR_FIELD]))
         return found
 
+    def vectors_by_key(self, ids: Iterable[str]) -> dict[str, tuple[float, ...]]:
+        """``{id: embedding}`` by lookups by key (``GET /docs('key')``, one per id): the service answers them from
+        the stored documents at once, unlike queries, which lag writes. Missing ids are left out."""
+        found: dict[str, tuple[float, ...]] = {}
+        for key in dict.fromkeys(ids):
+            lookup = functools.partial(self._lookup, key, [VECTOR_FIELD])
+            doc = self._with_retries(f"lookup of {key}", lookup)
+            if doc is not None and doc.get(VECTOR_FIELD):
+                found[key] = tuple(float(x) for x in doc[VECTOR_FIELD])
+        return found
+
+    def _lookup(self, key: str, select: list[str]) -> dict[str, Any] | None:
+        try:
+            return self._documents.get_document(key, selected_fields=["id", *select])
+        except ResourceNotFoundError:
+            return None
+
     def records_by_id(self, ids: Iterable[str]) -> dict[str, ChunkRecord]:
         """The stored records among *ids* (without embeddings), by id; 100 ids per request."""
         wanted = list(dict.fromkeys(ids))

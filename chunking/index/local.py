@@ -277,6 +277,18 @@ class LocalIndex:
                     found.setdefault(key, tuple(np.frombuffer(blob, dtype="<f4").tolist()))
         return found
 
+    def vectors_by_key(self, ids: Iterable[str]) -> dict[str, tuple[float, ...]]:
+        """``{id: embedding}`` of the stored records among *ids* that have a vector."""
+        wanted = list(dict.fromkeys(ids))
+        found: dict[str, tuple[float, ...]] = {}
+        with self._lock:
+            for start in range(0, len(wanted), _IN_GROUP):
+                group = wanted[start : start + _IN_GROUP]
+                cur = self._db().execute(f"SELECT id, embedding FROM records WHERE id IN ({', '.join('?' * len(group))})"
+                                         " AND length(embedding) > 0", group)
+                found.update((key, tuple(np.frombuffer(blob, dtype="<f4").tolist())) for key, blob in cur)
+        return found
+
     def records_by_id(self, ids: Iterable[str]) -> dict[str, ChunkRecord]:
         """The stored records among *ids* (without embeddings), by id."""
         wanted = list(dict.fromkeys(ids))

@@ -68,6 +68,10 @@ class SearchIndex(Protocol):
         the text the vector was computed from (``embedding_hash`` when set, else ``content_hash``), so a vector
         of an enriched text is never reused for the bare content, nor the other way round."""
 
+    def vectors_by_key(self, ids: Iterable[str]) -> dict[str, tuple[float, ...]]:
+        """``{id: embedding}`` of the stored records among *ids* that have a vector, by lookups by key (not
+        queries: immediate after a write, no filter over the index). Missing ids are left out."""
+
     def records_by_id(self, ids: Iterable[str]) -> dict[str, ChunkRecord]:
         """The stored records (embeddings omitted) among *ids*, by id; missing ids are left out."""
 

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Mapping
 
-from .values import SettingsError, str_value
+from .values import SettingsError, int_value, str_value
 
 __all__ = ["NAMESPACE_PATTERN", "ReconcileOptions"]
 
@@ -19,9 +19,12 @@ _NAMESPACE_RULE = "letters, digits and _ . : @ - (at most 128, starting with a l
 
 @dataclass(frozen=True)
 class ReconcileOptions:
-    """``NAMESPACE`` [derived from the container and the ledger: ``chunking.namespaces``]."""
+    """``NAMESPACE`` [derived from the container and the ledger: ``chunking.namespaces``] and
+    ``BACKFILL_MAX_PER_RUN`` [200]: documents reconcile re-enqueues per run because their indexed version was
+    made with other settings than the current ones (0 turns backfill off)."""
 
     namespace: str = ""
+    backfill_max_per_run: int = 200
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> "ReconcileOptions":
@@ -33,4 +36,4 @@ class ReconcileOptions:
         namespace = str_value(env, "NAMESPACE")
         if namespace and not NAMESPACE_PATTERN.fullmatch(namespace):
             raise SettingsError(f"NAMESPACE must be {_NAMESPACE_RULE}, got {namespace!r}")
-        return cls(namespace=namespace)
+        return cls(namespace=namespace, backfill_max_per_run=int_value(env, "BACKFILL_MAX_PER_RUN", 200, 0))

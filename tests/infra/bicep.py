@@ -60,6 +60,11 @@ def dotted(node: Any) -> str | None:
 
 
 _INTERPOLATION = re.compile(r"\$\{([^}]*)\}")
+# Bicep's integer operators (``/`` truncates, as in ARM's div()).
+_BINARY = {
+    "multiply": lambda a, b: a * b, "divide": lambda a, b: int(a / b), "add": lambda a, b: a + b,
+    "subtract": lambda a, b: a - b, "greater_than": lambda a, b: a > b, "less_than": lambda a, b: a < b,
+}
 
 
 def evaluate(tree: dict[str, Any], node: Any, given: dict[str, Any] | None = None, _depth: int = 0) -> Any:
@@ -67,7 +72,8 @@ def evaluate(tree: dict[str, Any], node: Any, given: dict[str, Any] | None = Non
     other parameter at its default.
 
     Handles literals, parameter and variable names, ``a.b`` on object variables, ``${...}`` interpolation,
-    ``string()``, ``empty()``, ``!``, ``&&``, ``||``, ``==``, ``!=`` and ``?:``. Anything else (resource properties, module
+    ``string()``, ``empty()``, ``min()``, ``max()``, ``loadJsonContent()`` (paths relative to infra/), ``!``,
+    ``&&``, ``||``, ``==``, ``!=``, ``>``, ``<``, ``+ - * /`` and ``?:``. Anything else (resource properties, module
     outputs, other functions) is an ``Unresolved`` naming the expression.
     """
     if _depth > 50:
@@ -125,6 +131,11 @@ def evaluate(tree: dict[str, Any], node: Any, given: dict[str, Any] | None = Non
             if isinstance(left, Unresolved) or isinstance(right, Unresolved):
                 return Unresolved(kind)
             return (left and right) if kind == "and" else (left or right)
+        if kind in _BINARY:
+            left, right = again(operands["operand_1"]), again(operands["operand_2"])
+            if isinstance(left, Unresolved) or isinstance(right, Unresolved):
+                return Unresolved(kind)
+            return _BINARY[kind](left, right)
         return Unresolved(kind)
     if isinstance(node, dict) and "function" in node:
         function = node["function"]
@@ -133,6 +144,15 @@ def evaluate(tree: dict[str, Any], node: Any, given: dict[str, Any] | None = Non
             if isinstance(value, bool):
                 return "true" if value else "false"
             return value if isinstance(value, Unresolved) else str(value)
+        if function["type"] == "load_json_content":
+            import json
+
+            return json.loads((INFRA / str(function["parameters"]["file_path"])).read_text(encoding="utf-8"))
+        if function["type"] in ("min", "max"):
+            values = [again(v) for v in function["parameters"].values()]
+            if any(isinstance(v, Unresolved) for v in values):
+                return Unresolved(function["type"])
+            return (min if function["type"] == "min" else max)(values)
         if function["type"] == "empty":
             value = again(function["parameters"]["item_to_test"])
             return value if isinstance(value, Unresolved) else not value

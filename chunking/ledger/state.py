@@ -1,26 +1,20 @@
-"""The ledger: per-document state of the pipeline (which version is current, whether it is indexed, why it
-failed), so that at-least-once triggers, duplicated and reordered messages never corrupt the index.
-
-Backends: Azure Table Storage via ``azure-data-tables`` (Azure, and Azurite locally) and a SQLite file under the
-local state folder (the embedded default). Both offer a read and a conditional write (optimistic concurrency on
-an ETag / revision), and every state change below is a read-modify-write loop over them.
+"""The ledger's data and its state transitions: a document's entry (``LedgerEntry``, ``Status``), the batch
+records stage 2 writes (``BatchRecord``), the interface of the stores (``LedgerStore``: ``sqlite_store`` and
+``table_store`` implement it), and ``Ledger``, whose every change is a read-modify-write loop over a store's
+conditional write, so concurrent stage-1 and stage-2 invocations, reconcile and the CLI never lose an update.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import json
-import sqlite3
-import threading
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator, Literal, Protocol
+from typing import Callable, Iterable, Iterator, Literal, Protocol
 
 from chunking.redact import redact
 
-__all__ = ["BatchRecord", "Ledger", "LedgerEntry", "LocalLedgerStore", "Status", "TableLedgerStore",
-           "local_ledger_path", "make_ledger"]
+__all__ = ["MAX_TRANSIENT_FAILURES", "RETRY_BASE_S", "RETRY_CAP_S", "BatchRecord", "Ledger", "LedgerEntry",
+           "LedgerStore", "Status"]
 
 Status = Literal["sending", "queued", "throttled", "indexed", "failed", "deleted"]
 _MAX_ERROR_CHARS = 2000
@@ -56,6 +50,12 @@ class LedgerEntry:
         failure: the kind of the last error, ``transient`` or ``permanent`` ('' if none); failures: how many
             times ``version`` was marked ``failed``; retry_at: when reconcile retries a transient failure
             (ISO 8601 UTC, '' if it does not).
+        indexed_embedder: the embedder (``Embedder.name``: model and dimensions) whose vectors
+            ``indexed_version`` holds ('' if unknown: indexed before this was recorded).
+        made_with, indexed_made_with: the stage-1 settings that made ``version`` and ``indexed_version``
+            (``chunking.backfill.stage_one_settings``: splitter fingerprint and namespace; '' if not recorded).
+        requeued_at: when reconcile (or a command like it) last put the document back to stage 1
+            ('' if never since its version began), so a backlog is not enqueued twice.
     """
 
     doc_id: str
@@ -74,6 +74,10 @@ class LedgerEntry:
     failure: str = ""
     failures: int = 0
     retry_at: str = ""
+    indexed_embedder: str = ""
+    made_with: str = ""
+    indexed_made_with: str = ""
+    requeued_at: str = ""
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -82,12 +86,16 @@ class LedgerEntry:
 @dataclass(frozen=True)
 class BatchRecord:
     """One batch of a version that stage 2 wrote to the index: the keys it wrote (so that the version's chunks
-    can be deleted by key, without asking the index which keys it holds)."""
+    can be deleted by key, without asking the index which keys it holds), and for reusing their vectors by key
+    lookups: ``hashes[i]``, the hash of the text ``keys[i]``'s vector was computed from ('' for a record stored
+    without one), and ``embedder``, the ``Embedder.name`` that computed them ('' if not recorded)."""
 
     doc_id: str
     version: str
     batch_no: int
     keys: tuple[str, ...] = ()
+    hashes: tuple[str, ...] = ()
+    embedder: str = ""
 
 
 class LedgerStore(Protocol):
@@ -135,18 +143,28 @@ class Ledger:
         raise RuntimeError(f"ledger entry {doc_id} ({source}) kept changing under concurrent writers")
 
     def begin_version(self, doc_id: str, source: str, version: str, chunk_count: int, batch_count: int,
-                      container: str = "", note: str = "", status: Status = "queued") -> LedgerEntry:
-        """Stage 1 accepted *version*: it becomes current with *status* ``queued`` (its batches are on their way)
-        or ``sending`` (they are about to be sent: ``mark_sent`` follows); *note* (e.g. a strategy's fallback)
-        replaces the previous version's. Stage 2 accepts the batches of a current version in either status, so
-        a batch that arrives before ``mark_sent`` is not lost."""
+                      container: str = "", note: str = "", status: Status = "queued",
+                      made_with: str = "") -> LedgerEntry:
+        """Stage 1 accepted *version*, made with the stage-1 settings *made_with*: it becomes current with
+        *status* ``queued`` (its batches are on their way) or ``sending`` (they are about to be sent:
+        ``mark_sent`` follows); *note* (e.g. a strategy's fallback) replaces the previous version's. Stage 2
+        accepts the batches of a current version in either status, so a batch that arrives before ``mark_sent``
+        is not lost.
+
+        Beginning the version that is already indexed (a forced re-run: reconcile after the index lost it, a
+        backfill after an embedding change) forgets its batch records first, so that it completes only when every
+        batch was done again."""
+        current = self.get(doc_id)
+        if current is not None and current.version == version and current.status == "indexed":
+            self.store.remove_batches(doc_id, version)
 
         def fn(e: LedgerEntry) -> LedgerEntry:
             same = e.version == version
             return dataclasses.replace(e, source=source, container=container or e.container, version=version,
                                        status=status, chunk_count=chunk_count, batch_count=batch_count, error="",
                                        attempts=e.attempts if same else 0, note=redact(note)[:_MAX_ERROR_CHARS],
-                                       failure="", failures=e.failures if same else 0, retry_at="")
+                                       failure="", failures=e.failures if same else 0, retry_at="",
+                                       made_with=made_with, requeued_at="")
 
         return self._change(doc_id, source, fn)  # type: ignore[return-value]
 
@@ -205,8 +223,9 @@ class Ledger:
 
         self._change(doc_id, source, fn)
 
-    def mark_indexed(self, doc_id: str, source: str, version: str) -> bool:
-        """*version* is fully in the index. Returns False (and changes nothing) if it is no longer current."""
+    def mark_indexed(self, doc_id: str, source: str, version: str, embedder: str = "") -> bool:
+        """*version* is fully in the index, with vectors of *embedder* (``Embedder.name``). Returns False (and
+        changes nothing) if it is no longer current."""
         done = False
 
         def fn(e: LedgerEntry) -> LedgerEntry | None:
@@ -215,10 +234,17 @@ class Ledger:
                 return None
             done = True
             return dataclasses.replace(e, status="indexed", indexed_version=version, error="", failure="",
-                                       failures=0, retry_at="")
+                                       failures=0, retry_at="", indexed_embedder=embedder,
+                                       indexed_made_with=e.made_with)
 
         self._change(doc_id, source, fn)
         return done
+
+    def mark_requeued(self, doc_id: str, source: str, now: dt.datetime | None = None) -> None:
+        """The document was put on the stage-1 job queue (reconcile, ``chunking reprocess``): ``requeued_at``
+        says when. Nothing happens for an unknown document."""
+        at = (now or dt.datetime.now(dt.timezone.utc)).isoformat(timespec="seconds")
+        self._change(doc_id, source, lambda e: dataclasses.replace(e, requeued_at=at) if e.updated_at else None)
 
     def touch(self, doc_id: str, source: str) -> None:
         """The source was seen again unchanged: only ``updated_at`` moves (so a watcher knows the upload was
@@ -238,10 +264,11 @@ class Ledger:
 
         self._change(doc_id, source, fn)
 
-    def record_batch(self, doc_id: str, version: str, batch_no: int, keys: Iterable[str]) -> None:
-        """Batch *batch_no* of *version* is in the index with *keys*. Idempotent (a duplicate delivery records
-        nothing new)."""
-        self.store.add_batch(BatchRecord(doc_id, version, batch_no, tuple(keys)))
+    def record_batch(self, doc_id: str, version: str, batch_no: int, keys: Iterable[str],
+                     hashes: Iterable[str] = (), embedder: str = "") -> None:
+        """Batch *batch_no* of *version* is in the index with *keys* (and the vector hashes of those keys, made by
+        *embedder*: see ``BatchRecord``). Idempotent (a duplicate delivery records nothing new)."""
+        self.store.add_batch(BatchRecord(doc_id, version, batch_no, tuple(keys), tuple(hashes), embedder))
 
     def batches_done(self, doc_id: str, version: str) -> set[int]:
         """The batch numbers of *version* recorded so far (a strongly consistent read of the ledger)."""
@@ -259,191 +286,3 @@ class Ledger:
         """The source is gone and its chunks were removed."""
         return self._change(doc_id, source, lambda e: dataclasses.replace(  # type: ignore[return-value]
             e, status="deleted", indexed_version="", error=""))
-
-
-# ------------------------------------------------------------------------------------------------ stores
-
-_COLUMNS = [f.name for f in dataclasses.fields(LedgerEntry)]
-_INT_COLUMNS = {"chunk_count", "batch_count", "attempts", "failures"}
-
-
-class LocalLedgerStore:
-    """The ledger in a SQLite file (stdlib ``sqlite3``, WAL); the tag is a revision number."""
-
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.path = path
-        self._lock = threading.Lock()
-        self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        cols = ", ".join(f"{c} {'INTEGER' if c in _INT_COLUMNS else 'TEXT'}" for c in _COLUMNS if c != "doc_id")
-        self._db.execute(f"CREATE TABLE IF NOT EXISTS ledger (doc_id TEXT PRIMARY KEY, {cols}, rev INTEGER NOT NULL)")
-        present = {row[1] for row in self._db.execute("PRAGMA table_info(ledger)")}
-        for column in _COLUMNS:  # a ledger file written before these columns existed
-            if column not in present:
-                kind = "INTEGER NOT NULL DEFAULT 0" if column in _INT_COLUMNS else "TEXT NOT NULL DEFAULT ''"
-                self._db.execute(f"ALTER TABLE ledger ADD COLUMN {column} {kind}")
-        self._db.execute("CREATE TABLE IF NOT EXISTS batches (doc_id TEXT NOT NULL, version TEXT NOT NULL, "
-                         "batch_no INTEGER NOT NULL, keys TEXT NOT NULL, PRIMARY KEY (doc_id, version, batch_no))")
-
-    def read(self, doc_id: str) -> tuple[LedgerEntry | None, object]:
-        with self._lock:
-            row = self._db.execute(f"SELECT {', '.join(_COLUMNS)}, rev FROM ledger WHERE doc_id = ?",
-                                   (doc_id,)).fetchone()
-        if row is None:
-            return None, None
-        return LedgerEntry(*row[:-1]), row[-1]
-
-    def write(self, entry: LedgerEntry, tag: object) -> bool:
-        values = [getattr(entry, c) for c in _COLUMNS]
-        with self._lock:
-            if tag is None:
-                cur = self._db.execute(
-                    f"INSERT OR IGNORE INTO ledger ({', '.join(_COLUMNS)}, rev) VALUES ({', '.join('?' * len(_COLUMNS))}, 1)",
-                    values)
-            else:
-                sets = ", ".join(f"{c} = ?" for c in _COLUMNS[1:])
-                cur = self._db.execute(f"UPDATE ledger SET {sets}, rev = rev + 1 WHERE doc_id = ? AND rev = ?",
-                                       values[1:] + [entry.doc_id, tag])
-        return cur.rowcount == 1
-
-    def entries(self) -> Iterator[LedgerEntry]:
-        with self._lock:
-            rows = self._db.execute(f"SELECT {', '.join(_COLUMNS)} FROM ledger ORDER BY source").fetchall()
-        return iter(LedgerEntry(*row) for row in rows)
-
-    def add_batch(self, record: BatchRecord) -> bool:
-        with self._lock:
-            cur = self._db.execute("INSERT OR IGNORE INTO batches VALUES (?, ?, ?, ?)",
-                                   (record.doc_id, record.version, record.batch_no, json.dumps(record.keys)))
-        return cur.rowcount == 1
-
-    def batches(self, doc_id: str, version: str | None = None) -> list[BatchRecord]:
-        sql, args = "SELECT doc_id, version, batch_no, keys FROM batches WHERE doc_id = ?", [doc_id]
-        if version is not None:
-            sql, args = sql + " AND version = ?", args + [version]
-        with self._lock:
-            rows = self._db.execute(sql, args).fetchall()
-        return [BatchRecord(d, v, n, tuple(json.loads(k))) for d, v, n, k in rows]
-
-    def remove_batches(self, doc_id: str, version: str) -> None:
-        with self._lock:
-            self._db.execute("DELETE FROM batches WHERE doc_id = ? AND version = ?", (doc_id, version))
-
-
-# A string property of a table entity holds at most 64 KiB (32 K UTF-16 characters): keys are spread over
-# properties k0, k1, … of at most this many characters.
-_KEYS_CHARS_PER_PROPERTY = 30_000
-
-
-class TableLedgerStore:
-    """The ledger in an Azure Storage table (Azurite emulates it); one entity per document (PartitionKey
-    ``"doc"``, RowKey = doc_id), the tag is the entity's ETag. Batch records are entities of the partition
-    ``"batch-<doc_id>"`` with RowKey ``<version>-<batch_no>`` (one partition per document: a version's records
-    are one range query away)."""
-
-    def __init__(self, storage: Any, table: str) -> None:
-        """*storage*: a connection string or a ``TableServiceClient`` (see ``chunking.storage``); the table is
-        created if missing.
-
-        Raises:
-            StorageError: the table service cannot be reached or refuses (the message names table and account).
-        """
-        from azure.data.tables import TableServiceClient
-
-        from azure.core.exceptions import AzureError
-
-        from chunking.storage import storage_error
-
-        service = TableServiceClient.from_connection_string(storage) if isinstance(storage, str) else storage
-        try:
-            self._client = service.create_table_if_not_exists(table)
-        except AzureError as exc:
-            raise storage_error(exc, service, f"ledger table '{table}'") from None
-
-    def read(self, doc_id: str) -> tuple[LedgerEntry | None, object]:
-        from azure.core.exceptions import ResourceNotFoundError
-
-        try:
-            entity = self._client.get_entity("doc", doc_id)
-        except ResourceNotFoundError:
-            return None, None
-        return self._entry(entity), entity.metadata["etag"]
-
-    def write(self, entry: LedgerEntry, tag: object) -> bool:
-        from azure.core import MatchConditions
-        from azure.core.exceptions import HttpResponseError, ResourceExistsError
-        from azure.data.tables import UpdateMode
-
-        entity = {"PartitionKey": "doc", "RowKey": entry.doc_id, **entry.to_dict()}
-        try:
-            if tag is None:
-                self._client.create_entity(entity)
-            else:
-                self._client.update_entity(entity, mode=UpdateMode.REPLACE, etag=tag,
-                                           match_condition=MatchConditions.IfNotModified)
-        except ResourceExistsError:
-            return False
-        except HttpResponseError as exc:
-            if exc.status_code == 412:
-                return False
-            raise
-        return True
-
-    def entries(self) -> Iterator[LedgerEntry]:
-        return (self._entry(e) for e in self._client.query_entities("PartitionKey eq 'doc'"))
-
-    def add_batch(self, record: BatchRecord) -> bool:
-        from azure.core.exceptions import ResourceExistsError
-
-        text = json.dumps(record.keys)
-        parts = [text[i:i + _KEYS_CHARS_PER_PROPERTY] for i in range(0, len(text), _KEYS_CHARS_PER_PROPERTY)]
-        entity = {"PartitionKey": f"batch-{record.doc_id}", "RowKey": f"{record.version}-{record.batch_no:06d}",
-                  "version": record.version, "batch_no": record.batch_no, "parts": len(parts),
-                  **{f"k{i}": part for i, part in enumerate(parts)}}
-        try:
-            self._client.create_entity(entity)
-        except ResourceExistsError:
-            return False
-        return True
-
-    def batches(self, doc_id: str, version: str | None = None) -> list[BatchRecord]:
-        query = "PartitionKey eq @pk"
-        params = {"pk": f"batch-{doc_id}"}
-        if version is not None:
-            # RowKeys of the version sort between "<version>-" and "<version>." ("." follows "-").
-            query += " and RowKey gt @lo and RowKey lt @hi"
-            params.update(lo=f"{version}-", hi=f"{version}.")
-        return [BatchRecord(doc_id, e["version"], int(e["batch_no"]),
-                            tuple(json.loads("".join(e[f"k{i}"] for i in range(int(e["parts"]))))))
-                for e in self._client.query_entities(query, parameters=params)]
-
-    def remove_batches(self, doc_id: str, version: str) -> None:
-        from azure.core.exceptions import ResourceNotFoundError
-
-        for record in self.batches(doc_id, version):
-            try:
-                self._client.delete_entity(f"batch-{doc_id}", f"{version}-{record.batch_no:06d}")
-            except ResourceNotFoundError:
-                pass
-
-    @staticmethod
-    def _entry(entity: dict) -> LedgerEntry:
-        return LedgerEntry(**{c: entity.get(c, LedgerEntry.__dataclass_fields__[c].default) for c in _COLUMNS
-                              if c in entity or c == "doc_id"} | {"doc_id": entity["RowKey"]})
-
-
-def make_ledger(settings) -> Ledger:
-    """The ledger for *settings*: a storage table when ``settings.ledger_backend == "table"``, else the SQLite
-    file ``settings.state_dir / "ledger.sqlite3"``."""
-    if settings.ledger_backend == "table":
-        from chunking.storage import table_service
-
-        return Ledger(TableLedgerStore(table_service(settings), settings.ledger_table))
-    return Ledger(LocalLedgerStore(local_ledger_path(settings)))
-
-
-def local_ledger_path(settings) -> Path:
-    """Where the local ledger lives: ``settings.state_dir / "ledger.sqlite3"`` (read-only commands look before
-    opening it, so they create nothing)."""
-    return settings.state_dir / "ledger.sqlite3"
