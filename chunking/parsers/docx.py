@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import io
 import re
-import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -37,11 +36,10 @@ from docx.text.paragraph import Paragraph
 from chunking.model import Page
 from chunking.parsers._common import ParseError, ReadContext, figure_table, pages_from_texts, table_cell
 from chunking.parsers.docx_parts import prepare_body
-from chunking.parsers.packages import scan_package
+from chunking.parsers.office import scan_office_package
 
 __all__ = ["parse"]
 
-_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # [MS-CFB] §2.2 compound file header signature
 
 _HEADING_STYLE = re.compile(r"heading ([1-9])", re.IGNORECASE)
 _CODE_STYLES = frozenset({"source code", "html preformatted", "code", "macro text"})
@@ -99,16 +97,8 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
 
 
 def _open(data: bytes, source: str, context: ReadContext) -> tuple[_DocxDocument, list[str]]:
-    if data.startswith(_OLE_MAGIC):
-        raise ParseError(source, "not a valid DOCX: password-protected, or an old .doc file (OLE compound file)")
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as package:
-            # Declared sizes lie in a zip bomb: the members are inflated (and the output dropped) to count.
-            scan = scan_package(package, data, context.limits.max_decompressed_bytes)
-    except zipfile.BadZipFile as error:
-        raise ParseError(source, f"not a valid DOCX: not a ZIP package ({error})") from None
-    if scan.over_budget:
-        raise ParseError(source, context.limits.decompressed_reason())
+    # A DTD is no reason to refuse a DOCX: its entities are never resolved, and the parts are noted instead.
+    scan = scan_office_package(data, source=source, context=context, kind="DOCX", old_format=".doc")
     try:
         return docx.Document(io.BytesIO(data)), scan.dtd_parts
     except Exception as error:  # python-docx raises KeyError, ValueError, PackageNotFoundError, lxml errors

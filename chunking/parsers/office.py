@@ -17,12 +17,41 @@ import zipfile
 from collections.abc import Sequence
 
 from chunking.parsers._common import ParseError, ReadContext
-from chunking.parsers.packages import scan_package
+from chunking.parsers.packages import PackageScan, scan_package
 
-__all__ = ["check_package", "html_table", "render_value"]
+__all__ = ["check_package", "html_table", "render_value", "scan_office_package"]
 
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # [MS-CFB] §2.2 compound file header signature
 _MAX_EXACT_INT = 2**53  # floats above this are not exact integers any more
+
+
+def scan_office_package(data: bytes, *, source: str, context: ReadContext, kind: str,
+                        old_format: str) -> PackageScan:
+    """The checks every Office Open XML parser makes before a library opens *data*: not an OLE compound file,
+    a ZIP, and its members inflating within ``MAX_DECOMPRESSED_BYTES`` (declared sizes lie in a zip bomb, so the
+    members are inflated, and the output dropped, to count). What to do with parts holding a DTD is the caller's.
+
+    Args:
+        kind: the format's name in reasons (``"DOCX"``); old_format: its binary predecessor (``".doc"``).
+
+    Returns:
+        the scan (``dtd_parts`` lists the parts with a document type declaration).
+
+    Raises:
+        ParseError: ``not a valid DOCX: password-protected, or an old .doc file (OLE compound file)``, ``not a
+            valid DOCX: not a ZIP package (…)``, or the ``MAX_DECOMPRESSED_BYTES`` reason.
+    """
+    if data.startswith(_OLE_MAGIC):
+        raise ParseError(source, f"not a valid {kind}: password-protected, or an old {old_format} file "
+                                 "(OLE compound file)")
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as package:
+            scan = scan_package(package, data, context.limits.max_decompressed_bytes)
+    except zipfile.BadZipFile as error:
+        raise ParseError(source, f"not a valid {kind}: not a ZIP package ({error})") from None
+    if scan.over_budget:
+        raise ParseError(source, context.limits.decompressed_reason())
+    return scan
 
 
 def check_package(data: bytes, *, source: str, context: ReadContext, kind: str, old_format: str) -> None:
@@ -36,16 +65,7 @@ def check_package(data: bytes, *, source: str, context: ReadContext, kind: str, 
             valid PPTX: not a ZIP package (…)``, the ``MAX_DECOMPRESSED_BYTES`` reason, or ``not a valid PPTX:
             ppt/slides/slide1.xml holds a DTD (Office never writes one)``.
     """
-    if data.startswith(_OLE_MAGIC):
-        raise ParseError(source, f"not a valid {kind}: password-protected, or an old {old_format} file "
-                                 "(OLE compound file)")
-    try:
-        with zipfile.ZipFile(io.BytesIO(data)) as package:
-            scan = scan_package(package, data, context.limits.max_decompressed_bytes)
-    except zipfile.BadZipFile as error:
-        raise ParseError(source, f"not a valid {kind}: not a ZIP package ({error})") from None
-    if scan.over_budget:
-        raise ParseError(source, context.limits.decompressed_reason())
+    scan = scan_office_package(data, source=source, context=context, kind=kind, old_format=old_format)
     if scan.dtd_parts:
         raise ParseError(source, f"not a valid {kind}: {scan.dtd_parts[0]} holds a DTD (Office never writes one)")
 
