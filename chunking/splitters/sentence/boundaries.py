@@ -22,6 +22,7 @@ __all__ = [
     "GAP_SPACE",
     "Boundaries",
     "figure_blocks",
+    "nearest_match",
     "gap_class",
     "is_combining",
     "is_heading_like",
@@ -348,16 +349,9 @@ class Boundaries:
     def nearest_word_break(self, text: str, lo: int, mid: int, hi: int) -> int:
         """Index of the word-break character in ``text[lo:hi]`` nearest to ``mid`` (the left one on a tie), or
         -1. Only the two breaks on either side of ``mid`` are looked at (no list of all breaks)."""
-        if self._word_break is None or lo >= hi:
+        if self._word_break is None:
             return -1
-        right = self._word_break.search(text, max(mid, lo), hi)
-        left = self._last_word_break.match(text, lo, min(mid, hi)) if mid > lo else None  # type: ignore[union-attr]
-        if left is None:
-            return -1 if right is None else right.start()
-        i = left.end() - 1
-        if right is not None and right.start() - mid < mid - i:
-            return right.start()
-        return i
+        return nearest_match(self._word_break, self._last_word_break, text, lo, mid, hi)  # type: ignore[arg-type]
 
     def first_word_break(self, text: str, lo: int, hi: int) -> int:
         """Index of the first word-break character in ``text[lo:hi]``, or -1."""
@@ -383,4 +377,20 @@ def _cluster_scan_start(text: str, lo: int, endings: frozenset[str], closing: fr
         i -= 1
     while i > lo and not text[i - 1].isspace():
         i -= 1
+    return i
+
+
+def nearest_match(one: re.Pattern[str], last: re.Pattern[str], text: str, lo: int, mid: int, hi: int) -> int:
+    """Index of the character matched by *one* in ``text[lo:hi]`` nearest to ``mid`` (the left one on a tie), or
+    -1. *last* is ``(?s:.*)`` followed by the same character class, so that only the two matches on either side of
+    ``mid`` are looked at (no list of all matches)."""
+    if lo >= hi:
+        return -1
+    right = one.search(text, max(mid, lo), hi)
+    left = last.match(text, lo, min(mid, hi)) if mid > lo else None
+    if left is None:
+        return -1 if right is None else right.start()
+    i = left.end() - 1
+    if right is not None and right.start() - mid < mid - i:
+        return right.start()
     return i

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from typing import Callable, NamedTuple
 
-from .boundaries import Boundaries, is_combining
+from .boundaries import Boundaries, is_combining, nearest_match
 from .cuts import paragraph_cuts
 
 __all__ = ["Piece", "cut_oversize", "strip_range"]
@@ -206,14 +206,7 @@ def _nearest_char(text: str, ch: str, lo: int, mid: int, window_lo: int, window_
 def _nearest_weak_break(text: str, window_lo: int, mid: int, window_hi: int) -> int:
     """Index of the weak break character (``.`` ``/`` ``-`` ``_`` ``=`` ``|`` ``,`` ``;``) in
     ``text[window_lo:window_hi]`` nearest ``mid`` (left on a tie), or -1."""
-    right = _WEAK_BREAK.search(text, max(mid, window_lo), window_hi)
-    left = _LAST_WEAK_BREAK.match(text, window_lo, min(mid, window_hi)) if mid > window_lo else None
-    if left is None:
-        return -1 if right is None else right.start()
-    i = left.end() - 1
-    if right is not None and right.start() - mid < mid - i:
-        return right.start()
-    return i
+    return nearest_match(_WEAK_BREAK, _LAST_WEAK_BREAK, text, window_lo, mid, window_hi)
 
 
 def _overlap_hard_cuts(text, leaves, hard_after, span_len, hard_cuts, fraction, fits):

@@ -132,16 +132,7 @@ class Repairer:
             n.text = suffix + sep + n.text
             n.parts = p.sub_parts(cs, ce) + ([sep] if sep else []) + n.parts
             n.start, n.page_start, n.est, n.exact = doc, page, moved_tokens + n.est, None
-            kept = text[:c].rstrip()
-            if not kept:
-                return None, gap
-            between = gap_class(text[len(kept):cs])
-            p.text, p.parts = kept, p.sub_parts(0, len(kept))
-            last_doc, p.page_end = p.locate(len(kept) - 1)
-            p.end = last_doc + 1
-            p.est = p.exact = self.measure.count(kept)
-            p.hard_right = False
-            return p, between
+            return self._keep_head(p, c, cs, gap)
         if len(candidates) == 1:  # no word break in the fragment: re-accumulating is all that is left
             done = self._carry_with_head(p, drafts, gap, fs)
             if done is not None:
@@ -180,17 +171,24 @@ class Repairer:
                          self.measure.count(tail_text))
             tail.exact, tail.hard_right = tail.est, n.hard_right
             drafts[0:1] = [m, tail]
-            kept = text[:cs].rstrip()
-            if not kept:
-                return None, gap
-            between = gap_class(text[len(kept):cs])
-            p.text, p.parts = kept, p.sub_parts(0, len(kept))
-            last_doc, p.page_end = p.locate(len(kept) - 1)
-            p.end = last_doc + 1
-            p.est = p.exact = self.measure.count(kept)
-            p.hard_right = False
-            return p, between
+            return self._keep_head(p, cs, cs, gap)
         return None
+
+    def _keep_head(self, p: Draft, cut: int, moved_from: int, gap: int) -> tuple[Draft | None, int]:
+        """What stays of ``P`` once its text from *moved_from* on went to the next chunk: ``P.text[:cut]`` without
+        trailing space, re-measured, and the gap class of what separated it from the moved text; ``(None, gap)``
+        when nothing stays."""
+        text = p.text
+        kept = text[:cut].rstrip()
+        if not kept:
+            return None, gap
+        between = gap_class(text[len(kept):moved_from])
+        p.text, p.parts = kept, p.sub_parts(0, len(kept))
+        last_doc, p.page_end = p.locate(len(kept) - 1)
+        p.end = last_doc + 1
+        p.est = p.exact = self.measure.count(kept)
+        p.hard_right = False
+        return p, between
 
     # ---- step 8 --------------------------------------------------------------------------------------------
 
