@@ -241,8 +241,8 @@ class Ledger:
         return done
 
     def mark_requeued(self, doc_id: str, source: str, now: dt.datetime | None = None) -> None:
-        """The document was put on the stage-1 job queue (reconcile, ``chunking reprocess``): ``requeued_at``
-        says when. Nothing happens for an unknown document."""
+        """Reconcile sent the document to stage 1 again: ``requeued_at`` says when. Nothing happens for an unknown
+        document."""
         at = (now or dt.datetime.now(dt.timezone.utc)).isoformat(timespec="seconds")
         self._change(doc_id, source, lambda e: dataclasses.replace(e, requeued_at=at) if e.updated_at else None)
 
