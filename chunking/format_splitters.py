@@ -15,9 +15,10 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from chunking.formats import SPLITTER_NAMES, default_splitter, extension_of, is_strategy, splitter_name
+from chunking.formats import (HEADING_EXTENSIONS, SPLITTER_NAMES, default_splitter, extension_of, is_strategy,
+                              splitter_name)
 from chunking.model import Chunk, Page
-from chunking.parsers.selection import parser_fingerprint
+from chunking.parsers.selection import has_headings, parser_fingerprint
 from chunking.settings import Settings
 from chunking.splitters.markdown.fences import parse_atx_heading
 from chunking.tokens import token_counter
@@ -238,7 +239,9 @@ class DocumentSplitter:
 
 
 def splitter_for(source: str, settings: Settings) -> DocumentSplitter:
-    """The splitter for *source* under *settings* (``max_tokens`` tokens, ``max_chars`` characters).
+    """The splitter for *source* under *settings* (``max_tokens`` tokens, ``max_chars`` characters), named as
+    ``SPLITTERS`` names it, with ``+headings`` when the chunks of a format without headings of its own get the
+    heading paths of Document Intelligence's headings (``chunking.parsers.selection.has_headings``).
 
     Raises:
         ValueError: an override names no known splitter.
@@ -255,8 +258,26 @@ def splitter_for(source: str, settings: Settings) -> DocumentSplitter:
         config, split_pages = _format_splitter(name, settings, where=extension_of(source))
     if reader := parser_fingerprint(source, settings):  # another parser reads the same bytes differently
         config = {**config, "parser": reader}
+    if has_headings(source, settings) and extension_of(source) not in HEADING_EXTENSIONS:
+        # Document Intelligence writes headings as "#" lines in formats whose local text has none (PDF, images).
+        # The heading outline needs the pages before each chunk: not the plain (streamable) family any more.
+        config = {**config, "headings": "outline"}
+        name, split_pages = f"{name}+headings", _with_heading_paths(split_pages)
     fingerprint = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
     return DocumentSplitter(name, fingerprint, split_pages)
+
+
+def _with_heading_paths(split: Callable[[Sequence[Page]], list[Chunk]]) -> Callable[[Sequence[Page]], list[Chunk]]:
+    """*split* whose chunks without a heading path of their own get the path of the ``#`` headings in force at
+    their start (``chunking.index_records.HeadingOutline``), as the records of Markdown, HTML and DOCX do."""
+    from chunking.index_records import HeadingOutline
+
+    def split_with_paths(pages: Sequence[Page]) -> list[Chunk]:
+        pages = list(pages)
+        outline = HeadingOutline(pages)
+        return [c if c.headings else _replace(c, headings=outline.path_at(c.char_start)) for c in split(pages)]
+
+    return split_with_paths
 
 
 def _format_splitter(name: str, settings: Settings,

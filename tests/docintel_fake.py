@@ -12,7 +12,11 @@
   as the service does.
 * **Results** are built from a ``LayoutDocument`` (pages of paragraphs, tables and figures) in the documented
   ``AnalyzeResult`` shape, for the requested ``pages`` range only, with ``content`` and every ``spans`` offset
-  counted within that request's content, as the service's are.
+  counted within that request's content, as the service's are. The layout features: paragraph roles (title,
+  sectionHeading, pageHeader, pageFooter, pageNumber, footnote), a paragraph running on to the next page (bounding
+  regions on both), tables with header cells, row and column spans and a caption, a table continued on the next
+  page (bounding regions on both, and with the furniture between its pages, one span per page), figures with a
+  caption, the paragraphs inside them and a bounding region.
 
 ``sleeps`` records every wait the SDK asked the transport for (retry back-off, ``Retry-After``, polling
 interval) instead of sleeping, so the tests check them without waiting.
@@ -53,6 +57,9 @@ class Table:
     rows: list[list[Cell | None]]  # None: covered by a span
     caption: str = ""
     rows_on_next_page: int = 0  # the last n rows are on the next page (a table continued over two pages)
+    # Page furniture read between the two pages' rows (page 1's footer, page 2's header): in ``content`` it sits
+    # between them, so the table has one span per page, around it, as the service's multi-page tables do.
+    between_pages: list[Para] = field(default_factory=list)
 
 
 @dataclass
@@ -114,8 +121,14 @@ class _Builder:
         first = len(self.content) + (1 if self.content else 0)
         caption = {"content": table.caption, "spans": [self._add(table.caption, [number])]} if table.caption else None
         cells = []
+        spans = [{"offset": first}]
         split_at = len(table.rows) - table.rows_on_next_page
         for r, row in enumerate(table.rows):
+            if r == split_at and table.between_pages:
+                spans[-1]["length"] = len(self.content) - first
+                for para in table.between_pages:
+                    self._add(para.text, [number + 1 if para.role == "pageHeader" else number], para.role)
+                spans.append({"offset": len(self.content) + 1})
             for c, cell in enumerate(row):
                 if cell is None:
                     continue
@@ -133,8 +146,9 @@ class _Builder:
         regions = [{"pageNumber": number, "polygon": [1, 3, 7, 3, 7, 8, 1, 8]}]
         if table.rows_on_next_page:
             regions.append({"pageNumber": number + 1, "polygon": [1, 1, 7, 1, 7, 3, 1, 3]})
+        spans[-1]["length"] = len(self.content) - spans[-1]["offset"]
         entry = {"rowCount": len(table.rows), "columnCount": max(len(row) for row in table.rows), "cells": cells,
-                 "boundingRegions": regions, "spans": [{"offset": first, "length": len(self.content) - first}]}
+                 "boundingRegions": regions, "spans": spans}
         if caption:
             entry["caption"] = caption
         self.tables.append(entry)

@@ -8,7 +8,8 @@ region, in the order of the paragraphs (the service's reading order):
 * a paragraph with role ``title`` becomes ``# text``, ``sectionHeading`` ``## text``; ``pageHeader`` goes to
   ``Page.header``, ``pageFooter`` and ``pageNumber`` to ``Page.footer`` (kept beside the text, out of every
   chunk, as the PDF parser does with running headers); ``footnote``, ``formulaBlock`` and plain paragraphs are
-  text. Blocks are separated by a blank line.
+  text (one opening like a heading, ``# of bolts``, gets a ``\\`` before its ``#``: the headings, and so the
+  chunks' heading paths in every format, come from the roles). Blocks are separated by a blank line.
 * a table replaces the paragraphs inside its spans (its cells, and its caption) with one ``<figure><table>``:
   ``<caption>`` from the table's caption, cells placed by ``rowIndex``/``columnIndex`` with ``rowspan``/
   ``colspan`` from ``rowSpan``/``columnSpan``, rows made only of ``columnHeader`` cells as the ``<thead>``
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import bisect
 import html
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -34,6 +36,7 @@ __all__ = ["HEADER_ROLES", "render_pages"]
 #: Paragraph roles kept out of the page text (to ``Page.header`` / ``Page.footer``).
 HEADER_ROLES = {"pageHeader": "header", "pageFooter": "footer", "pageNumber": "footer"}
 _HEADINGS = {"title": "# ", "sectionHeading": "## "}
+_ATX_START = re.compile(r"#{1,6}(?:[ \t]|$)")
 
 _Json = Mapping[str, Any]
 
@@ -77,7 +80,7 @@ def _page_parts(result: _Json) -> list[tuple[int, str, str, str]]:
         if role in HEADER_ROLES:
             furniture.setdefault(page, {"header": [], "footer": []})[HEADER_ROLES[role]].append(text)
         else:
-            blocks.setdefault(page, []).append(_HEADINGS.get(role, "") + text)
+            blocks.setdefault(page, []).append(_HEADINGS[role] + text if role in _HEADINGS else _not_a_heading(text))
     for owner in regions.unplaced():  # a table or figure no paragraph pointed to: after its page's text
         regions.inner[owner] = []
         blocks.setdefault(regions.page(owner, numbers), []).append(owner)
@@ -88,6 +91,12 @@ def _page_parts(result: _Json) -> list[tuple[int, str, str, str]]:
         text = "\n\n".join(regions.render(b) if isinstance(b, int) else b for b in blocks.get(number, []))
         parts.append((number, header, text + "\n" if text else "", footer))
     return parts
+
+
+def _not_a_heading(text: str) -> str:
+    """A body paragraph that would read as a Markdown heading (``# of bolts: 4``) with its ``#`` escaped
+    (``\\# of bolts: 4``, CommonMark's backslash escape), so the heading paths come from the roles alone."""
+    return "\\" + text if _ATX_START.match(text) else text
 
 
 def _page_of(element: _Json, numbers: Sequence[int]) -> int:

@@ -7,10 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from chunking.formats import SUPPORTED_EXTENSIONS, extension_of
+from chunking.formats import HEADING_EXTENSIONS, SUPPORTED_EXTENSIONS, extension_of
 from chunking.model import Page
 
-__all__ = ["document_readers", "parser_fingerprint"]
+__all__ = ["document_readers", "has_headings", "parser_fingerprint"]
 
 _Parser = Callable[..., Iterator[Page]]
 
@@ -38,3 +38,12 @@ def parser_fingerprint(source: str, settings: Any) -> str:
     before Document Intelligence existed stay valid), the model and API version for Document Intelligence."""
     options = settings.document_intelligence
     return options.fingerprint if options.uses_service(extension_of(source)) else ""
+
+
+def has_headings(source: str, settings: Any) -> bool:
+    """Whether the ``#`` lines of *source*'s pages are headings (its chunks get heading paths): for the formats
+    of ``chunking.formats.HEADING_EXTENSIONS``, and for every format Document Intelligence reads under *settings*
+    (its renderer writes titles and section headings as ``#`` lines and escapes a paragraph that starts like one,
+    ``chunking.parsers.docintel_render``)."""
+    extension = extension_of(source)
+    return extension in HEADING_EXTENSIONS or settings.document_intelligence.uses_service(extension)

@@ -23,8 +23,9 @@ import dataclasses
 from pathlib import PurePosixPath
 from typing import Any, Callable, Sequence
 
-from chunking.formats import ENRICH_SUFFIX, HEADING_EXTENSIONS, STRATEGY_NAMES, extension_of, is_strategy
+from chunking.formats import ENRICH_SUFFIX, STRATEGY_NAMES, is_strategy
 from chunking.model import Chunk, Page
+from chunking.parsers.selection import has_headings
 from chunking.settings import Settings
 
 __all__ = ["ENRICH_SUFFIX", "STRATEGY_NAMES", "is_strategy", "strategy_splitter"]
@@ -88,7 +89,7 @@ def _build(name: str, source: str, s: Settings, base: BaseSplitter, default: str
         else:
             levels, embed = [Level(parent, "sections"), Level(child, "sentence" if name == "small_to_big" else
                                                                "sentences")], (1,)  # fmt: skip
-        chunker = HierarchicalChunker(levels, embed_levels=embed, headings=extension_of(source) in HEADING_EXTENSIONS)
+        chunker = HierarchicalChunker(levels, embed_levels=embed, headings=has_headings(source, s))
         return {**chunker.config(), "variant": name}, chunker.split_pages
     if name == "propositions":
         from chunking.strategies.proposition import PropositionChunker
@@ -137,7 +138,7 @@ def _enriched(config: dict[str, Any], split: Split, source: str, s: Settings) ->
         chat=clients.chat if clients else None, cache=clients.cache if clients else None,
     )  # fmt: skip
     title = PurePosixPath(source).name
-    headed = extension_of(source) in HEADING_EXTENSIONS
+    headed = has_headings(source, s)
 
     def enriched(pages: Sequence[Page]) -> list[Chunk]:
         pages = list(pages)

@@ -56,6 +56,30 @@ def test_layout_is_rendered_with_roles_tables_figures_and_furniture_exactly():
     assert context.notes == ["Document Intelligence: 2 pages analysed in 1 request"]
 
 
+def test_a_table_continued_past_the_page_footer_stays_whole_and_the_furniture_stays_out():
+    rows = [[Cell("Part", "columnHeader"), Cell("Qty", "columnHeader")], [Cell("Bolt"), Cell("4")],
+            [Cell("Nut"), Cell("8")], [Cell("Washer"), Cell("8")]]
+    document = LayoutDocument(pages=[
+        [Para("Parts list", "sectionHeading"),
+         Table(rows=rows, rows_on_next_page=2, between_pages=[Para("1", "pageNumber"), Para("ACME", "pageHeader")])],
+        [Para("Keep spares.")],
+    ])
+    fake = DocumentIntelligenceFake(document)
+
+    pages = _parse(fake)
+
+    [table] = fake.document.result(1, 2, "prebuilt-layout")["tables"]
+    assert [region["pageNumber"] for region in table["boundingRegions"]] == [1, 2]
+    assert len(table["spans"]) == 2  # around the furniture between its pages
+    assert_page_invariants(pages)
+    assert [(p.header, p.text, p.footer) for p in pages] == [
+        ("", "## Parts list\n\n<figure><table>\n<thead><tr><th>Part</th><th>Qty</th></tr></thead>\n"
+             "<tr><td>Bolt</td><td>4</td></tr>\n<tr><td>Nut</td><td>8</td></tr>\n<tr><td>Washer</td><td>8</td></tr>\n"
+             "</table></figure>\n", "1\n"),
+        ("ACME\n", "Keep spares.\n", ""),
+    ]
+
+
 def test_the_operation_is_submitted_once_and_polled_until_it_succeeds():
     fake = DocumentIntelligenceFake(REPORT, running_polls=3, poll_retry_after_s=2)
 

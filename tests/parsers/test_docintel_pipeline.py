@@ -96,3 +96,58 @@ def test_the_service_failure_names_document_intelligence_and_what_to_check(tmp_p
     failure = describe_failure(caught.value, stage.settings)
     assert (failure.service, failure.kind, failure.status, failure.retry_after_s) == (
         "Document Intelligence at fake-docintel.cognitiveservices.azure.com", "throttled", 429, 3.0)
+
+
+MANUAL = LayoutDocument(pages=[
+    [Para("Pump manual", "title"), Para("Installation", "sectionHeading"), Para("Bolt the pump to the floor."),
+     Para("# of bolts: four, one per corner."), Para("Manual page 1", "pageFooter")],
+    [Para("Maintenance", "sectionHeading"), Para("Oil the bearings every month."), Para("2", "pageNumber")],
+])
+
+
+@pytest.mark.parametrize("source", ["manuals/pump.pdf", "scans/pump.png", "manuals/pump.docx"])
+def test_document_intelligence_headings_are_the_heading_paths_of_the_chunks(tmp_path, monkeypatch, source):
+    # A PDF or an image has no headings when read locally; through the service, its title and section
+    # headings give every chunk its heading path, as a DOCX's do. A body paragraph opening with "#" is no heading.
+    fake = DocumentIntelligenceFake(MANUAL)
+    stage = Stage(tmp_path, monkeypatch, {"DOCUMENT_INTELLIGENCE_ENDPOINT": ENDPOINT,
+                                          "DOCUMENT_INTELLIGENCE_API_KEY": "k", "SPLIT_MAX_TOKENS": "16"}, fake)
+
+    one = stage.ingest(source, b"%PDF-1.7 read by the service only")
+
+    records = sorted(stage.index.records_of(one.doc_id), key=lambda r: r.ordinal)
+    page1, page2 = ("", "") if source.endswith(".docx") else ("#page=1", "#page=2")
+    assert [(r.sourcepage.removeprefix(source), r.headings, r.content) for r in records] == [
+        (page1, ("Pump manual",), "# Pump manual\n\n## Installation\n\nBolt the pump to the floor."),
+        (page1, ("Pump manual", "Installation"), "\\# of bolts: four, one per corner."),
+        (page2, ("Pump manual", "Maintenance"), "## Maintenance\n\nOil the bearings every month."),
+    ]
+
+
+def test_a_local_pdf_keeps_no_heading_paths_from_hash_lines(tmp_path, monkeypatch):
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.set_font("helvetica", size=11)
+    pdf.add_page()
+    pdf.cell(0, 10, "# not a heading in a PDF")
+    stage = Stage(tmp_path, monkeypatch, {})
+
+    one = stage.ingest("notes.pdf", bytes(pdf.output()))
+
+    assert [(r.headings, r.content) for r in stage.index.records_of(one.doc_id)] == [
+        ((), "# not a heading in a PDF")]
+
+
+def test_the_heading_paths_enter_the_version_of_a_document_the_service_reads():
+    from chunking.format_splitters import splitter_for
+
+    local = Settings.from_env({})
+    service = Settings.from_env({"DOCUMENT_INTELLIGENCE_ENDPOINT": ENDPOINT})
+    fingerprint = {(source, name): splitter_for(source, settings).fingerprint
+                   for source in ("a.pdf", "a.docx") for name, settings in (("local", local), ("service", service))}
+
+    # The same splitter reads both formats; the service's parser changes both versions, and the heading paths the
+    # PDF's chunks now get change its version once more (a PDF indexed without them is split again).
+    assert fingerprint["a.pdf", "local"] == fingerprint["a.docx", "local"]
+    assert fingerprint["a.pdf", "service"] not in (fingerprint["a.docx", "service"], fingerprint["a.pdf", "local"])

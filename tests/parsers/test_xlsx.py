@@ -73,6 +73,64 @@ def test_a_large_sheet_is_split_by_rows_with_caption_and_header_in_every_part():
     assert sum(chunk.text.count("<tr><td>") for chunk in chunks) == 3000
 
 
+def _merged_workbook() -> bytes:
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Budget"
+    for ref, value in (("A1", "Team"), ("B1", "2024"), ("B2", "H1"), ("C2", "H2"), ("A3", "Research"), ("B3", 1),
+                       ("C3", 2), ("B4", 3), ("C4", 4), ("A5", "Closed for audit"), ("A7", "Ops"), ("B7", 5),
+                       ("C7", 6)):
+        sheet[ref] = value
+    for merged in ("A1:A2", "B1:C1", "A3:A4", "A5:C6", "E1:E10"):  # E1:E10 holds nothing: no part of the table
+        sheet.merge_cells(merged)
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return buffer.getvalue()
+
+
+def test_merged_cells_keep_their_shape_as_rowspan_and_colspan():
+    [page] = parse_document(_merged_workbook(), source="budget.xlsx")
+
+    assert page.text == (
+        "<figure><table>\n<caption>Budget</caption>\n"
+        '<thead><tr><th rowspan="2">Team</th><th colspan="2">2024</th></tr></thead>\n'
+        "<tr><td>H1</td><td>H2</td></tr>\n"
+        '<tr><td rowspan="2">Research</td><td>1</td><td>2</td></tr>\n'
+        "<tr><td>3</td><td>4</td></tr>\n"
+        '<tr><td rowspan="2" colspan="3">Closed for audit</td></tr>\n'
+        "<tr></tr>\n"  # row 6: wholly covered, kept so that the rowspan above counts real rows
+        "<tr><td>Ops</td><td>5</td><td>6</td></tr>\n"
+        "</table></figure>\n"
+    )
+
+
+def test_a_merge_reaching_past_the_used_range_is_clipped_to_it():
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "Wide"
+    sheet["A1"], sheet["B1"], sheet["A2"] = "Name", "Notes", "Long note"
+    sheet.merge_cells("A2:D9")  # four columns and eight rows, of which the table shows one row and two columns
+    buffer = io.BytesIO()
+    book.save(buffer)
+
+    [page] = parse_document(buffer.getvalue(), source="wide.xlsx")
+
+    assert page.text == ("<figure><table>\n<caption>Wide</caption>\n<thead><tr><th>Name</th><th>Notes</th></tr>"
+                         '</thead>\n<tr><td colspan="2">Long note</td></tr>\n</table></figure>\n')
+
+
+def test_merged_ranges_are_found_across_the_pieces_a_sheet_part_is_read_in(monkeypatch):
+    import zipfile
+
+    from chunking.parsers import xlsx
+
+    monkeypatch.setattr(xlsx, "_SCAN_BYTES", 7)  # every element is cut by a piece boundary
+    with zipfile.ZipFile(io.BytesIO(_merged_workbook())) as package:
+        found = xlsx.merged_ranges(package, "xl/worksheets/sheet1.xml")
+
+    assert sorted(found) == [(1, 1, 2, 1), (1, 2, 1, 3), (1, 5, 10, 5), (3, 1, 4, 1), (5, 1, 6, 3)]  # once each
+
+
 def test_formulas_without_a_cached_value_are_empty_cells():
     book = openpyxl.Workbook()  # openpyxl writes formulas but never computes them
     book.active.append(["a", "b"])
