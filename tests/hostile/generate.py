@@ -136,3 +136,74 @@ def docx_with(document_xml: bytes | Callable[[], Iterable[bytes]], *, declared: 
         else:
             members.append((info.filename, (replace or {}).get(info.filename, source.read(info)), None))
     return package(members)
+
+
+def lzw_bytes(codes: Iterable[int], early_change: int = 1) -> bytes:
+    """*codes* (a ``256`` clear code first) packed as a PDF LZW stream (ISO 32000-1 §7.4.4): 9 to 12 bits per
+    code, most significant bit first, the width growing as the decoder's table does."""
+    bits = length = 0
+    out = bytearray()
+    width, next_code, first = 9, 258, True
+    for code in codes:
+        bits = (bits << width) | code
+        length += width
+        while length >= 8:
+            length -= 8
+            out.append((bits >> length) & 0xFF)
+        bits &= (1 << length) - 1
+        if code == 256:
+            width, next_code, first = 9, 258, True
+            continue
+        if not first and next_code + early_change < 4096:
+            next_code += 1  # the decoder adds an entry for every code but the first after a clear
+            if next_code + early_change >= 1 << width and width < 12:
+                width += 1
+        first = False
+    if length:
+        out.append((bits << (8 - length)) & 0xFF)
+    return bytes(out)
+
+
+def lzw_literal(data: bytes) -> bytes:
+    """*data* as an LZW stream of one code per byte (valid, if not compressed), ended by the EOD code 257."""
+    return lzw_bytes([256, *data, 257])
+
+
+def lzw_bomb(cycles: int) -> bytes:
+    """An LZW stream of spaces in which every code is the previous one plus a space (1 + 2 + … + 3,837 spaces,
+    about 7.4 MB from 5.8 KB, per cycle between clear codes)."""
+    codes: list[int] = []
+    for _ in range(cycles):
+        codes += [256, 32, *range(258, 4094)]
+    return lzw_bytes([*codes, 257])
+
+
+def run_length(data: bytes) -> bytes:
+    """*data* RunLength-encoded (ISO 32000-1 §7.4.5), runs of up to 128 equal bytes, then the EOD byte 128."""
+    out = bytearray()
+    i = 0
+    while i < len(data):
+        run = 1
+        while i + run < len(data) and run < 128 and data[i + run] == data[i]:
+            run += 1
+        if run > 1:
+            out += bytes([257 - run, data[i]])
+        else:
+            out += bytes([0, data[i]])
+        i += run
+    return bytes(out + b"\x80")
+
+
+def filtered_pdf(content: bytes, filters: bytes) -> bytes:
+    """One page whose content stream is *content*, already encoded, with ``/Filter`` *filters*."""
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [4 0 R] /Count 1 >>",
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> "
+               b"/Contents 5 0 R >>",
+               stream(content, b"/Filter " + filters + b" ")]
+    return pdf(objects)
+
+
+def run_length_bomb(mib: int) -> bytes:
+    """RunLength data of 2-byte runs of 128 spaces: *mib* MiB from 16 KiB per MiB, then EOD."""
+    return b"\x81 " * (mib * 8192) + b"\x80"

@@ -22,6 +22,10 @@ def _write(tmp_path, name: str, data: bytes):
     [
         # 200 KB of deflate that PDFium would inflate to 200 MiB in one piece (1 GiB: 2.1 GB RSS before the scan).
         ("flate-bomb.pdf", lambda: generate.flate_bomb_pdf(200), {}, DECOMPRESSED),
+        # LZW: 60 cycles of 7.4 MB from 5.8 KB each (440 MB from 320 KB); RunLength: 200 MiB from 3.2 MB.
+        ("lzw-bomb.pdf", lambda: generate.filtered_pdf(generate.lzw_bomb(60), b"/LZWDecode"), {}, DECOMPRESSED),
+        ("run-length-bomb.pdf", lambda: generate.filtered_pdf(generate.run_length_bomb(200), b"/RunLengthDecode"),
+         {}, DECOMPRESSED),
         ("pages-100k.pdf", lambda: generate.text_pdf([generate.text_line(b"page %d" % i) for i in range(100_000)]),
          {}, "100000 pages, more than 5000 (MAX_PAGES)"),
         ("long-page.pdf", lambda: generate.text_pdf([generate.text_line(b"x" * 3000)]), {"MAX_PAGE_CHARS": "1000"},
