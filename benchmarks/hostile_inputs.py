@@ -34,6 +34,10 @@ def _types_dtd() -> bytes:
     return generate.docx_with(document, replace={"[Content_Types].xml": hostile})
 
 
+# A paragraph of 190 bytes of XML holding two characters of text.
+_FORMATTED = (b'<w:p><w:pPr><w:spacing w:before="0" w:after="0"/><w:jc w:val="left"/></w:pPr><w:r><w:rPr><w:b/>'
+              b'<w:i/><w:sz w:val="24"/><w:szCs w:val="24"/><w:color w:val="333333"/></w:rPr><w:t>ok</w:t></w:r></w:p>')
+
 CASES = [
     ("1 MB flate-bomb PDF (inflates to 1 GiB)", "bomb.pdf", lambda: generate.flate_bomb_pdf(1024), {}),
     ("100,000-page PDF", "pages.pdf",
@@ -46,6 +50,8 @@ CASES = [
     ("DOCX with a 250 MB document.xml", "big.docx", lambda: generate.docx_with(generate.paragraphs(250 << 20)), {}),
     ("DOCX with a 95 MB document.xml (under the limit)", "95.docx",
      lambda: generate.docx_with(generate.paragraphs(95 << 20)), {}),
+    ("DOCX with a 95 MB document.xml of formatting, 1 MB of text (under the limits)", "markup.docx",
+     lambda: generate.docx_with(generate.paragraphs(95 << 20, _FORMATTED)), {}),
     ("DOCX external-entity reference", "entity.docx", lambda: generate.docx_with(_ENTITY_XML), {}),
     ("DOCX DTD in [Content_Types].xml", "types.docx", _types_dtd, {}),
     ("50 MB text without newlines", "line.txt", lambda: b"x" * 50_000_000, {}),

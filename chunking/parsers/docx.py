@@ -7,10 +7,11 @@ order between the two, and its ``Paragraph.text`` skips runs inside insertions, 
 Steps:
   1. Refuse what python-docx should not open: an OLE compound file (a password-protected or old ``.doc``
      file renamed), anything that is not a ZIP, and a ZIP whose members really inflate (whatever their headers
-     declare) past ``MAX_DECOMPRESSED_BYTES``: lxml trees take several times their XML's size in memory.
-     Entities are never resolved (python-docx's parser does not); an entity reference is left out of the text,
-     the text around it kept, and a DTD or an entity reference is noted in the ledger.
-  2. Walk the body (also inside block-level content controls, such as Word's table of contents).
+     declare) past ``MAX_DECOMPRESSED_BYTES``. Entities are never resolved; an entity reference is left out of
+     the text, the text around it kept, and a DTD or an entity reference is noted in the ledger.
+  2. Walk the body block by block as it is read (``chunking.parsers.docx_package``: one block in memory at a
+     time, never the whole body's tree), also inside block-level content controls such as Word's table of
+     contents; ``MAX_DOCUMENT_CHARS`` is checked after every block.
   3. Write blocks separated by a blank line: ``Title`` and ``Heading 1``–``9`` styles (or styles based on them)
      as ``#`` lines; numbered or bulleted paragraphs as ``- item`` lines, two spaces per list level, one block
      per run of items; code styles (``Source Code``, ``HTML Preformatted``, …) verbatim in a Markdown code
@@ -22,24 +23,22 @@ Steps:
 
 from __future__ import annotations
 
-import io
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import docx
 from lxml import etree
 from docx.document import Document as _DocxDocument
+from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
 from docx.text.paragraph import Paragraph
 
 from chunking.model import Page
 from chunking.parsers._common import ParseError, ReadContext, figure_table, pages_from_texts, table_cell
-from chunking.parsers.docx_parts import prepare_body
-from chunking.parsers.office import scan_office_package
+from chunking.parsers.docx_package import open_docx
+from chunking.parsers.docx_parts import NoteMarks, prepare_block
 
 __all__ = ["parse"]
-
 
 _HEADING_STYLE = re.compile(r"heading ([1-9])", re.IGNORECASE)
 _CODE_STYLES = frozenset({"source code", "html preformatted", "code", "macro text"})
@@ -48,10 +47,13 @@ _MAX_MARKDOWN_LEVEL = 6
 _FALSE_VALUES = frozenset({"0", "false", "off"})
 
 _P, _TBL, _SDT, _SDT_CONTENT = qn("w:p"), qn("w:tbl"), qn("w:sdt"), qn("w:sdtContent")
-_RUN_CONTENT = (
-    ".//w:r[not(ancestor::w:txbxContent)]"
-    "/*[self::w:t or self::w:tab or self::w:br or self::w:cr or self::w:noBreakHyphen]"
-)
+_R, _T, _TAB, _NO_BREAK_HYPHEN, _TXBX_CONTENT = qn("w:r"), qn("w:t"), qn("w:tab"), qn("w:noBreakHyphen"), qn("w:txbxContent")
+_RUN_CONTENT_TAGS = (_T, _TAB, qn("w:br"), qn("w:cr"), _NO_BREAK_HYPHEN)  # what a run's text is made of
+_VAL = qn("w:val")
+# What chunking.parsers.docx_parts rewrites in a block: text boxes, drawings, note references.
+_PREPARED = (qn("w:txbxContent"), qn("w:drawing"), qn("w:footnoteReference"), qn("w:endnoteReference"))
+_P_STYLE = f"{qn('w:pPr')}/{qn('w:pStyle')}"
+_NUM_PR, _NUM_ID, _ILVL = f"{qn('w:pPr')}/{qn('w:numPr')}", qn("w:numId"), qn("w:ilvl")
 _SPACES = re.compile(r"\s+")
 
 
@@ -68,6 +70,8 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
     Args:
         data: the raw .docx bytes.
         source: file name, used in errors.
+        context: limits (``MAX_DECOMPRESSED_BYTES``, ``MAX_DOCUMENT_CHARS``) and the stage-1 deadline, checked
+            while the body is read block by block; default limits when ``None``.
 
     Returns:
         One ``Page(0, 0, text)``; ``text`` is empty when the body holds no text.
@@ -75,37 +79,58 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
     Raises:
         ParseError: ``not a valid DOCX: …`` for an OLE file, a non-ZIP or a package python-docx cannot open;
             ``expands past N MB when decompressed (MAX_DECOMPRESSED_BYTES)`` when the package's members inflate
-            to more than that in total.
+            to more than that in total; ``more than N characters of text (MAX_DOCUMENT_CHARS)`` as soon as the
+            body's text passes that; the ``STAGE1_MAX_SECONDS`` reason.
     """
     context = context if context is not None else ReadContext()
-    document, dtd_parts = _open(data, source, context)
-    for part in dtd_parts:
+    opened = open_docx(data, source, context)
+    for part in opened.dtd_parts:
         context.note(f"{part} holds a DTD (Word never writes one); its entities were not resolved")
-    body = document.element.body
-    entities = sorted({entity.text for entity in body.iter(etree.Entity)})
+    writer = _BodyWriter(opened.document)
+    marks = _note_marks(opened, context)
+    entities: set[str] = set()
+    limit = context.limits.max_document_chars
+    for count, element in enumerate(opened.blocks()):
+        entities.update(entity.text for entity in element.iter(etree.Entity))
+        if next(element.iter(_PREPARED), None) is None:  # most blocks: nothing to prepare (one C-level scan)
+            writer.walk_block(element)
+        else:
+            # Text boxes, figures and note marks (chunking.parsers.docx_parts) need the block's container: a
+            # body of its own, holding this block and what is inserted after it.
+            holder = _new_body()
+            holder.append(element)
+            prepare_block(holder, context, marks)
+            for block in list(holder):
+                writer.walk_block(block)
+        if writer.chars > limit:
+            raise ParseError(source, context.limits.document_chars_reason())
+        if count % 256 == 0:
+            context.check_time(source)
     if entities:
-        shown = ", ".join(entities[:5]) + (" …" if len(entities) > 5 else "")
+        shown = ", ".join(sorted(entities)[:5]) + (" …" if len(entities) > 5 else "")
         context.note(f"entity references left out of the text, not resolved: {shown}")
-    note_blocks = prepare_body(document, body, context)  # text boxes, footnotes: chunking.parsers.docx_parts
-    writer = _BodyWriter(document)
-    writer.walk(body)
-    text = "\n\n".join(writer.finish() + note_blocks)
-    if not text.strip() and dtd_parts:
-        raise ParseError(source, f"no text found; the package holds a DTD in {', '.join(dtd_parts)} (Word never "
-                                 "writes one: a hand-made or hostile file?)")
+    text = "\n\n".join(writer.finish() + marks.blocks())
+    if not text.strip() and opened.dtd_parts:
+        raise ParseError(source, f"no text found; the package holds a DTD in {', '.join(opened.dtd_parts)} (Word "
+                                 "never writes one: a hand-made or hostile file?)")
     return pages_from_texts([text])
 
 
-def _open(data: bytes, source: str, context: ReadContext) -> tuple[_DocxDocument, list[str]]:
-    # A DTD is no reason to refuse a DOCX: its entities are never resolved, and the parts are noted instead.
-    scan = scan_office_package(data, source=source, context=context, kind="DOCX", old_format=".doc")
-    try:
-        return docx.Document(io.BytesIO(data)), scan.dtd_parts
-    except Exception as error:  # python-docx raises KeyError, ValueError, PackageNotFoundError, lxml errors
-        detail = str(error)
-        if "Excessive depth" in detail:  # libxml2's own bound (256 levels without XML_PARSE_HUGE)
-            raise ParseError(source, "not a valid DOCX: XML nested deeper than 256 levels") from None
-        raise ParseError(source, f"not a valid DOCX: {detail}") from None
+def _note_marks(opened, context: ReadContext) -> NoteMarks:
+    marks = NoteMarks(opened.document, context)
+    if marks.has_notes("footnote") and marks.has_notes("endnote"):
+        # Endnotes are numbered after every footnote: a first pass over the body counts those.
+        footnotes: set[str] = set()
+        for element in opened.blocks():
+            holder = _new_body()
+            holder.append(element)
+            footnotes |= marks.count_footnotes(holder)
+        marks = NoteMarks(opened.document, context, footnotes_first=len(footnotes))
+    return marks
+
+
+def _new_body():
+    return OxmlElement("w:body")
 
 
 class _BodyWriter:
@@ -117,19 +142,26 @@ class _BodyWriter:
         self._blocks: list[str] = []
         self._list_lines: list[str] = []
         self._code_lines: list[str] = []
+        #: characters of text read so far (without the Markdown marks added): never more than the final text
+        self.chars = 0
 
     def walk(self, container) -> None:
         for element in container.iterchildren():
-            if element.tag == _P:
-                self._paragraph(element)
-            elif element.tag == _TBL:
-                self._end_groups()
-                figure = _figure(element)
-                if figure:
-                    self._blocks.append(figure)
-            elif element.tag == _SDT:
-                for content in element.iterchildren(_SDT_CONTENT):
-                    self.walk(content)
+            self.walk_block(element)
+
+    def walk_block(self, element) -> None:
+        """One block-level element: a paragraph, a table, or a content control holding more of them."""
+        if element.tag == _P:
+            self._paragraph(element)
+        elif element.tag == _TBL:
+            self._end_groups()
+            figure = _figure(element)
+            if figure:
+                self.chars += len(figure)
+                self._blocks.append(figure)
+        elif element.tag == _SDT:
+            for content in element.iterchildren(_SDT_CONTENT):
+                self.walk(content)
 
     def finish(self) -> list[str]:
         self._end_groups()
@@ -137,6 +169,7 @@ class _BodyWriter:
 
     def _paragraph(self, p) -> None:
         text = _paragraph_text(p)
+        self.chars += len(text.strip())
         kind = self._kind(p)
         if kind.is_code and kind.heading_level == 0:
             self._end_list()
@@ -159,7 +192,8 @@ class _BodyWriter:
             self._blocks.append(text)
 
     def _kind(self, p) -> _StyleKind:
-        style_id = p.style  # CT_P.style: the w:pStyle value, None for the default paragraph style
+        style = p.find(_P_STYLE)  # its w:val; None for the default paragraph style (as CT_P.style, but faster)
+        style_id = None if style is None else style.get(_VAL)
         if style_id not in self._styles:
             self._styles[style_id] = _style_kind(Paragraph(p, self._document).style)
         return self._styles[style_id]
@@ -209,29 +243,51 @@ def _num_id(num_pr) -> str | None:
 
 def _numbering_level(p) -> int | None:
     """The list level (0-based) of a paragraph with direct numbering, ``None`` without it (numId 0 is none)."""
-    p_pr = p.pPr
-    if p_pr is None or p_pr.numPr is None or _num_id(p_pr.numPr) in (None, "0"):
+    # Plain lxml finds: python-docx's property chain costs about 50 µs a paragraph, a third of the parse.
+    num_pr = p.find(_NUM_PR)
+    num_id = None if num_pr is None else num_pr.find(_NUM_ID)
+    if num_id is None or _decimal(num_id.get(_VAL)) in (None, 0):
         return None
-    ilvl = p_pr.numPr.ilvl
-    return 0 if ilvl is None else int(ilvl.val)
+    ilvl = num_pr.find(_ILVL)
+    return (_decimal(ilvl.get(_VAL)) or 0) if ilvl is not None else 0
+
+
+def _decimal(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
 
 
 def _paragraph_text(p) -> str:
-    # Text boxes are anchored inside runs but are not part of the paragraph's reading order.
+    # Text boxes are anchored inside runs but are not part of the paragraph's reading order. (Walked by hand:
+    # the equivalent XPath costs about 100 µs a paragraph through python-docx.)
     pieces = []
-    for element in p.xpath(_RUN_CONTENT):
+    for element in p.iter(_RUN_CONTENT_TAGS):
+        run = element.getparent()
+        if run.tag != _R or _in_text_box(run, p):
+            continue
         tag = element.tag
-        if tag == qn("w:t"):
+        if tag == _T:
             # An entity reference (never resolved) is a child node; the text after it is that node's tail.
             pieces.append(element.text or "")
             pieces.extend(child.tail or "" for child in element)
-        elif tag == qn("w:tab"):
+        elif tag == _TAB:
             pieces.append("\t")
-        elif tag == qn("w:noBreakHyphen"):
+        elif tag == _NO_BREAK_HYPHEN:
             pieces.append("-")
         else:  # w:br, w:cr
             pieces.append("\n")
     return "".join(pieces)
+
+
+def _in_text_box(run, p) -> bool:
+    for ancestor in run.iterancestors():
+        if ancestor is p:
+            return False
+        if ancestor.tag == _TXBX_CONTENT:
+            return True
+    return False
 
 
 def _flat_text(element) -> str:

@@ -30,7 +30,7 @@ from lxml import etree
 
 from chunking.parsers._common import ReadContext
 
-__all__ = ["prepare_body"]
+__all__ = ["NoteMarks", "prepare_block", "prepare_body"]
 
 _TXBX = qn("w:txbxContent")
 _NS = {
@@ -66,6 +66,57 @@ def prepare_body(document, body, context: ReadContext) -> list[str]:
     _inline_text_boxes(body, context)
     _inline_figures(body)
     return _mark_notes(document, body, context)
+
+
+def prepare_block(body, context: ReadContext, marks: "NoteMarks") -> None:
+    """``prepare_body`` for a body read block by block (``chunking.parsers.docx_package``): *body* holds one
+    block; *marks* numbers the note references across all of them, as ``prepare_body`` would."""
+    _inline_text_boxes(body, context)
+    _inline_figures(body)
+    marks.mark(body)
+
+
+class NoteMarks:
+    """Footnote and endnote marks for a body read block by block, numbered as ``_mark_notes`` numbers them:
+    footnotes ``[^1]``…``[^F]`` in order of first reference, then endnotes from ``F + 1``. *footnotes_first*
+    is F, the number of distinct footnotes referenced in the whole body (counted by a first pass; only needed
+    when the document has endnotes too)."""
+
+    def __init__(self, document, context: ReadContext, footnotes_first: int = 0) -> None:
+        self._texts = {kind: _note_texts(document, kind, relationship, context)
+                       for kind, relationship in _NOTE_KINDS}
+        self._offsets = {"footnote": 0, "endnote": footnotes_first}
+        self._numbers: dict[tuple[str, str], int] = {}
+        self._blocks: dict[str, list[str]] = {"footnote": [], "endnote": []}
+
+    def has_notes(self, kind: str) -> bool:
+        return bool(self._texts[kind])
+
+    def mark(self, body) -> None:
+        for kind, _ in _NOTE_KINDS:
+            texts = self._texts[kind]
+            for reference in _REFERENCES[kind](body):
+                note_id = reference.get(qn("w:id"))
+                if note_id not in texts:
+                    reference.getparent().remove(reference)
+                    continue
+                if (kind, note_id) not in self._numbers:
+                    self._numbers[(kind, note_id)] = self._offsets[kind] + len(self._blocks[kind]) + 1
+                    self._blocks[kind].append(f"[^{self._numbers[(kind, note_id)]}]: {texts[note_id]}")
+                mark = etree.SubElement(reference.getparent(), qn("w:t"))
+                mark.text = f"[^{self._numbers[(kind, note_id)]}]"
+                reference.addprevious(mark)
+                reference.getparent().remove(reference)
+
+    def blocks(self) -> list[str]:
+        """The note blocks in number order."""
+        return self._blocks["footnote"] + self._blocks["endnote"]
+
+    def count_footnotes(self, body) -> set[str]:
+        """The ids of referenced footnotes with text in *body* (one block), for the first pass."""
+        for box in _FALLBACK_TEXT_BOXES(body):
+            _clear(box)
+        return {r.get(qn("w:id")) for r in _REFERENCES["footnote"](body)} & set(self._texts["footnote"])
 
 
 def _inline_text_boxes(body, context: ReadContext) -> None:
