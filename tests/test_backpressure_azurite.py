@@ -5,24 +5,18 @@ throttling, and the ledger says ``throttled`` with the next attempt time."""
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 
 import pytest
 
 from chunking.ids import doc_id
 from tests.functions_host import queue_message
-from tests.test_incremental_azurite import Harness, _paragraphs
+from tests.azurite_harness import _paragraphs, harness_fixture
 
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture
-def h(azurite, tmp_path, monkeypatch, request):
-    name = "bp" + hashlib.sha256(request.node.name.encode()).hexdigest()[:12]
-    harness = Harness(azurite, name, tmp_path, monkeypatch)
-    yield harness
-    harness.handlers.services.cache_clear()
+h = harness_fixture("bp")
 
 
 def test_a_throttled_batch_is_deferred_with_retry_after_not_poisoned(h):

@@ -9,19 +9,12 @@ import pytest
 
 from chunking.ids import doc_id
 from tests.functions_host import queue_message
-from tests.test_incremental_azurite import Harness, _paragraphs
+from tests.azurite_harness import _paragraphs, harness_fixture
 
 pytestmark = pytest.mark.integration
 
 
-@pytest.fixture
-def h(azurite, tmp_path, monkeypatch, request):
-    import hashlib
-
-    name = "ra" + hashlib.sha256(request.node.name.encode()).hexdigest()[:12]
-    harness = Harness(azurite, name, tmp_path, monkeypatch)
-    yield harness
-    harness.handlers.services.cache_clear()
+h = harness_fixture("ra")
 
 
 def _during_embedding(h, monkeypatch, action, after_calls: int = 1) -> list[int]:

@@ -81,3 +81,31 @@ def stage_one(path: Path, state: Path, env: dict[str, str] | None = None, timeou
     assert done.returncode == 0, done.stderr[-3000:]
     assert "Traceback" not in done.stderr, done.stderr[-3000:]
     return Measured(**json.loads(done.stdout.splitlines()[-1]))
+
+
+class PeakGrowth:
+    """How much this process's peak resident set grew while the ``with`` block ran, in MB (Linux: the kernel's
+    high-water mark is reset on entry through ``/proc/self/clear_refs``; ``mb`` stays 0.0 elsewhere)."""
+
+    def __init__(self) -> None:
+        self.mb = 0.0
+        self._before_kib = 0
+
+    def __enter__(self) -> "PeakGrowth":
+        try:
+            Path("/proc/self/clear_refs").write_text("5")
+            self._before_kib = _status_kib("VmRSS")
+        except OSError:
+            self._before_kib = -1
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._before_kib >= 0:
+            self.mb = (_status_kib("VmHWM") - self._before_kib) / 1024
+
+
+def _status_kib(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(f"{field}:"):
+            return int(line.split()[1])
+    raise OSError(f"no {field} in /proc/self/status")
