@@ -6,7 +6,9 @@ Run by hand from the repository root:
     .venv/bin/python benchmarks/hostile_inputs.py
 
 The inputs are the full-size cases (a 1 GiB flate bomb and zip bomb, where the tests use 200 MiB ones); the
-tests in ``tests/hostile/`` assert the same reasons and the 500 MB bound.
+tests in ``tests/hostile/`` assert the same reasons and the 500 MB bound. Each case parses and splits in one
+process (``PARSE_ISOLATION=inline``), so its peak RSS is the document's whole cost, except the slow page, which
+needs the default child process to be stopped (its peak is the parent's; the child is killed).
 """
 
 from __future__ import annotations
@@ -40,6 +42,13 @@ _FORMATTED = (b'<w:p><w:pPr><w:spacing w:before="0" w:after="0"/><w:jc w:val="le
 
 CASES = [
     ("1 MB flate-bomb PDF (inflates to 1 GiB)", "bomb.pdf", lambda: generate.flate_bomb_pdf(1024), {}),
+    ("330 KB LZW-bomb PDF (inflates to 1.3 GB)", "lzw.pdf",
+     lambda: generate.filtered_pdf(generate.lzw_bomb(180), b"/LZWDecode"), {}),
+    ("16 MB RunLength-bomb PDF (inflates to 1 GiB)", "rle.pdf",
+     lambda: generate.filtered_pdf(generate.run_length_bomb(1024), b"/RunLengthDecode"), {}),
+    ("PDF page whose text takes PDFium 11 s in one call (STAGE1_MAX_SECONDS=5)", "slow.pdf",
+     lambda: generate.text_pdf([b"BT /F1 1 Tf " + b"1 0 Td (ab) Tj " * 1_000_000 + b"ET\n"]),
+     {"STAGE1_MAX_SECONDS": "5", "PARSE_ISOLATION": "process"}),
     ("100,000-page PDF", "pages.pdf",
      lambda: generate.text_pdf([generate.text_line(b"page %d" % i) for i in range(100_000)]), {}),
     ("truncated PDF", "cut.pdf", lambda: generate.text_pdf([generate.text_line(b"cut")])[:200], {}),

@@ -28,7 +28,8 @@ from chunking.index_records import HeadingOutline, build_records
 from chunking.ledger import Ledger
 from chunking.model import Chunk, ChunkRecord, Page
 from chunking.namespaces import deployment_namespace
-from chunking.parsers import ParseError, ReadContext, parse_document
+from chunking.parse_sandbox import parse_bounded
+from chunking.parsers import ParseError, ReadContext
 from chunking.parsers.selection import document_readers
 from chunking.parsers.limits import Deadline, Limits
 from chunking.queue_messages import decode_message, encode_batches, load_records
@@ -134,8 +135,9 @@ def run_stage_one(
     limits = Limits.from_settings(settings)
     context = ReadContext(limits=limits, deadline=Deadline(limits.stage1_max_seconds))
     try:
-        pages = parse_document(data, source=source, max_bytes=settings.max_document_bytes, context=context,
-                               readers=document_readers(settings))
+        # In a child process, unless a service (Document Intelligence) reads this format.
+        pages = parse_bounded(data, source=source, settings=settings, context=context,
+                              readers=document_readers(settings))
         chunks = _split_in_time(splitter, pages, source, context)
     except ValueError as exc:  # ParseError, or a text the configured splitter cannot take (json on Markdown)
         reason = exc.reason if isinstance(exc, ParseError) else str(exc)

@@ -17,6 +17,7 @@ from typing import Mapping
 from .figures import FigureOptions
 from .docintel import DocumentIntelligenceSettings
 from .local_model import LocalModelOptions
+from .isolation import ParseIsolation
 from .reconcile import ReconcileOptions
 from .search import SearchOptions
 from .strategy import SEMANTIC_THRESHOLD_TYPES, StrategyOptions
@@ -161,6 +162,7 @@ class Settings:
     max_document_chars: int = 10_000_000
     max_nesting_depth: int = 100
     stage1_max_seconds: int = 300
+    isolation: ParseIsolation = dataclasses.field(default_factory=ParseIsolation)  # where stage 1 parses
     # Repair and backfill: the deployment's namespace in a shared index, re-enqueues per reconcile run.
     reconcile: ReconcileOptions = dataclasses.field(default_factory=ReconcileOptions)
     # Tables and figures in the sentence splitter: split sizes (docs/splitters.md#step-5-oversize-figure).
@@ -267,6 +269,7 @@ class Settings:
             document_intelligence=DocumentIntelligenceSettings.from_env(env),
             search=SearchOptions.from_env(env),
             local_model=local_model,
+            isolation=ParseIsolation.from_env(env),
             max_decompressed_bytes=int_value(env, "MAX_DECOMPRESSED_BYTES", 100 * 1024 * 1024, 1024),
             max_pages=int_value(env, "MAX_PAGES", 5_000, 1),
             max_page_chars=int_value(env, "MAX_PAGE_CHARS", 1_000_000, 1),

@@ -72,9 +72,12 @@ class Measured:
 
 
 def stage_one(path: Path, state: Path, env: dict[str, str] | None = None, timeout_s: float = 600) -> Measured:
-    """Stage 1 on *path* in a subprocess with the ledger in *state*; *env* adds settings (``MAX_PAGES``, …)."""
+    """Stage 1 on *path* in a subprocess with the ledger in *state*; *env* adds settings (``MAX_PAGES``, …).
+    Parsing is in-line (``PARSE_ISOLATION=inline``) unless *env* says otherwise, so that the peak measured is
+    parse and split together; with ``process`` the parsing child's own memory is not in the figure."""
     child_env = {k: v for k, v in os.environ.items() if not k.startswith(("AZURE_", "OPENAI_", "AzureWebJobs"))}
-    child_env.update(PYTHONPATH=str(ROOT), **(env or {}))
+    # In-line by default: parse and split in one process, whose peak is then the document's whole cost.
+    child_env.update({"PYTHONPATH": str(ROOT), "PARSE_ISOLATION": "inline", **(env or {})})
     state.mkdir(parents=True, exist_ok=True)
     done = subprocess.run([sys.executable, "-c", _SCRIPT, str(path), str(state), str(_ADDRESS_SPACE_CAP_BYTES)],
                           env=child_env, capture_output=True, text=True, timeout=timeout_s)

@@ -114,6 +114,7 @@ def _crash_reading_bravo(real):
      "could not split: TypeError: a library failed"),
 ], ids=["parser", "splitter"])
 def test_a_crash_while_reading_or_splitting_is_a_reason_at_once(h, monkeypatch, patch, reason):
+    monkeypatch.setenv("PARSE_ISOLATION", "inline")  # the patched parser lives in this process only
     patch(monkeypatch)
 
     outcomes = [_host_blob_trigger(h, path, _paragraphs(3, word)) for path, word in
@@ -122,6 +123,27 @@ def test_a_crash_while_reading_or_splitting_is_a_reason_at_once(h, monkeypatch, 
 
     assert outcomes == ["ok", "ok", "ok"]  # no retry: the same bytes would fail the same way
     assert _status(h, "b.txt") == ("failed", reason)
+    assert [_status(h, p)[0] for p in ("a.txt", "c.txt")] == ["indexed", "indexed"]
+
+
+def test_a_parser_crashing_its_process_is_a_reason_and_the_worker_goes_on(h, monkeypatch):
+    import chunking.parse_sandbox as sandbox
+    from tests.hostile import child_parsers
+
+    real = sandbox.parse_in_child
+
+    def segfault_on_bravo(data, **kwargs):
+        return real(data, **kwargs, **({"parse": child_parsers.segfaults} if b"bravo" in data else {}))
+
+    monkeypatch.setattr(sandbox, "parse_in_child", segfault_on_bravo)
+
+    outcomes = [_host_blob_trigger(h, path, _paragraphs(3, word)) for path, word in
+                (("a.txt", "alpha"), ("b.txt", "bravo"), ("c.txt", "charlie"))]
+    _host_queue(h)
+
+    assert outcomes == ["ok", "ok", "ok"]
+    assert _status(h, "b.txt") == ("failed", "the parser stopped without answering (a parsing library crashed on "
+                                             "this file, or it needed more than STAGE1_MAX_MEMORY_MB = 1024 MB)")
     assert [_status(h, p)[0] for p in ("a.txt", "c.txt")] == ["indexed", "indexed"]
 
 

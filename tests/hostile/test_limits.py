@@ -38,6 +38,9 @@ def _write(tmp_path, name: str, data: bytes):
          "more than 10000000 characters of text (MAX_DOCUMENT_CHARS)"),
         ("words-5m.txt", lambda: b"word " * 1_000_000, {"STAGE1_MAX_SECONDS": "1"},
          "stage 1 took longer than 1 s (STAGE1_MAX_SECONDS)"),
+        # One PDFium call of about 11 s: stopped at the deadline only because the parse runs in a child.
+        ("slow-page.pdf", lambda: generate.text_pdf([b"BT /F1 1 Tf " + b"1 0 Td (ab) Tj " * 1_000_000 + b"ET\n"]),
+         {"STAGE1_MAX_SECONDS": "1", "PARSE_ISOLATION": "process"}, "stage 1 took longer than 1 s (STAGE1_MAX_SECONDS)"),
     ],
 )
 def test_exceeded_limit_is_the_ledger_reason(tmp_path, name, make, env, reason):
