@@ -160,7 +160,7 @@ def _start() -> _Server:
     address = str(Path(folder) / "parse.sock")
     authkey = secrets.token_bytes(32)
     root = str(Path(__file__).resolve().parents[1])
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")])))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH", "")])))
     process = subprocess.Popen([sys.executable, "-m", "chunking.parse_child", address], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, env=env, cwd=root)
     assert process.stdin is not None and process.stdout is not None
