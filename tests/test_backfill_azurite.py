@@ -9,7 +9,7 @@ import hashlib
 import pytest
 
 from chunking.embeddings import OfflineLexicalEmbedder
-from tests.test_incremental_azurite import Harness, _paragraphs
+from tests.azurite_harness import Harness, _paragraphs
 
 pytestmark = pytest.mark.integration
 

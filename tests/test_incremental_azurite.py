@@ -10,7 +10,7 @@ import json
 import pytest
 
 from chunking.ids import doc_id
-from tests.azurite_harness import Harness, _NoLedger, _paragraphs  # noqa: F401  (other *_azurite.py tests import them from here)
+from tests.azurite_harness import Harness, _paragraphs
 from tests.functions_host import queue_message
 
 pytestmark = pytest.mark.integration

@@ -15,7 +15,7 @@ from azure.storage.blob import BlobServiceClient
 from azure.storage.queue import QueueClient, TextBase64DecodePolicy, TextBase64EncodePolicy
 
 from chunking.index.azure_search import AzureSearchIndex
-from tests.test_incremental_azurite import VISIBILITY_LAG_REQUESTS
+from tests.azurite_harness import VISIBILITY_LAG_REQUESTS
 from tests.functions_host import queue_message, record_batches
 from tests.search_fake import ENDPOINT, SearchServiceFake
 

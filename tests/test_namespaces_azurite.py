@@ -12,7 +12,7 @@ from chunking.ids import doc_id
 from chunking.namespaces import deployment_namespace
 from chunking.reconcile import reconcile
 from tests.functions_host import queue_message
-from tests.test_incremental_azurite import Harness, _paragraphs
+from tests.azurite_harness import Harness, _paragraphs
 
 pytestmark = pytest.mark.integration
 
@@ -40,7 +40,7 @@ def expected(h, sources: list[str]) -> dict[str, set[str]]:
     from chunking.claim_check import MemoryPayloadStore
     from chunking.pipeline import run_stage_one
     from chunking.queue_messages import decode_message, load_records
-    from tests.test_incremental_azurite import _NoLedger
+    from tests.azurite_harness import _NoLedger
 
     out = {}
     for source in sources:

@@ -12,7 +12,7 @@ import pytest
 from chunking.ids import doc_id
 from chunking.storage import StorageError
 from tests.functions_host import queue_message
-from tests.test_incremental_azurite import Harness, _paragraphs
+from tests.azurite_harness import Harness, _paragraphs
 
 pytestmark = pytest.mark.integration
 

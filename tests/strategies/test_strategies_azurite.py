@@ -10,7 +10,7 @@ from azure.storage.blob import BlobServiceClient
 from chunking.ids import doc_id
 from chunking.strategies.clients import reset_strategy_clients, strategy_clients
 from chunking.strategies.small_to_big import ParentDocumentRetriever
-from tests.test_incremental_azurite import Harness, _paragraphs
+from tests.azurite_harness import Harness, _paragraphs
 
 pytestmark = pytest.mark.integration
 
