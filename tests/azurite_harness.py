@@ -128,6 +128,21 @@ class Harness:
     def assert_index_is_exactly_current(self) -> None:
         """The index holds, for every blob in the container, exactly the chunks of its current bytes (ids,
         contents, version), and nothing else (once its queries have caught up)."""
+        expected, actual = self.expected_and_actual()
+        assert actual == expected
+
+    def drift(self) -> dict[str, int]:
+        """How far the index is from exactly current: ``lost`` (chunks of current bytes missing or wrong),
+        ``stale`` (chunks that are not of a blob's current bytes), ``duplicated`` (stale chunks whose text a
+        current chunk of the same document holds too: the same passage returned twice)."""
+        expected, actual = self.expected_and_actual()
+        current = {(key.split("-", 1)[0], content) for key, content in expected.items()}
+        stale = [k for k in actual if k not in expected]
+        return {"lost": sum(1 for k, c in expected.items() if actual.get(k) != c), "stale": len(stale),
+                "duplicated": sum(1 for k in stale if (k.split("-", 1)[0], actual[k]) in current)}
+
+    def expected_and_actual(self) -> tuple[dict[str, str], dict[str, str]]:
+        """``({key: content} the index must hold, {key: content} it holds)`` once its queries caught up."""
         self.settle()
         expected: dict[str, str] = {}
         for item in self.container.list_blobs():
@@ -146,7 +161,7 @@ class Harness:
         for did in self.s.index.doc_ids():
             for r in self.s.index.records_of(did):
                 actual[r.id] = r.content
-        assert actual == expected
+        return expected, actual
 
 
 class _NoLedger:
