@@ -16,7 +16,8 @@ PDFium's geometry is the gate and pdfplumber runs only on pages that pass it:
   * **Text**: every cell's text, and the text above, between and below the tables (full-width bands), is read
     by PDFium (``get_text_bounded``) and cleaned like the rest of the page, so a page reads the same whether or
     not it holds a table. Cells covering several grid columns or rows get ``colspan``/``rowspan``; the first row
-    is the header row (``<thead>``).
+    is the header row (``<thead>``). A table continued at the top of the next page is joined to it
+    (``chunking.parsers.pdf_table_join``).
 
 Bounded work: a page with more than ``_MAX_RULES`` rules is not examined (its text is kept as it is, and the
 ledger note says so), and the stage-1 deadline is checked before each page pdfplumber reads.
@@ -35,7 +36,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from chunking.parsers._common import ReadContext
-from chunking.parsers.office import html_table
+from chunking.parsers.pdf_table_join import ContinuedTables, PageLayout, TableBlock
 
 __all__ = ["Rule", "add_tables", "has_grid"]
 
@@ -157,6 +158,7 @@ def _tables_on(data: bytes, document: pdfium.PdfDocument, pages: list[int], sour
                clean: Callable[[str], str]):
     """``(page index, page text with tables)`` for the pages in *pages* where pdfplumber finds a table."""
     import pdfplumber
+    joiner = ContinuedTables()  # a table continued on the next page is joined to its start
 
     # Only the pages that passed the gate are loaded (pdfplumber numbers pages from 1).
     with pdfplumber.open(io.BytesIO(data), pages=[index + 1 for index in pages]) as plumbed:
@@ -167,13 +169,15 @@ def _tables_on(data: bytes, document: pdfium.PdfDocument, pages: list[int], sour
             finally:
                 plumbed_page.close()
             if tables:
-                yield index, _page_text(document[index], tables, clean)
+                yield from joiner.add(index, _page_layout(document[index], tables, clean))
+    yield from joiner.finish()
 
 
 @dataclass(frozen=True)
 class _Table:
     bbox: tuple[float, float, float, float]  # x0, top, x1, bottom: points from the top-left (pdfplumber's)
     cells: list[list[tuple[tuple[float, float, float, float], int, int]]]  # rows of (bbox, rowspan, colspan)
+    columns: tuple[float, ...]  # x of the grid's column edges
 
 
 def _grid(found) -> _Table | None:
@@ -195,35 +199,35 @@ def _grid(found) -> _Table | None:
             cells.append((cell, max(rowspan, 1), max(colspan, 1)))
         if cells:
             rows.append(cells)
-    return _Table(found.bbox, rows)
+    return _Table(found.bbox, rows, (*xs, round(max(x1 for _, _, x1, _ in boxes), 1)))
 
 
-def _page_text(page: pdfium.PdfPage, tables: list[_Table], clean: Callable[[str], str]) -> str:
+def _page_layout(page: pdfium.PdfPage, tables: list[_Table], clean: Callable[[str], str]) -> PageLayout:
     """The page as bands of text above, between and below its tables, each table in its place."""
     try:
         height, width = page.get_height(), page.get_width()
+        layout = PageLayout(height)
         text_page = page.get_textpage()
         try:
             def bounded(x0: float, top: float, x1: float, bottom: float) -> str:
                 # pdfplumber measures from the top, PDFium from the bottom.
                 return text_page.get_text_bounded(left=x0, bottom=height - bottom, right=x1, top=height - top)
 
-            parts: list[str] = []
             cursor = 0.0
             for table in sorted(tables, key=lambda t: t.bbox[1]):
                 x0, top, x1, bottom = table.bbox
                 if top > cursor:
-                    parts.append(clean(bounded(0, cursor, width, top)))
+                    layout.parts.append(clean(bounded(0, cursor, width, top)))
                 rows = [[(" ".join(clean(bounded(*box)).split()), rs, cs) for box, rs, cs in row]
                         for row in table.cells]
                 if sum(1 for row in rows for text, _, _ in row if text) >= _MIN_GRID:
-                    parts.append(html_table(rows, header_rows=1) + "\n")
+                    layout.parts.append(TableBlock(rows, table.columns, top, bottom))
                 else:
-                    parts.append(clean(bounded(0, top, width, bottom)))
+                    layout.parts.append(clean(bounded(0, top, width, bottom)))
                 cursor = max(cursor, bottom)
-            parts.append(clean(bounded(0, cursor, width, height)))
+            layout.parts.append(clean(bounded(0, cursor, width, height)))
         finally:
             text_page.close()
     finally:
         page.close()
-    return "\n".join(part for part in parts if part.strip())
+    return layout
