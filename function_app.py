@@ -19,6 +19,7 @@ because Azurite emits no Event Grid events.
 import azure.functions as func
 
 from chunking import handlers
+from chunking.blob_properties import trigger_properties
 from chunking.settings import binding_setting
 
 app = func.FunctionApp()
@@ -37,7 +38,7 @@ def ingest_document(blob: func.InputStream) -> None:
     """Stage 1: parse and split the uploaded blob; one message per chunk batch (≤ 48 KiB raw JSON) is sent to the
     chunk-batch queue before the ledger says ``queued`` (an output binding would send them only after the
     function returned, when the ledger can no longer learn whether they were sent)."""
-    handlers.handle_blob(blob.read(), blob.name)
+    handlers.handle_blob(blob.read(), blob.name, properties=trigger_properties(blob))
 
 
 @app.function_name("index_chunk_batch")

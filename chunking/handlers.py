@@ -4,14 +4,18 @@ docs/architecture.md#platform-facts-and-their-sources)."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import logging
 from dataclasses import dataclass
 
+from chunking.blob_properties import needs_storage_read, read_properties
+from chunking.document_fields import SourceProperties
 from chunking.backfill import expected_settings
 from chunking.claim_check import PayloadStore, make_payload_store
 from chunking.embeddings import Embedder, make_embedder
+from chunking.field_updates import is_fields_message
 from chunking.failures import classify, reason_of
 from chunking.ids import doc_id as make_doc_id
 from chunking.index import SearchIndex, make_index
@@ -65,13 +69,16 @@ def make_batch_queue(settings: Settings) -> QueueSender:
     return QueueSender(queue_client(settings, settings.batch_queue))
 
 
-def handle_blob(data: bytes, blob_name: str, *, force: bool = False) -> StageOneResult:
+def handle_blob(data: bytes, blob_name: str, *, force: bool = False,
+                properties: SourceProperties | None = None) -> StageOneResult:
     """Stage 1 for a blob-trigger invocation. *blob_name* is ``container/path`` as the host gives it.
 
     Sends the chunk-batch messages to the queue and returns the result (``messages`` are what was sent); the
     ledger says ``queued`` only once all were sent. A rejected file has ``error`` set and no messages (logged and
     recorded in the ledger, not raised, so the trigger does not retry a file that can never succeed). An
-    unchanged file (same version already indexed) has no messages either.
+    unchanged file (same version already indexed) has no messages either, unless its metadata or access lists
+    changed (one field-update message). *properties*: what the trigger handed over with the blob; read from
+    storage when missing, or when tags or an ADLS ACL are needed (``needs_storage_read``).
 
     Raises:
         StorageError: the messages could not be sent (recorded in the ledger; the host retries the blob).
@@ -81,8 +88,13 @@ def handle_blob(data: bytes, blob_name: str, *, force: bool = False) -> StageOne
     if not path:  # a name without container (should not happen with a {container}/{name} path)
         container, path = s.settings.documents_container, blob_name
     try:
+        blobs = blob_service(s.settings).get_container_client(container)
+        if properties is None or needs_storage_read(s.settings):
+            properties = read_properties(s.settings, blobs, path)
+        else:  # the URL as the SDK spells it, as the reconcile sweep compares it (no request is made)
+            properties = dataclasses.replace(properties, storage_url=blobs.get_blob_client(path).url.split("?")[0])
         result = run_stage_one(data, source=path, container=container, settings=s.settings, payloads=s.payloads,
-                               ledger=s.ledger, force=force, send=s.batches.send)
+                               ledger=s.ledger, force=force, send=s.batches.send, properties=properties)
     except Exception as exc:
         # The host retries and finally poisons the blob; the poison handler reports this reason.
         s.ledger.record_error(make_doc_id(container, path), path, None, f"stage 1: {reason_of(exc)}",
@@ -123,7 +135,10 @@ def handle_batch(body: bytes | str) -> StageTwoResult | None:
 
 
 def _defer(s: Services, body: bytes | str, retry_after_s: float | None, exc: Exception) -> bool:
-    """Re-send *body* with one more deferral, invisible for the wait; False if its budget is spent."""
+    """Re-send *body* with one more deferral, invisible for the wait; False if its budget is spent (or *body* is
+    a field update: the queue's own retries suffice, and the reconcile sweep sends it again)."""
+    if is_fields_message(body):
+        return False
     data = json.loads(body)
     deferrals = int(data.get("deferrals", 0))
     message = decode_message(body)
@@ -164,6 +179,11 @@ def handle_batch_poison(body: bytes | str) -> None:
     """A chunk batch that failed stage 2 on every attempt: its version is marked ``failed`` with the last error
     (unless another version has become current since). The previous indexed version stays searchable."""
     s = services()
+    if is_fields_message(body):
+        # The ledger keeps the old fields hash, so the next reconcile sweep sends the update again.
+        log.error("poisoned field update (metadata or access lists) %s: the index keeps the old fields until the "
+                  "next reconcile", body[:300])
+        return
     try:
         message = decode_message(body)
     except MessageError as exc:
@@ -243,6 +263,9 @@ def handle_reconcile() -> ReconcileReport:
         backfill_limit=s.settings.reconcile.backfill_max_per_run,
     )
     log.info("reconcile: %s", report.to_dict())
+    from chunking.field_sweep import refresh_fields  # metadata-only changes raise no storage event
+
+    refresh_fields(container, settings=s.settings, ledger=s.ledger, payloads=s.payloads, send=s.batches.send)
     return report
 
 

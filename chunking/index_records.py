@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import re
 from typing import Iterable, Sequence
 
+from chunking.document_fields import DocumentFields
 from chunking.ids import chunk_id, content_hash
 from chunking.model import Chunk, ChunkRecord, Page
 from chunking.splitters.markdown.fences import scan_lines
@@ -75,6 +77,7 @@ def build_records(
     paginated: bool,
     outline: HeadingOutline | None = None,
     namespace: str = "",
+    fields: DocumentFields | None = None,
 ) -> list[ChunkRecord]:
     """Index records for the chunks of one document version, in order (ordinal = position).
 
@@ -86,7 +89,10 @@ def build_records(
     stores the record without a vector; *namespace* is the writing deployment's (``chunking.namespaces``);
     ``embedding_text`` (when it differs from the text) is what stage 2
     embeds, its hash the key for reusing the vector. A chunk of kind ``proposition`` keeps that kind.
+
+    *fields* (title, storage URL, metadata, access lists …: ``chunking.document_fields``) go on every record.
     """
+    shared = {f.name: getattr(fields, f.name) for f in dataclasses.fields(fields)} if fields else {}
     records = []
     for ordinal, chunk in enumerate(chunks):
         headings = chunk.headings or (outline.path_at(chunk.char_start) if outline else ())
@@ -117,6 +123,7 @@ def build_records(
                 embedding_hash=content_hash(embedding_text) if embedding_text else "",
                 has_vector=bool(meta.get("embed", True)),
                 namespace=namespace,
+                **shared,
             )
         )
     return records

@@ -19,14 +19,16 @@ parsing), whatever the batch size, because the ledger knows per document which v
 
 from __future__ import annotations
 
+import dataclasses
 import fnmatch
 import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 from chunking.claim_check import MemoryPayloadStore
+from chunking.document_fields import file_properties
 from chunking.embeddings import Embedder
 from chunking.ids import doc_id as make_doc_id
 from chunking.index.protocol import SearchIndex
@@ -177,8 +179,11 @@ def ingest_files(
     scopes: Sequence[str] = (),
     allow_empty_full: bool = False,
     progress: Callable[[Iterable], Iterable] = lambda it: it,
+    metadata: Mapping[str, str] | None = None,
 ) -> IngestSummary:
-    """Run stage 1 and stage 2 in-process for each ``(file, source)``, then the cleanup mode.
+    """Run stage 1 and stage 2 in-process for each ``(file, source)``, then the cleanup mode. Each document's
+    fields come from its file (``file://`` URL, type, modification time, size) and *metadata*, which stands for
+    blob metadata (``METADATA_FIELDS``, ``acl_users``, ``acl_groups``) for every file of the run.
 
     Raises:
         ValueError: unknown *cleanup*, or ``full`` over a run that saw no document (and not *allow_empty_full*).
@@ -199,7 +204,7 @@ def ingest_files(
         seen.add(make_doc_id(LOCAL_CONTAINER, source))
         try:
             _ingest_one(file, source, row, settings=settings, embedder=embedder, index=index, ledger=ledger,
-                        payloads=payloads, keep_old_versions=cleanup == "none")
+                        payloads=payloads, keep_old_versions=cleanup == "none", metadata=metadata or {})
         except Exception as exc:  # one document's failure is its row and ledger reason; the others go on
             failure = describe_failure(exc, settings)
             row.outcome = "failed"
@@ -238,9 +243,11 @@ def _prune_stale_versions(entry, index: SearchIndex, namespace: str) -> int:
 
 
 def _ingest_one(file: Path, source: str, row: DocumentRow, *, settings: Settings, embedder: Embedder,
-                index: SearchIndex, ledger: Ledger, payloads: MemoryPayloadStore, keep_old_versions: bool) -> None:
+                index: SearchIndex, ledger: Ledger, payloads: MemoryPayloadStore, keep_old_versions: bool,
+                metadata: Mapping[str, str]) -> None:
+    properties = dataclasses.replace(file_properties(file), metadata=dict(metadata))
     one = run_stage_one(file.read_bytes(), source=source, container=LOCAL_CONTAINER, settings=settings,
-                        payloads=payloads, ledger=ledger, keep_old_versions=keep_old_versions)
+                        payloads=payloads, ledger=ledger, keep_old_versions=keep_old_versions, properties=properties)
     row.outcome, row.error, row.stage1_seconds = one.outcome, one.error, one.seconds
     row.pages, row.chunks, row.tokens, row.max_tokens = one.pages, one.chunks, one.tokens, one.max_chunk_tokens
     for message in one.messages:

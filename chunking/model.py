@@ -141,6 +141,10 @@ class ChunkRecord:
         namespace: the deployment that wrote the record (``chunking.namespaces``): reconcile and cleanup delete
             only records of their own namespace, so deployments may share one index. ``""`` on records written
             before namespaces existed.
+        title, storage_url, content_type, last_modified, size_bytes, language: the document's
+            (docs/architecture.md#document-fields); ``last_modified`` ISO 8601 UTC (``2024-05-01T10:20:30Z``) or
+            ``None``. acl_users, acl_groups: who may read the document (empty: nobody listed, ``ACL_DEFAULT``
+            decides). metadata: ``(index field, value)`` pairs of the ``METADATA_FIELDS`` the source has.
     """
 
     id: str
@@ -165,6 +169,15 @@ class ChunkRecord:
     embedding_hash: str = ""
     has_vector: bool = True
     namespace: str = ""
+    title: str = ""
+    storage_url: str = ""
+    content_type: str = ""
+    last_modified: str | None = None
+    size_bytes: int = 0
+    language: str = ""
+    acl_users: tuple[str, ...] = ()
+    acl_groups: tuple[str, ...] = ()
+    metadata: tuple[tuple[str, str], ...] = ()
 
     @property
     def vector_key(self) -> str:
@@ -180,6 +193,8 @@ class ChunkRecord:
         data = dataclasses.asdict(self)
         data["headings"] = list(self.headings)
         data["embedding"] = None if self.embedding is None else list(self.embedding)
+        data["acl_users"], data["acl_groups"] = list(self.acl_users), list(self.acl_groups)
+        data["metadata"] = dict(self.metadata)
         return data
 
     @classmethod
@@ -187,6 +202,12 @@ class ChunkRecord:
         names = {f.name for f in dataclasses.fields(cls)}
         values = {k: v for k, v in data.items() if k in names}
         values["headings"] = tuple(values.get("headings") or ())
+        for name in ("acl_users", "acl_groups"):
+            values[name] = tuple(values.get(name) or ())
+        values["metadata"] = tuple((str(k), str(v)) for k, v in dict(values.get("metadata") or {}).items())
+        values["size_bytes"] = int(values.get("size_bytes") or 0)
+        for name in ("title", "storage_url", "content_type", "language"):
+            values[name] = values.get(name) or ""
         emb = values.get("embedding")
         values["embedding"] = None if emb is None else tuple(float(x) for x in emb)
         return cls(**values)

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from chunking.claim_check import PayloadMissingError, PayloadStore
+from chunking.document_fields import DocumentFields, SourceProperties, configured_fields
+from chunking.field_updates import apply_fields_body, fields_message_if_changed, is_fields_message
 from chunking.failures import classify, reason_of
 from chunking.embeddings import Embedder, embed_all
 from chunking.format_splitters import DocumentSplitter, splitter_for
@@ -100,6 +102,7 @@ def run_stage_one(
     force: bool = False,
     keep_old_versions: bool = False,
     send: Callable[[list[str]], None] | None = None,
+    properties: SourceProperties | None = None,
 ) -> StageOneResult:
     """Parse and split one source into chunk-batch messages (each ≤ ``settings.max_message_bytes`` bytes) and
     record the new version in the ledger.
@@ -114,6 +117,9 @@ def run_stage_one(
             sent and ``queued`` only once every one was; if it raises, the error propagates and the version stays
             ``sending`` (the trigger's retry, or reconcile, sends it again). Without it the caller runs the
             returned messages itself and the version is ``queued`` at once.
+        properties: what storage says about the source (URL, type, time, metadata, tags, access lists) for the
+            document fields of its records (``chunking.document_fields``). For a version already indexed whose
+            metadata or access lists changed, the one message sent is a field update (``chunking.field_updates``).
 
     A version already indexed is skipped without parsing. Bad input (unsupported type, empty, corrupt,
     undecodable, too large, not what the configured splitter reads) does not raise: the result and the ledger carry the reason, one log line names the
@@ -129,6 +135,12 @@ def run_stage_one(
         if not force and entry.status == "indexed" and entry.indexed_version == result.version:
             result.outcome = "skipped"
             result.chunks = entry.chunk_count
+            update = fields_message_if_changed(entry, properties, source=source, settings=settings,
+                                               payloads=payloads)
+            if update is not None:  # same bytes, other metadata or access lists: fields only, nothing embedded
+                result.messages = [update]
+                if send is not None:
+                    send(result.messages)
             result.seconds = time.perf_counter() - started
             log.info("unchanged %s: version %s already indexed", source, result.version[:8])
             return result
@@ -146,8 +158,9 @@ def run_stage_one(
         result.seconds = time.perf_counter() - started
         log.error("rejected %s: %s", source, reason)
         return result
+    fields = configured_fields(settings, data, source, pages, properties)
     records = document_records(pages, chunks, doc_id=result.doc_id, version=result.version, source=source,
-                               namespace=deployment_namespace(settings, container))
+                               namespace=deployment_namespace(settings, container), fields=fields)
     result.pages = len(pages)
     result.chunks = len(records)
     result.tokens = sum(r.token_count for r in records)
@@ -156,7 +169,7 @@ def run_stage_one(
                                      max_records=settings.batch_max_chunks, keep_old_versions=keep_old_versions)
     note = "; ".join(filter(None, [*context.notes, fallback_note(chunks)]))
     ledger.begin_version(result.doc_id, source, result.version, len(records), len(result.messages), container,
-                         note=note, status="queued" if send is None else "sending")
+                         note=note, status="queued" if send is None else "sending", fields_hash=fields.source_hash)
     if send is not None:
         send(result.messages)
         ledger.mark_sent(result.doc_id, source, result.version)
@@ -174,9 +187,11 @@ def source_version(data: bytes, splitter: DocumentSplitter) -> str:
 
 
 def document_records(pages: Sequence[Page], chunks: Sequence[Chunk], *, doc_id: str, version: str,
-                     source: str, namespace: str = "") -> list[ChunkRecord]:
+                     source: str, namespace: str = "",
+                     fields: DocumentFields | None = None) -> list[ChunkRecord]:
     """The index records stage 1 makes of one document version's chunks: citations per page for paginated
-    formats, heading paths from the outline for formats with headings, the deployment's *namespace*.
+    formats, heading paths from the outline for formats with headings, the deployment's *namespace*, the
+    document *fields* on each.
     ``chunking split`` prints the same."""
     return build_records(
         chunks,
@@ -186,6 +201,7 @@ def document_records(pages: Sequence[Page], chunks: Sequence[Chunk], *, doc_id: 
         paginated=extension_of(source) in PAGINATED_EXTENSIONS,
         outline=HeadingOutline(pages) if extension_of(source) in HEADING_EXTENSIONS else None,
         namespace=namespace,
+        fields=fields,
     )
 
 
@@ -253,6 +269,10 @@ def run_stage_two(
         message and finally poisons it.
     """
     started = time.perf_counter()
+    if is_fields_message(body):  # metadata or access lists changed, not the bytes: fields only, no embedding
+        update, updated, dropped = apply_fields_body(body, index=index, ledger=ledger, payloads=payloads)
+        return StageTwoResult(update.doc_id, update.version, update.source, 0, 1, records=updated, dropped=dropped,
+                              seconds=time.perf_counter() - started)
     message = decode_message(body)
     result = StageTwoResult(message.doc_id, message.version, message.source, message.batch_no, message.batch_count)
     entry = ledger.get(message.doc_id)

@@ -36,8 +36,8 @@ def query_vector(embedder: Any, index: SearchIndex, query: str) -> list[float]:
 
 
 def search(query: str, *, index: SearchIndex, embedder: Any, k: int = 5, ranking: str = "hybrid",
-           levels: Sequence[int] | None = None) -> list[SearchHit]:
-    """At most *k* hits for *query*, best first.
+           levels: Sequence[int] | None = None, filter: str | None = None) -> list[SearchHit]:
+    """At most *k* hits for *query*, best first, among the records matching OData *filter* (if any).
 
     Args:
         ranking: ``"hybrid"`` (keywords and vectors, fused as the index does), ``"bm25"`` (keywords only) or
@@ -50,4 +50,5 @@ def search(query: str, *, index: SearchIndex, embedder: Any, k: int = 5, ranking
     if ranking not in RANKINGS:
         raise ValueError(f"ranking must be one of {', '.join(RANKINGS)}, got {ranking!r}")
     vector = None if ranking == "bm25" else query_vector(embedder, index, query)
-    return index.search("" if ranking == "vector" else query, vector, k=k, levels=levels)
+    extra = {"filter": filter} if filter else {}
+    return index.search("" if ranking == "vector" else query, vector, k=k, levels=levels, **extra)

@@ -9,10 +9,19 @@
   service's "Response codes" page: 429 with Retry-After when a request would exceed capacity); ``fail(n,
   status)`` answers them 503 (or another status) without one.
 
-Queries understand the OData subset the pipeline sends (``eq``/``gt``/``lt``/``ne``, ``and``/``or``,
-``search.in``, ``null``, parentheses), ``orderby`` on one field, ``select``, ``top``, ``*`` and plain-word
-search text (a document matches when it holds a term of the query, a CJK character being one term, and ranks
-higher the more it holds, highest when it holds them in a row), and vector queries (cosine).
+* **Schema rules.** Updating an index definition may add fields, but not delete or change existing ones
+  (only ``retrievable``, ``searchAnalyzer`` and ``synonymMaps`` may change: "Update Index" REST reference,
+  "Update or rebuild an index" on learn.microsoft.com); documents written before a field existed read null there.
+  A document with a field the index lacks fails the whole request (400), and so does a filter on a field that is
+  not in the index or not filterable.
+* **Merge.** ``merge`` updates the given fields of an existing document and fails it with 404 when the key is
+  missing ("Index Documents" REST reference); ``mergeOrUpload`` uploads it instead.
+
+Queries understand the OData subset the pipeline sends (``eq``/``gt``/``lt``/``ne``, ``and``/``or``/``not``,
+``search.in`` (default delimiters space and comma), ``null``, parentheses, ``c/any()`` and ``c/any(x: …)`` over
+collections), ``orderby`` on one field, ``select``, ``top``, ``*`` and plain-word search text (a document
+matches when it holds a term of the query, a CJK character being one term, and ranks higher the more it holds,
+highest when it holds them in a row), and vector queries (cosine).
 """
 
 from __future__ import annotations
@@ -112,13 +121,25 @@ class SearchServiceFake(HttpTransport):
                 if name not in self.definitions:
                     return 404, {"error": {"code": "ResourceNotFound", "message": f"No index with the name '{name}'"}}
                 return 200, self.definitions[name]
+            refused = _schema_change_refused(self.definitions.get(body["name"]), body)
+            if refused:
+                return 400, {"error": {"code": "OperationNotAllowed", "message": refused}}
             self.definitions[body["name"]] = body
             return (201 if method == "POST" else 200), body
+        fields = {f["name"]: f for f in (self.definitions.get(name) or {}).get("fields", [])}
         if rest == "/docs/search.index":
+            unknown = sorted({k for a in body["value"] for k in a if k != "@search.action" and fields
+                              and k not in fields})
+            if unknown:
+                return 400, {"error": {"code": "InvalidDocument", "message": f"The property '{unknown[0]}' does not "
+                                       "exist on type 'search.documentFields'."}}
             return 200, {"value": [self._index_action(a) for a in body["value"]]}
         if rest == "/docs/search.post.search":
             self.queries += 1
-            return 200, {"value": self._search(body)}
+            try:
+                return 200, {"value": self._search(body, fields)}
+            except _InvalidFilter as exc:
+                return 400, {"error": {"code": "InvalidRequestParameter", "message": f"Invalid expression: {exc}"}}
         if rest == "/docs/$count":
             self.queries += 1
             return 200, len(self.visible)
@@ -133,10 +154,12 @@ class SearchServiceFake(HttpTransport):
         key = action["id"]
         doc = {k: v for k, v in action.items() if k != "@search.action"}
         existed = key in self.committed
+        if kind == "merge" and not existed:
+            return {"key": key, "status": False, "errorMessage": "Document not found.", "statusCode": 404}
         if kind == "delete":
             self.committed.pop(key, None)
             new = None
-        elif kind == "mergeOrUpload" and existed:
+        elif kind in ("merge", "mergeOrUpload") and existed:
             new = {**self.committed[key], **doc}
             self.committed[key] = new
         else:
@@ -163,10 +186,10 @@ class SearchServiceFake(HttpTransport):
         else:
             self.visible[p.key] = dict(p.doc)
 
-    def _search(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+    def _search(self, body: dict[str, Any], fields: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         docs = list(self.visible.values())
         if body.get("filter"):
-            predicate = _parse_filter(body["filter"])
+            predicate = _parse_filter(body["filter"], fields or {})
             docs = [d for d in docs if predicate(d)]
         text = (body.get("search") or "*").strip()
         scored: list[tuple[float, dict[str, Any]]]
@@ -217,7 +240,30 @@ def _cosine(a: list[float], b: list[float]) -> float:
 
 # -- OData filters ----------------------------------------------------------------------------------------------
 
-_TOKEN = re.compile(r"\s*(?:(?P<str>'(?:[^']|'')*')|(?P<num>-?\d+(?:\.\d+)?)|(?P<p>[(),])|(?P<word>[\w.]+))")
+_TOKEN = re.compile(r"\s*(?:(?P<str>'(?:[^']|'')*')|(?P<num>-?\d+(?:\.\d+)?)|(?P<p>[(),/:])|(?P<word>[\w.]+))")
+# Attributes of an existing field that an index update may change ("Update Index" REST reference).
+_CHANGEABLE = {"retrievable", "searchAnalyzer", "synonymMaps"}
+
+
+class _InvalidFilter(ValueError):
+    """A filter the service answers 400 to (unknown or unfilterable field)."""
+
+
+def _schema_change_refused(old: dict[str, Any] | None, new: dict[str, Any]) -> str:
+    """Why the service refuses to replace definition *old* by *new* ('' if it accepts)."""
+    if old is None:
+        return ""
+    new_fields = {f["name"]: f for f in new.get("fields", [])}
+    for field_def in old.get("fields", []):
+        replacement = new_fields.get(field_def["name"])
+        if replacement is None:
+            return f"Existing field '{field_def['name']}' cannot be deleted; rebuild the index to remove it."
+        changed = sorted(k for k in set(field_def) | set(replacement) if k not in _CHANGEABLE
+                         and (field_def.get(k) or None) != (replacement.get(k) or None))
+        if changed:
+            return (f"Existing field '{field_def['name']}' cannot be changed ({', '.join(changed)}); only new fields "
+                    "can be added in place.")
+    return ""
 
 
 def _tokens(text: str) -> list[tuple[str, Any]]:
@@ -240,9 +286,19 @@ def _tokens(text: str) -> list[tuple[str, Any]]:
     return out
 
 
-def _parse_filter(text: str):
+def _parse_filter(text: str, fields: dict[str, Any] | None = None):
     tokens = _tokens(text)
     pos = 0
+    fields = fields or {}
+    variables: list[str] = []
+
+    def known(name: str) -> str:
+        if fields and name not in variables:
+            if name not in fields:
+                raise _InvalidFilter(f"Could not find a property named '{name}' on type 'search.document'.")
+            if not fields[name].get("filterable"):
+                raise _InvalidFilter(f"The field '{name}' is not filterable.")
+        return name
 
     def peek():
         return tokens[pos] if pos < len(tokens) else ("end", None)
@@ -278,17 +334,33 @@ def _parse_filter(text: str):
             return lambda d, b=(v == "true"): b
         if (kind, v) == ("word", "search.in"):
             take(), take()  # name, "("
-            fieldname = take()[1]
+            fieldname = known(take()[1])
             take()
             wanted_text = take()[1]
-            delimiter = ","
+            delimiters = " ,"
             if peek() == ("p", ","):
                 take()
-                delimiter = take()[1]
+                delimiters = take()[1]
             take()  # ")"
-            wanted = set(wanted_text.split(delimiter))
+            wanted = set(re.split("[" + re.escape(delimiters) + "]", wanted_text)) - {""}
             return lambda d: d.get(fieldname) in wanted
-        fieldname = take()[1]
+        if kind == "word" and pos + 1 < len(tokens) and tokens[pos + 1] == ("p", "/"):
+            collection = known(take()[1])
+            take()
+            if take() != ("word", "any"):
+                raise ValueError(f"fake search: only any() lambdas in {text!r}")
+            take()  # "("
+            if peek() == ("p", ")"):
+                take()
+                return lambda d: bool(d.get(collection))
+            var = take()[1]
+            take()  # ":"
+            variables.append(var)
+            body = disjunction()
+            variables.pop()
+            take()  # ")"
+            return lambda d: any(body({**d, var: item}) for item in d.get(collection) or [])
+        fieldname = known(take()[1])
         op = take()[1]
         operand = value()
         ops = {"eq": lambda a: a == operand, "ne": lambda a: a != operand,

@@ -150,9 +150,9 @@ def test_settings_import_no_other_chunking_module():
 
 
 #: The bottom layer: these import nothing of ``chunking`` outside this set.
-BASE = {"chunking.model", "chunking.ids", "chunking.settings", "chunking.settings.strategy",
-        "chunking.settings.values", "chunking.settings.docintel", "chunking.formats", "chunking.tokens",
-        "chunking.token_backend"}
+BASE = {"chunking.model", "chunking.ids", "chunking.settings", "chunking.settings.metadata",
+        "chunking.settings.strategy", "chunking.settings.values", "chunking.settings.docintel", "chunking.formats",
+        "chunking.tokens", "chunking.token_backend"}
 
 
 def test_low_level_modules_stay_low():

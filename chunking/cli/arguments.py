@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-__all__ = ["count_at_least"]
+__all__ = ["count_at_least", "metadata_item"]
 
 
 def count_at_least(minimum: int):
@@ -21,3 +21,12 @@ def count_at_least(minimum: int):
         return value
 
     return parse
+
+
+def metadata_item(text: str) -> tuple[str, str]:
+    """An argparse ``type`` for ``--metadata NAME=VALUE``: ``("NAME", "VALUE")``, blanks around both stripped; an
+    item without ``=`` or a name is a usage error."""
+    name, sep, value = text.partition("=")
+    if not sep or not name.strip():
+        raise argparse.ArgumentTypeError(f"takes NAME=VALUE, got {text!r}")
+    return name.strip(), value.strip()

@@ -25,11 +25,11 @@ def relevance_line(score: float, lexical: float | None, vector: float | None) ->
 
 def print_hit(rank: int, sourcepage: str, headings: Sequence[str], text: str, query: str, *, score: float,
               lexical: float | None = None, vector: float | None = None, extra: str = "",
-              width_chars: int = 300) -> None:
+              width_chars: int = 300, title: str = "") -> None:
     """Print one hit: a title line, then its best-matching passage (query words bold on a terminal, between
     ``**`` otherwise), then a blank line."""
     heading = " > ".join(headings)
     print(f"{rank}. {sourcepage}  {relevance_line(score, lexical, vector)}{extra}"
-          + (f"  [{heading}]" if heading else ""))
+          + (f"  [{heading}]" if heading else "") + (f"  “{title}”" if title else ""))
     marks = (_BOLD, _PLAIN) if sys.stdout.isatty() else ("**", "**")
     print(f"   {highlight(text, query, width_chars).render(*marks)}\n")

@@ -8,6 +8,7 @@ import logging
 import sys
 from pathlib import Path
 
+from chunking.cli.arguments import metadata_item
 from chunking.cli.output import fail, plural, table
 
 __all__ = ["add_parser", "run"]
@@ -35,6 +36,10 @@ def add_parser(sub) -> None:
                         "GLOB, e.g. --exclude SOURCES.md --exclude 'drafts/*' (repeatable)")
     ingest.add_argument("--allow-empty-full", action="store_true",
                         help="let --cleanup full delete everything when the run has no files")
+    ingest.add_argument("--metadata", action="append", default=[], metavar="NAME=VALUE", type=metadata_item,
+                        help="metadata of every file of this run, as blob metadata would be: the names of "
+                        "METADATA_FIELDS become index fields, acl_users / acl_groups (comma-separated ids) the "
+                        "access lists, e.g. --metadata category=policy --metadata acl_groups=hr,finance")
     ingest.set_defaults(func=run)
 
 
@@ -75,6 +80,7 @@ def run(args: argparse.Namespace, settings) -> int:
             files, settings=settings, embedder=make_embedder(settings), index=index, ledger=make_ledger(settings),
             cleanup=args.cleanup, scopes=scopes, allow_empty_full=args.allow_empty_full,
             progress=lambda it: tqdm(it, desc="ingest", unit="file", disable=None, file=sys.stderr),
+            metadata=dict(args.metadata),
         )
     except ValueError as exc:
         return fail(args, str(exc))

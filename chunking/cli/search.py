@@ -8,6 +8,8 @@ import json
 from chunking.cli.arguments import count_at_least
 from chunking.cli.hits import print_hit
 from chunking.cli.output import fail
+from chunking.cli.search_filters import add_filter_arguments, search_filter
+from chunking.index.odata import FilterError
 
 __all__ = ["add_parser", "run"]
 
@@ -27,6 +29,7 @@ def add_parser(sub) -> None:
                         "small_to_big and propositions strategies), each with its matching children")
     search.add_argument("--window", type=count_at_least(0), default=0, metavar="K",
                         help="sentence window: print each hit with K sentences on each side (sentence_window)")
+    add_filter_arguments(search)
     search.set_defaults(func=run)
 
 
@@ -38,20 +41,28 @@ def run(args: argparse.Namespace, settings) -> int:
 
     if not args.query.strip():
         return fail(args, "the query is empty")
+    try:
+        where = search_filter(args, settings)
+    except FilterError as exc:  # what is wrong with --filter, --user or --groups
+        return fail(args, str(exc))
     if settings.index_backend == "local" and not settings.local_index_path.exists():
         print("[]" if args.json else f"no hits (the index is empty: run `{_ingest_hint(args)}` first)")
         return 0
     index = make_index(settings)
     index.ensure()
     if args.parents or args.window:
-        return _search_parents(args, index, make_embedder(settings), settings)
+        return _search_parents(args, index, make_embedder(settings), settings, where)
     from chunking.retrieval import search
 
-    hits = search(args.query, index=index, embedder=make_embedder(settings), k=args.k)
+    try:
+        hits = search(args.query, index=index, embedder=make_embedder(settings), k=args.k, filter=where)
+    except FilterError as exc:  # a field this index does not have
+        return fail(args, str(exc))
     if args.json:
         print(json.dumps([
-            {"source": h.record.source, "sourcepage": h.record.sourcepage, "content": h.record.content,
-             "score": h.score, "lexical": h.lexical, "vector": h.vector, "id": h.record.id, "page_start": h.record.page_start, "page_end": h.record.page_end,
+            {"source": h.record.source, "title": h.record.title, "sourcepage": h.record.sourcepage,
+             "content": h.record.content, "score": h.score, "lexical": h.lexical, "vector": h.vector,
+             "id": h.record.id, "page_start": h.record.page_start, "page_end": h.record.page_end,
              "headings": list(h.record.headings)}
             for h in hits
         ], ensure_ascii=False, indent=2))
@@ -60,7 +71,7 @@ def run(args: argparse.Namespace, settings) -> int:
         return _no_hits(args, index, settings)
     for rank, hit in enumerate(hits, 1):
         print_hit(rank, hit.record.sourcepage, hit.record.headings, hit.record.content, args.query,
-                  score=hit.score, lexical=hit.lexical, vector=hit.vector)
+                  score=hit.score, lexical=hit.lexical, vector=hit.vector, title=hit.record.title)
     return 0
 
 
@@ -81,15 +92,19 @@ def _ingest_hint(args: argparse.Namespace) -> str:
     return args.prog.rsplit(" ", 1)[0] + " ingest PATH"
 
 
-def _search_parents(args: argparse.Namespace, index, embedder, settings) -> int:
+def _search_parents(args: argparse.Namespace, index, embedder, settings, where: str | None = None) -> int:
     from chunking.strategies.small_to_big import ParentDocumentRetriever
 
     retriever = ParentDocumentRetriever(index, embedder, child_k=max(20, 4 * args.k), max_parents=args.k,
-                                        window=max(0, args.window))
-    results = retriever.retrieve(args.query)
+                                        window=max(0, args.window), search_filter=where)
+    try:
+        results = retriever.retrieve(args.query)
+    except FilterError as exc:  # a field this index does not have
+        return fail(args, str(exc))
     if args.json:
         print(json.dumps([
-            {"source": r.record.source, "sourcepage": r.record.sourcepage, "content": r.text, "score": r.score,
+            {"source": r.record.source, "title": r.record.title, "sourcepage": r.record.sourcepage,
+             "content": r.text, "score": r.score,
              "id": r.record.id, "level": r.record.level, "headings": list(r.record.headings),
              "char_start": r.record.char_start, "char_end": r.record.char_end,
              "children": [{"id": c.id, "score": c.score, "char_start": c.char_start, "char_end": c.char_end}
@@ -102,5 +117,6 @@ def _search_parents(args: argparse.Namespace, index, embedder, settings) -> int:
     for rank, r in enumerate(results, 1):
         spans = ", ".join(f"{c.char_start}-{c.char_end}" for c in r.children)
         print_hit(rank, r.record.sourcepage, r.record.headings, r.text, args.query, score=r.score,
-                  extra=f"  level {r.record.level}  {len(r.children)} matching (chars {spans})", width_chars=500)
+                  extra=f"  level {r.record.level}  {len(r.children)} matching (chars {spans})", width_chars=500,
+                  title=r.record.title)
     return 0

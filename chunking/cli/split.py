@@ -70,9 +70,12 @@ def run(args: argparse.Namespace, settings) -> int:
         return fail(args, exc.reason, path=path, status=1)
     except ValueError as exc:
         return fail(args, str(exc), path=path, status=1)
+    from chunking.document_fields import configured_fields, file_properties
+
+    fields = configured_fields(settings, data, source, pages, file_properties(path))  # as `ingest` stores them
     records = document_records(pages, chunks, doc_id=doc_id(LOCAL_CONTAINER, source),
                                version=source_version(data, splitter), source=source,
-                               namespace=deployment_namespace(settings, LOCAL_CONTAINER))
+                               namespace=deployment_namespace(settings, LOCAL_CONTAINER), fields=fields)
     if args.format == "jsonl":
         for record in records:
             row = record.to_dict()

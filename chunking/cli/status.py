@@ -13,7 +13,8 @@ __all__ = ["add_parser", "run"]
 def add_parser(sub) -> None:
     """Add the ``status`` subparser to *sub* (``argparse`` subparsers)."""
     status = sub.add_parser("status", help="documents by status, and the failed ones with reasons",
-                            description="Print the ledger: counts by status and every failed document with its reason.")
+                            description="Print the ledger: counts by status and every failed document with its "
+                            "reason, then the index's schema version (and what the next ingest adds to it).")
     status.add_argument("--json", action="store_true", help="print as one JSON object")
     status.add_argument("--watch", action="store_true",
                         help="follow the documents in progress (uploaded and not yet seen by the blob trigger, "
@@ -42,8 +43,10 @@ def run(args: argparse.Namespace, settings) -> int:
               for s in ("indexed", "queued", "sending", "failed", "deleted")}
     failed = [e for e in entries if e.status == "failed"]
     noted = [e for e in entries if e.note and e.status != "failed"]
+    schema = _schema(settings)
     if args.json:
-        print(json.dumps({"counts": counts, "waiting": _waiting(settings, entries), "failed": [
+        print(json.dumps({"counts": counts, "waiting": _waiting(settings, entries), "index": schema.to_dict(),
+                          "failed": [
             {"source": e.source, "doc_id": e.doc_id, "version": e.version, "error": e.error, "attempts": e.attempts,
              "updated_at": e.updated_at} for e in failed],
             "notes": [{"source": e.source, "status": e.status, "note": e.note} for e in noted]},
@@ -52,6 +55,7 @@ def run(args: argparse.Namespace, settings) -> int:
     waiting = _waiting(settings, entries)
     print(", ".join(f"{n} {s}" for s, n in counts.items())
           + (f"; {len(waiting)} uploaded, waiting for the blob trigger" if waiting else ""))
+    print(schema.describe())
     if failed:
         print()
         table(("failed source", "reason", "since"), [(e.source, e.error, e.updated_at) for e in failed])
@@ -59,6 +63,17 @@ def run(args: argparse.Namespace, settings) -> int:
         print()
         table(("source", "status", "note"), [(e.source, e.status, e.note) for e in noted])
     return 0
+
+
+def _schema(settings):
+    """The index's ``SchemaInfo``, read without creating or migrating anything."""
+    if settings.index_backend == "local":
+        from chunking.index.local_schema import read_schema
+
+        return read_schema(settings.local_index_path, settings.metadata.field_names)
+    from chunking.index import make_index
+
+    return make_index(settings).schema_info()
 
 
 def _waiting(settings, entries) -> list[str]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from chunking.cli.arguments import metadata_item
 from chunking.cli.output import fail
 
 __all__ = ["add_parser", "blob_names", "run"]
@@ -22,6 +23,9 @@ def add_parser(sub) -> None:
     up.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="a file or a folder")
     up.add_argument("--prefix", default="", metavar="FOLDER", help="a virtual folder for the blob names, e.g. manuals")
     up.add_argument("--watch", action="store_true", help="then follow them as `status --watch` does")
+    up.add_argument("--metadata", action="append", default=[], metavar="NAME=VALUE", type=metadata_item,
+                    help="blob metadata of every file uploaded (repeatable): the names of METADATA_FIELDS become "
+                    "index fields, acl_users / acl_groups the access lists, e.g. --metadata acl_groups=hr,finance")
     up.set_defaults(func=run)
 
 
@@ -57,6 +61,16 @@ def blob_names(paths: list[Path], prefix: str = "", cwd: Path | None = None) -> 
     return unique, ignored
 
 
+def _content_settings(name: str):
+    """The blob's content type, guessed from its name (the index's ``content_type``), or ``None``."""
+    import mimetypes
+
+    from azure.storage.blob import ContentSettings
+
+    guessed = mimetypes.guess_type(name)[0]
+    return ContentSettings(content_type=guessed) if guessed else None
+
+
 def run(args: argparse.Namespace, settings) -> int:
     """Upload and print one line per file; 2 on a missing path or a storage error."""
     from azure.core.exceptions import AzureError
@@ -76,7 +90,8 @@ def run(args: argparse.Namespace, settings) -> int:
     for file, name in pairs:
         data = file.read_bytes()
         try:
-            container.upload_blob(name, data, overwrite=True)
+            container.upload_blob(name, data, overwrite=True, metadata=dict(args.metadata) or None,
+                                  content_settings=_content_settings(name))
         except AzureError as exc:
             raise storage_error(exc, container, f"blob '{name}' of container '{container.container_name}'") from None
         total += len(data)

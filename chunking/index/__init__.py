@@ -43,7 +43,8 @@ def make_index(settings: "Settings") -> SearchIndex:
     if settings.index_backend == "local":
         from chunking.index.local import LocalIndex
 
-        return LocalIndex(settings.local_index_path, settings.embedding_dimensions, fusion_options(settings))
+        return LocalIndex(settings.local_index_path, settings.embedding_dimensions, fusion_options(settings),
+                          metadata_fields=settings.metadata.field_names)
     if settings.index_backend == "azure":
         if not settings.search_endpoint:
             raise ValueError("INDEX_BACKEND=azure needs AZURE_SEARCH_ENDPOINT")
@@ -55,6 +56,7 @@ def make_index(settings: "Settings") -> SearchIndex:
             settings.embedding_dimensions,
             settings.search_api_key or None,
             semantic_ranker=settings.search_semantic_ranker,
+            metadata_fields=settings.metadata.field_names,
         )
     raise ValueError(f"unknown index backend {settings.index_backend!r} (INDEX_BACKEND: local, azure)")
 

@@ -10,10 +10,11 @@ from typing import Any, Sequence
 
 from azure.search.documents.indexes import models as m
 
+from chunking.index.azure_fields import DOCUMENT_FIELDS, document_field_definitions
 from chunking.index.protocol import IndexError_
 from chunking.model import ChunkRecord
 
-__all__ = ["added_field_definitions", "batches_by_size", "index_definition", "odata_string",
+__all__ = ["added_field_definitions", "batches_by_size", "check_index", "index_definition", "odata_string",
            "strategy_field_definitions"]
 
 #: Documents per indexing request (search-limits-quotas-capacity).
@@ -42,7 +43,9 @@ STRATEGY_FIELDS = ("parent_id", "level", "kind", "embedding_text", "embedding_ha
 #: Base fields added after the first schema: ``ensure`` adds them to an existing index that lacks them (documents
 #: written before hold null there).
 ADDED_FIELDS = ("namespace",)
-_RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(ChunkRecord) if f.name not in STRATEGY_FIELDS)
+# The chunk fields every index has (schema 1); the document fields (schema 2) are added by ``ensure``.
+_RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(ChunkRecord)
+                       if f.name not in STRATEGY_FIELDS and f.name not in DOCUMENT_FIELDS and f.name != "metadata")
 _SELECT = [f for f in _RECORD_FIELDS if f != VECTOR_FIELD]
 _DEFAULTS = {f.name: f.default for f in dataclasses.fields(ChunkRecord) if f.name in STRATEGY_FIELDS}
 _ENVELOPE_BYTES = len(json.dumps({"value": []}))
@@ -113,13 +116,37 @@ def added_field_definitions() -> list[m.SearchField]:
     return [_field("namespace", "Edm.String", filterable=True, facetable=True)]
 
 
+def check_index(existing: m.SearchIndex, index_name: str, dimensions: int) -> None:
+    """Check that *existing* can hold our records: the chunk fields, ``id`` the sortable key (key paging), a vector
+    field of *dimensions*.
+
+    Raises:
+        IndexError_: the first problem found, naming the index and what to do.
+    """
+    fields = {f.name: f for f in existing.fields or []}
+    missing = [name for name in _RECORD_FIELDS if name not in fields and name not in ADDED_FIELDS]
+    if missing:
+        raise IndexError_(f"index {index_name!r} lacks fields {', '.join(missing)}")
+    key = fields["id"]
+    if not key.key or not key.sortable:
+        raise IndexError_(f"index {index_name!r}: field id must be the key and sortable (key paging)")
+    dims = fields[VECTOR_FIELD].vector_search_dimensions
+    if dims != dimensions:
+        raise IndexError_(
+            f"index {index_name!r} holds {dims}-dimensional vectors, but the embedder makes "
+            f"{dimensions}; create a new index (dimensions cannot change in place) and re-ingest"
+        )
+
+
 def _uses_strategy_fields(record: ChunkRecord) -> bool:
     return any(getattr(record, name) != default for name, default in _DEFAULTS.items())
 
 
-def index_definition(name: str, dimensions: int, strategy_fields: bool = False) -> m.SearchIndex:
-    """The index schema of docs/architecture.md#ids-and-keys (plus the ``STRATEGY_FIELDS`` when asked) with an HNSW
-    (cosine) vector profile and a semantic configuration whose prioritized content field is ``content``."""
+def index_definition(name: str, dimensions: int, strategy_fields: bool = False,
+                     metadata_fields: Sequence[str] = ()) -> m.SearchIndex:
+    """The index schema of docs/architecture.md#ids-and-keys (plus the ``STRATEGY_FIELDS`` when asked) and the
+    document fields with *metadata_fields* (docs/architecture.md#document-fields), with an HNSW (cosine) vector
+    profile and a semantic configuration whose prioritized content field is ``content``."""
     ints = ("ordinal", "page_start", "page_end", "char_start", "char_end", "token_count")
     fields = [
         _field("id", "Edm.String", key=True, filterable=True, sortable=True),
@@ -140,6 +167,7 @@ def index_definition(name: str, dimensions: int, strategy_fields: bool = False) 
             vector_search_profile_name=VECTOR_PROFILE,
         ),
         *added_field_definitions(),
+        *document_field_definitions(metadata_fields),
         *(strategy_field_definitions() if strategy_fields else []),
     ]
     return m.SearchIndex(

@@ -17,7 +17,6 @@ search-howto-large-index on learn.microsoft.com; docs/architecture.md#platform-f
 from __future__ import annotations
 
 import functools
-import random
 import re
 import time
 from typing import Any, Callable, Collection, Iterable, Iterator, Sequence, TypeVar
@@ -27,34 +26,35 @@ from azure.core.exceptions import (
     HttpResponseError,
     ResourceExistsError,
     ResourceNotFoundError,
-    ServiceRequestError,
-    ServiceResponseError,
 )
 from azure.search.documents import SearchClient
 from azure.search.documents.indexes import SearchIndexClient
 from azure.search.documents.indexes import models as m
-from azure.search.documents.models import IndexDocumentsBatch, VectorizedQuery
+from azure.search.documents.models import VectorizedQuery
 
+from chunking.index import azure_fields as doc_fields
+from chunking.index.azure_batches import index_all
+from chunking.index.azure_retries import RetryPolicy
+from chunking.index.odata import check_filter, parse_filter
+from chunking.index.schema_info import SchemaInfo
 from chunking.index.protocol import IndexError_, SearchHit
 from chunking.model import ChunkRecord
 
 from chunking.index.azure_schema import (  # schema and request sizing; batches_by_size & co. re-exported
     ADDED_FIELDS,
-    _RECORD_FIELDS,
-    _RETRYABLE_REQUEST_STATUS,
     _SELECT,
     _HASHES_PER_FILTER,
     _MIN_VECTOR_K,
     PAGE_SIZE,
     MAX_BATCH_BYTES,
     MAX_BATCH_DOCS,
-    RETRYABLE_STATUS,
     SEMANTIC_CONFIG,
     STRATEGY_FIELDS,
     VECTOR_FIELD,
     _uses_strategy_fields,
     added_field_definitions,
     batches_by_size,
+    check_index,
     index_definition,
     odata_string,
     strategy_field_definitions,
@@ -81,18 +81,6 @@ def _credential(credential: Any) -> Any:
     return credential
 
 
-def _retry_after_s(exc: HttpResponseError) -> float | None:
-    headers = getattr(exc.response, "headers", None) or {}
-    for name, scale in (("retry-after-ms", 1000.0), ("x-ms-retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        raw = headers.get(name)
-        if raw is not None:
-            try:
-                return max(0.0, float(raw) / scale)
-            except ValueError:
-                continue  # an HTTP date: fall back to our own back-off
-    return None
-
-
 class AzureSearchIndex:
     """A ``SearchIndex`` on Azure AI Search (hybrid BM25 + HNSW vector search, fused by the service with RRF).
 
@@ -113,6 +101,8 @@ class AzureSearchIndex:
             uses them if the index has them and adds them on the first upsert of a record that needs them (a
             parent link, a level, a proposition, an embedding text, no vector); ``False`` never (such records are
             refused). Records with default values are sent without these fields to an index that lacks them.
+        metadata_fields: the ``METADATA_FIELDS`` index fields; ``ensure`` adds them and the document fields to an
+            existing index in place (docs/architecture.md#schema-versions).
         client_kwargs: passed to both SDK clients (e.g. ``transport=``, ``api_version=``; ``retry_total``
             defaults to 0).
     """
@@ -122,17 +112,19 @@ class AzureSearchIndex:
         max_batch_docs: int = MAX_BATCH_DOCS, max_batch_bytes: int = MAX_BATCH_BYTES, max_attempts: int = 5,
         backoff_s: float = 1.0, max_backoff_s: float = 30.0, max_retry_after_s: float = 60.0,
         sleep: Callable[[float], None] = time.sleep, strategy_fields: bool | None = None,
-        semantic_ranker: bool = False, **client_kwargs: Any,
+        semantic_ranker: bool = False, metadata_fields: Sequence[str] = (), **client_kwargs: Any,
     ) -> None:  # fmt: skip
         if dimensions < 1 or max_attempts < 1 or not 1 <= max_batch_docs <= MAX_BATCH_DOCS:
             raise ValueError("dimensions and max_attempts must be ≥ 1, max_batch_docs in 1..1000")
         self.endpoint, self.index_name, self.dimensions = endpoint, index_name, dimensions
         self.max_batch_docs, self.max_batch_bytes, self.max_attempts = max_batch_docs, max_batch_bytes, max_attempts
         self.backoff_s, self.max_backoff_s, self.max_retry_after_s = backoff_s, max_backoff_s, max_retry_after_s
-        self._sleep = sleep
+        self._retry = RetryPolicy(max_attempts, backoff_s, max_backoff_s, max_retry_after_s, sleep)
         self.strategy_fields = strategy_fields
         self.semantic_ranker = semantic_ranker
         self._has_strategy_fields = False  # known after ensure() or the first upsert that needs them
+        self.metadata_fields = tuple(metadata_fields)
+        self._filterable: dict[str, str] | None = None  # filterable fields, known after ensure()
         cred = _credential(credential)
         client_kwargs.setdefault("retry_total", 0)  # see the module docstring: retries are ours
         self._indexes = SearchIndexClient(endpoint=endpoint, credential=cred, **client_kwargs)
@@ -141,11 +133,12 @@ class AzureSearchIndex:
     # -- schema ------------------------------------------------------------------------------------------------
 
     def ensure(self) -> None:
-        """Create the index if missing; otherwise check it.
+        """Create the index if missing; otherwise check it and add the document fields it lacks.
 
         Raises:
-            IndexError_: the existing index lacks a field of the schema, its key is not a sortable ``id``, or its vector
-                field has another dimension; or the service refused to create it.
+            IndexError_: the existing index lacks a field of the schema, its key is not a sortable ``id``, its vector
+                field has another dimension, or a document field exists with another definition; or the service
+                refused to create or update it.
         """
         try:
             existing = self._indexes.get_index(self.index_name)
@@ -155,15 +148,19 @@ class AzureSearchIndex:
             raise IndexError_(f"reading index {self.index_name!r} failed: {exc.message}") from exc
         if existing is None:
             try:
-                self._indexes.create_index(index_definition(self.index_name, self.dimensions,
-                                                            bool(self.strategy_fields)))
+                definition = index_definition(self.index_name, self.dimensions, bool(self.strategy_fields),
+                                              self.metadata_fields)
+                self._indexes.create_index(definition)
                 self._has_strategy_fields = bool(self.strategy_fields)
+                self._filterable = doc_fields.filterable_kinds(definition)
                 return
             except ResourceExistsError:  # another instance created it in between: check theirs
                 existing = self._indexes.get_index(self.index_name)
             except HttpResponseError as exc:
                 raise IndexError_(f"creating index {self.index_name!r} failed: {exc.message}") from exc
         self._check(existing)
+        existing = doc_fields.migrate(self._indexes, existing, self.metadata_fields)
+        self._filterable = doc_fields.filterable_kinds(existing)
         present = {f.name for f in existing.fields or []}
         if not set(ADDED_FIELDS) <= present:
             self._add_fields(existing, added_field_definitions(), "new fields")
@@ -199,22 +196,22 @@ class AzureSearchIndex:
 
     @property
     def _select(self) -> list[str]:
-        return [*_SELECT, *(STRATEGY_FIELDS if self._has_strategy_fields else ())]
+        return [*_SELECT, *(STRATEGY_FIELDS if self._has_strategy_fields else ()), *doc_fields.DOCUMENT_FIELDS,
+                *self.metadata_fields]
+
+    def schema_info(self) -> SchemaInfo:
+        """The index's schema as the service holds it (nothing is changed)."""
+        try:
+            existing = self._indexes.get_index(self.index_name)
+        except ResourceNotFoundError:
+            existing = None
+        except HttpResponseError as exc:
+            raise IndexError_(f"reading index {self.index_name!r} failed: {exc.message}") from exc
+        return doc_fields.schema_info(existing, f"{self.endpoint}/indexes/{self.index_name}", self.metadata_fields,
+                                      self.count() if existing is not None else None)
 
     def _check(self, existing: m.SearchIndex) -> None:
-        fields = {f.name: f for f in existing.fields or []}
-        missing = [name for name in _RECORD_FIELDS if name not in fields and name not in ADDED_FIELDS]
-        if missing:
-            raise IndexError_(f"index {self.index_name!r} lacks fields {', '.join(missing)}")
-        key = fields["id"]
-        if not key.key or not key.sortable:
-            raise IndexError_(f"index {self.index_name!r}: field id must be the key and sortable (key paging)")
-        dims = fields[VECTOR_FIELD].vector_search_dimensions
-        if dims != self.dimensions:
-            raise IndexError_(
-                f"index {self.index_name!r} holds {dims}-dimensional vectors, but the embedder makes "
-                f"{self.dimensions}; create a new index (dimensions cannot change in place) and re-ingest"
-            )
+        check_index(existing, self.index_name, self.dimensions)
 
     # -- writes ------------------------------------------------------------------------------------------------
 
@@ -238,13 +235,24 @@ class AzureSearchIndex:
     def _document(self, record: ChunkRecord) -> dict[str, Any]:
         """The JSON document of *record*: without the strategy fields for an index that lacks them, and without
         ``embedding`` for a record stored without a vector."""
-        doc = record.to_dict()
+        doc = doc_fields.to_index_document(record.to_dict(), self.metadata_fields)
         if not self._has_strategy_fields:
             for name in STRATEGY_FIELDS:
                 del doc[name]
         if not record.has_vector:
             del doc[VECTOR_FIELD]
         return doc
+
+    def update_fields(self, ids: Iterable[str], values: dict[str, Any]) -> int:
+        """``merge`` the document fields *values* into the stored documents *ids* (text and vector stay); keys no
+        longer in the index are skipped. Returns how many documents were sent.
+
+        Raises:
+            ValueError: a field that cannot be updated in place; IndexError_: merges failed permanently.
+        """
+        docs = doc_fields.merge_documents(ids, values, self.metadata_fields)
+        self._index_all("merge", docs)
+        return len(docs)
 
     def delete(self, ids: Iterable[str]) -> None:
         """Delete documents by key (the service reports missing keys as deleted).
@@ -255,79 +263,14 @@ class AzureSearchIndex:
         self._index_all("delete", [{"id": key} for key in dict.fromkeys(ids)])
 
     def _index_all(self, action: str, docs: list[dict[str, Any]]) -> None:
-        failures: dict[str, str] = {}
-        for batch in batches_by_size(docs, action, self.max_batch_docs, self.max_batch_bytes):
-            failures.update(self._index_batch(action, batch))
-        if failures:
-            shown = "; ".join(f"{key}: {error}" for key, error in list(failures.items())[:20])
-            more = f" (and {len(failures) - 20} more)" if len(failures) > 20 else ""
-            raise IndexError_(f"{action} failed for {len(failures)} documents in {self.index_name!r}: {shown}{more}")
-
-    def _index_batch(self, action: str, batch: list[dict[str, Any]]) -> dict[str, str]:
-        """Send one batch, resending only the keys that failed transiently; return permanent failures."""
-        pending = {doc["id"]: doc for doc in batch}
-        permanent: dict[str, str] = {}
-        last_error: dict[str, str] = {}
-        for attempt in range(self.max_attempts):
-            request = IndexDocumentsBatch()
-            if action == "delete":
-                request.add_delete_actions(list(pending.values()))
-            else:
-                request.add_merge_or_upload_actions(list(pending.values()))
-            keys = ", ".join(list(pending)[:5])
-            send = functools.partial(self._documents.index_documents, request)
-            results = self._with_retries(f"{action} of {len(pending)} documents ({keys}, …)", send)
-            retry: dict[str, dict[str, Any]] = {}
-            for result in results:
-                if result.succeeded:
-                    continue
-                error = f"HTTP {result.status_code}: {result.error_message}"
-                if result.status_code in RETRYABLE_STATUS and result.key in pending:
-                    retry[result.key] = pending[result.key]
-                    last_error[result.key] = error
-                else:
-                    permanent[result.key] = error
-            pending = retry
-            if not pending:
-                return permanent
-            if attempt + 1 < self.max_attempts:
-                self._wait(attempt, None)
-        for key in pending:
-            permanent[key] = f"{last_error[key]} (still failing after {self.max_attempts} attempts)"
-        return permanent
+        index_all(self._documents, self._retry, action, docs, max_docs=self.max_batch_docs,
+                  max_bytes=self.max_batch_bytes, index_name=self.index_name)
 
     def _with_retries(self, what: str, call: Callable[[], _T]) -> _T:
-        """Run *call*, retrying transient failures with back-off; a permanent one becomes ``IndexError_``."""
-        for attempt in range(self.max_attempts):
-            try:
-                return call()
-            except (ServiceRequestError, ServiceResponseError) as exc:  # no answer: connection failed or dropped
-                if attempt + 1 == self.max_attempts:
-                    raise IndexError_(f"{what} failed: {exc}") from exc
-                self._wait(attempt, None)
-            except HttpResponseError as exc:
-                status = exc.status_code or 0
-                retry_after = _retry_after_s(exc)
-                if status not in _RETRYABLE_REQUEST_STATUS or attempt + 1 == self.max_attempts:
-                    raise IndexError_(f"{what} failed: HTTP {status}: {exc.message}", status=status or None,
-                                      retry_after_s=retry_after) from exc
-                if retry_after is not None and retry_after > self.max_retry_after_s:
-                    raise IndexError_(f"search service asked to retry after {retry_after:.0f} s "
-                                      f"(> {self.max_retry_after_s:.0f} s)", status=status,
-                                      retry_after_s=retry_after) from exc
-                self._wait(attempt, retry_after)
-        raise AssertionError("unreachable: the last attempt returns or raises")
+        return self._retry.run(what, call)
 
     def _wait(self, attempt: int, retry_after_s: float | None) -> None:
-        if retry_after_s is not None:
-            if retry_after_s > self.max_retry_after_s:
-                raise IndexError_(
-                    f"search service asked to retry after {retry_after_s:.0f} s (> {self.max_retry_after_s:.0f} s)"
-                )
-            self._sleep(retry_after_s)
-            return
-        ceiling = min(self.max_backoff_s, self.backoff_s * 2**attempt)
-        self._sleep(ceiling / 2 + random.uniform(0, ceiling / 2))
+        self._retry.wait(attempt, retry_after_s)
 
     # -- reads -------------------------------------------------------------------------------------------------
 
@@ -366,7 +309,7 @@ class AzureSearchIndex:
     def records_of(self, doc_id: str) -> list[ChunkRecord]:
         """Every record of *doc_id*, without embeddings, ordered by ordinal."""
         docs = self._scan(f"doc_id eq {odata_string(doc_id)}", self._select)
-        return sorted((_record(d) for d in docs), key=lambda r: r.ordinal)
+        return sorted((_record(d, self.metadata_fields) for d in docs), key=lambda r: r.ordinal)
 
     def doc_ids(self, namespace: str | None = None) -> set[str]:
         """Every ``doc_id`` in the index, or of *namespace* (a full key-ordered scan: exact, unlike facet
@@ -423,15 +366,16 @@ class AzureSearchIndex:
         for start in range(0, len(wanted), _HASHES_PER_FILTER):
             group = odata_string(",".join(wanted[start : start + _HASHES_PER_FILTER]))
             for doc in self._scan(f"search.in(id, {group}, ',')", self._select):
-                found[doc["id"]] = _record(doc)
+                found[doc["id"]] = _record(doc, self.metadata_fields)
         return found
 
     def search(self, query: str, vector: Sequence[float] | None, k: int = 5, *,
-               levels: Collection[int] | None = None) -> list[SearchHit]:
+               levels: Collection[int] | None = None, filter: str | None = None) -> list[SearchHit]:
         """Hybrid query: full-text *query* plus, when *vector* is given, a k-NN query on ``embedding``; the
         service fuses them with RRF, then (with ``semantic_ranker``) re-ranks them semantically. ``score`` is
         ``@search.score`` (the reranker score with the semantic ranker). Records come without embeddings. *levels*
-        filters on ``level`` (an index without the strategy fields holds only level 0)."""
+        filters on ``level`` (an index without the strategy fields holds only level 0); *filter* (OData, sent as
+        it is) is checked first against the index's filterable fields, as ``LocalIndex`` does (``FilterError``)."""
         if k < 1 or (not query.strip() and vector is None):
             return []
         level_filter = None
@@ -450,6 +394,11 @@ class AzureSearchIndex:
                 VectorizedQuery(vector=[float(x) for x in vector], k_nearest_neighbors=max(k, _MIN_VECTOR_K),
                                 fields=VECTOR_FIELD)
             ]  # fmt: skip
+        if filter:
+            node = parse_filter(filter)
+            if self._filterable is not None:
+                check_filter(node, self._filterable)
+            level_filter = f"({level_filter}) and ({filter})" if level_filter else filter
         extra: dict[str, Any] = {"filter": level_filter} if level_filter else {}
         if self.semantic_ranker and query.strip():
             # The semantic ranker re-ranks the fused top 50 (a paid feature of the service, off by default).
@@ -458,7 +407,8 @@ class AzureSearchIndex:
                                    vector_queries=vector_queries, select=self._select, top=k, **extra)  # fmt: skip
         results = self._with_retries("search", search)
         score = "@search.reranker_score" if self.semantic_ranker and query.strip() else "@search.score"
-        return [SearchHit(_record(doc), float(doc.get(score) or doc["@search.score"])) for doc in results][:k]
+        return [SearchHit(_record(doc, self.metadata_fields), float(doc.get(score) or doc["@search.score"]))
+                for doc in results][:k]
 
     def count(self) -> int:
         """Number of documents (the service's count; eventually consistent after writes)."""
@@ -469,5 +419,6 @@ class AzureSearchIndex:
         self._indexes.close()
 
 
-def _record(doc: dict[str, Any]) -> ChunkRecord:
-    return ChunkRecord.from_dict({**{k: v for k, v in doc.items() if not k.startswith("@")}, VECTOR_FIELD: None})
+def _record(doc: dict[str, Any], metadata_fields: Sequence[str] = ()) -> ChunkRecord:
+    values = doc_fields.from_index_document({k: v for k, v in doc.items() if not k.startswith("@")}, metadata_fields)
+    return ChunkRecord.from_dict({**values, VECTOR_FIELD: None})

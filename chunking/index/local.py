@@ -3,9 +3,9 @@
 Layout of the file:
 
 * ``meta``: ``dimensions`` and ``schema`` of the index (checked by ``ensure``).
-* ``records``: one row per ``ChunkRecord`` (headings as JSON text, the embedding as a little-endian float32 blob;
-  an empty blob for a record stored without a vector). Columns added later (``parent_id``, ``level``, ``kind``,
-  ``embedding_text``, ``embedding_hash``, ``has_vector``, ``namespace``) are added to an older file by ``ensure``.
+* ``records``: one row per ``ChunkRecord`` (headings and access lists as JSON text, the embedding as a
+  little-endian float32 blob; an empty blob for a record stored without a vector). Columns added later are added
+  to an older file by ``ensure`` (``chunking.index.local_schema``: columns, migration, schema version).
 * ``records_fts``: an FTS5 table over content, headings and source, keyed by the ``records`` rowid. Tokenizer
   ``porter unicode61 remove_diacritics 2``; CJK characters are written to it space-separated so each is a token,
   and a CJK query run becomes overlapping two-character phrases (the CJK-bigram strategy of Lucene's
@@ -21,7 +21,6 @@ Concurrency: WAL journal, writes in ``BEGIN IMMEDIATE`` transactions, a 30 s bus
 
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 from pathlib import Path
@@ -29,33 +28,23 @@ from typing import Collection, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from chunking.index import local_schema as schema
 from chunking.index.fts import fts_query, fts_text
 from chunking.index.fusion import FusionOptions, fuse
 from chunking.index.local_ranking import bm25_query_reference, keyword_ranking, nearest, term_document_counts
+from chunking.index.odata_sql import filter_sql
 from chunking.index.protocol import IndexError_, SearchHit
+from chunking.index.schema_info import SchemaInfo
 from chunking.model import ChunkRecord
 
 __all__ = ["LocalIndex", "fts_query"]
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = str(schema.SCHEMA_VERSION)
 # Candidates taken from each ranking before fusion: deeper than k so that a record ranked moderately in both
 # lists can beat one ranked high in only one.
 _MIN_DEPTH = 50
 # SQLite's default host-parameter limit is 999 on old builds; stay well under it.
 _IN_GROUP = 500
-
-_FIELDS = (
-    "id", "doc_id", "version", "source", "sourcepage", "ordinal", "page_start", "page_end",
-    "char_start", "char_end", "content", "content_hash", "token_count", "headings",
-    "parent_id", "level", "kind", "embedding_text", "embedding_hash", "has_vector", "namespace",
-)  # fmt: skip
-# Columns added after the first schema (strategies: hierarchy, enrichment), with the definition that gives old
-# rows their default: ``ensure`` adds the missing ones to an existing file.
-_ADDED_COLUMNS = {
-    "parent_id": "TEXT", "level": "INTEGER NOT NULL DEFAULT 0", "kind": "TEXT NOT NULL DEFAULT 'text'",
-    "embedding_text": "TEXT NOT NULL DEFAULT ''", "embedding_hash": "TEXT NOT NULL DEFAULT ''",
-    "has_vector": "INTEGER NOT NULL DEFAULT 1", "namespace": "TEXT NOT NULL DEFAULT ''",
-}  # fmt: skip
 
 class LocalIndex:
     """A ``SearchIndex`` in one SQLite file: BM25 + cosine vectors, fused as ``chunking.index.fusion`` says.
@@ -63,6 +52,7 @@ class LocalIndex:
     Args:
         path: the SQLite file (created with its parent folders by ``ensure``).
         dimensions: vector length every record must have, ≥ 1.
+        metadata_fields: the ``METADATA_FIELDS`` index fields (one column each, added by ``ensure``).
         fusion: how the two rankings are fused (default ``FusionOptions()``).
 
     Every method opens the file and creates the schema on first use (``ensure``); ``close`` releases it.
@@ -73,12 +63,15 @@ class LocalIndex:
             and any first call), or records lack a vector of ``dimensions`` floats (from ``upsert``).
     """
 
-    def __init__(self, path: Path | str, dimensions: int, fusion: FusionOptions | None = None) -> None:
+    def __init__(self, path: Path | str, dimensions: int, fusion: FusionOptions | None = None, *,
+                 metadata_fields: Sequence[str] = ()) -> None:
         if dimensions < 1:
             raise ValueError(f"dimensions must be ≥ 1, got {dimensions}")
+        self.fusion = fusion or FusionOptions()
         self.path = Path(path)
         self.dimensions = dimensions
-        self.fusion = fusion or FusionOptions()
+        self.metadata_fields = tuple(metadata_fields)
+        self._select = schema.select_list(self.metadata_fields)
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         # Vector cache: (data_version, own writes) it was built at, record ids, unit-normalised float32 matrix.
@@ -100,47 +93,15 @@ class LocalIndex:
         """Open the file, create the schema if missing, and check its vector dimension.
 
         Raises:
-            IndexError_: the file is not SQLite, has another schema version, or another dimension.
+            IndexError_: the file is not SQLite, has a newer schema version, or another dimension.
         """
         with self._lock:
-            if self._conn is not None:
-                return
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            # isolation_level=None: we issue BEGIN ourselves, so writes take the lock up front (IMMEDIATE) and
-            # two connections never deadlock upgrading a read transaction.
-            conn = sqlite3.connect(self.path, timeout=30.0, isolation_level=None, check_same_thread=False)
-            try:
-                conn.execute("PRAGMA journal_mode=WAL")
-                conn.execute("PRAGMA synchronous=NORMAL")
-                conn.execute("BEGIN IMMEDIATE")
-                for statement in _SCHEMA:
-                    conn.execute(statement)
-                present = {row[1] for row in conn.execute("PRAGMA table_info(records)")}
-                for column, definition in _ADDED_COLUMNS.items():
-                    if column not in present:  # a file written before the column existed
-                        conn.execute(f"ALTER TABLE records ADD COLUMN {column} {definition}")
-                for statement in _ADDED_INDEXES:
-                    conn.execute(statement)
-                meta = dict(conn.execute("SELECT key, value FROM meta"))
-                if not meta:
-                    conn.executemany(
-                        "INSERT INTO meta(key, value) VALUES (?, ?)",
-                        [("dimensions", str(self.dimensions)), ("schema", SCHEMA_VERSION)],
-                    )
-                conn.execute("COMMIT")
-            except sqlite3.DatabaseError as exc:
-                conn.close()
-                raise IndexError_(f"{self.path} is not a usable local index: {exc}") from exc
-            if meta and meta.get("schema") != SCHEMA_VERSION:
-                conn.close()
-                raise IndexError_(f"{self.path} has index schema {meta.get('schema')}, expected {SCHEMA_VERSION}")
-            if meta and meta.get("dimensions") != str(self.dimensions):
-                conn.close()
-                raise IndexError_(
-                    f"{self.path} holds {meta.get('dimensions')}-dimensional vectors, but the embedder makes "
-                    f"{self.dimensions}; use another index file or re-ingest"
-                )
-            self._conn = conn
+            if self._conn is None:
+                self._conn = schema.open_index(self.path, self.dimensions, self.metadata_fields)
+
+    def schema_info(self) -> SchemaInfo:
+        """The file's schema as it is (read-only: nothing is created or migrated)."""
+        return schema.read_schema(self.path, self.metadata_fields)
 
     def close(self) -> None:
         """Close the connection (the next call reopens it)."""
@@ -185,19 +146,10 @@ class LocalIndex:
             raise IndexError_(
                 f"{len(bad)} records lack a {self.dimensions}-dimensional embedding: {', '.join(bad[:10])}"
             )
-        rows = [
-            (
-                r.id, r.doc_id, r.version, r.source, r.sourcepage, r.ordinal, r.page_start, r.page_end,
-                r.char_start, r.char_end, r.content, r.content_hash, r.token_count,
-                json.dumps(list(r.headings), ensure_ascii=False),
-                r.parent_id, r.level, r.kind, r.embedding_text, r.embedding_hash, int(r.has_vector), r.namespace,
-                # A record without a vector stores an empty blob: vector search and reuse skip it.
-                np.asarray(r.embedding, dtype="<f4").tobytes() if r.has_vector else b"",
-            )
-            for r in records
-        ]  # fmt: skip
-        columns = ", ".join(_FIELDS) + ", embedding"
-        updates = ", ".join(f"{c} = excluded.{c}" for c in (*_FIELDS[1:], "embedding"))
+        rows = [schema.row_of(r, self.dimensions, self.metadata_fields) for r in records]
+        names = [*schema.FIELDS, *(schema.metadata_column(f) for f in self.metadata_fields), "embedding"]
+        columns = ", ".join(names)
+        updates = ", ".join(f"{c} = excluded.{c}" for c in names[1:])
         ids = [(r.id,) for r in records]
         fts_rows = [
             (fts_text(r.content), fts_text(" / ".join(r.headings)), fts_text(r.source), r.id) for r in records
@@ -206,7 +158,7 @@ class LocalIndex:
         def statements() -> Iterator[tuple[str, list[tuple]]]:
             # The rowid survives ON CONFLICT DO UPDATE, so the FTS row is replaced under the same rowid.
             yield "DELETE FROM records_fts WHERE rowid = (SELECT rowid FROM records WHERE id = ?)", ids
-            placeholders = ", ".join("?" * (len(_FIELDS) + 1))
+            placeholders = ", ".join("?" * len(names))
             yield (
                 f"INSERT INTO records({columns}) VALUES ({placeholders}) ON CONFLICT(id) DO UPDATE SET {updates}",
                 rows,
@@ -245,9 +197,9 @@ class LocalIndex:
         """Every record of *doc_id*, without embeddings, ordered by ordinal."""
         with self._lock:
             cur = self._db().execute(
-                f"SELECT {', '.join(_FIELDS)} FROM records WHERE doc_id = ? ORDER BY ordinal", (doc_id,)
+                f"SELECT {self._select} FROM records r WHERE r.doc_id = ? ORDER BY r.ordinal", (doc_id,)
             )
-            return [_record(row) for row in cur]
+            return [self._record(row) for row in cur]
 
     def doc_ids(self, namespace: str | None = None) -> set[str]:
         """Every ``doc_id`` present; with *namespace*, those with a record of exactly that namespace."""
@@ -297,9 +249,9 @@ class LocalIndex:
             for start in range(0, len(wanted), _IN_GROUP):
                 group = wanted[start : start + _IN_GROUP]
                 cur = self._db().execute(
-                    f"SELECT {', '.join(_FIELDS)} FROM records WHERE id IN ({', '.join('?' * len(group))})", group
+                    f"SELECT {self._select} FROM records r WHERE r.id IN ({', '.join('?' * len(group))})", group
                 )
-                found.update((row[0], _record(row)) for row in cur)
+                found.update((row[0], self._record(row)) for row in cur)
         return found
 
     def count(self) -> int:
@@ -307,10 +259,44 @@ class LocalIndex:
         with self._lock:
             return int(self._db().execute("SELECT count(*) FROM records").fetchone()[0])
 
+    def _record(self, row: Sequence[object]) -> ChunkRecord:
+        return schema.record_of(row, self.metadata_fields)
+
+    def update_fields(self, ids: Iterable[str], values: dict[str, object]) -> int:
+        """Set document fields (``storage_url``, ``content_type``, ``last_modified``, ``acl_users``, ``acl_groups``,
+        ``metadata``: the ``METADATA_FIELDS`` values, absent ones cleared) of the records *ids*, in one
+        transaction; the rest of each record (text, vector) is untouched. Returns how many records exist among
+        *ids*.
+
+        Raises:
+            ValueError: a field that is not a document field.
+        """
+        keys = list(dict.fromkeys(ids))
+        assignments, params = schema.field_assignments(values, self.metadata_fields)
+        if not keys or not assignments:
+            return 0
+        with self._lock:
+            db = self._db()
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                changed = 0
+                for start in range(0, len(keys), _IN_GROUP):
+                    group = keys[start : start + _IN_GROUP]
+                    cur = db.execute(f"UPDATE records SET {assignments} WHERE id IN ({', '.join('?' * len(group))})",
+                                     [*params, *group])
+                    changed += cur.rowcount
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+            self._writes += 1
+        return changed
+
     # -- search ------------------------------------------------------------------------------------------------
 
     def search(self, query: str, vector: Sequence[float] | None, k: int = 5, *,
-               levels: Collection[int] | None = None) -> list[SearchHit]:
+               levels: Collection[int] | None = None, filter: str | None = None) -> list[SearchHit]:
         """Hybrid search: BM25 over *query* and cosine similarity to *vector*, fused as ``self.fusion`` says
         (``chunking.index.fusion``).
 
@@ -320,6 +306,8 @@ class LocalIndex:
             k: at most this many hits.
             levels: only records whose ``level`` is one of these (``None``: all). Records stored without a vector
                 are found by keywords only.
+            filter: only records matching this OData filter (``chunking.index.odata``: metadata, dates, security
+                trimming), applied before ranking in both legs.
 
         Returns:
             hits best first, each with its relevance 0–1 (``score``) and its parts (``lexical``: BM25 against the
@@ -327,27 +315,29 @@ class LocalIndex:
             reaches ``fusion.min_vector_score``. Records come without embeddings.
 
         Raises:
-            ValueError: *vector* has the wrong length.
+            ValueError: *vector* has the wrong length; FilterError: *filter* is malformed, outside the subset, or
+                names a field this index cannot filter on.
         """
         if k < 1:
             return []
         depth = max(_MIN_DEPTH, 5 * k)
+        where = filter_sql(filter, schema.filter_columns(self.metadata_fields)) if filter else None
         with self._lock:
             wanted = None if levels is None else sorted({int(v) for v in levels})
-            lexical = self._keyword_ranking(query, depth, wanted)
+            lexical = self._keyword_ranking(query, depth, wanted, where)
             ranked: list[tuple[str, float]] = []
             cosines: dict[str, float] = {}
             if vector is not None:
-                ranked, cosines = self._vector_ranking(vector, depth, wanted, also=[i for i, _ in lexical])
+                ranked, cosines = self._vector_ranking(vector, depth, wanted, where, also=[i for i, _ in lexical])
             reference = bm25_query_reference(self._db(), query) if lexical else 0.0
             best = fuse(lexical, ranked, self.fusion, lexical_reference=reference, cosines=cosines,
                         use_lexical=bool(fts_query(query)), use_vector=vector is not None)[:k]
             if not best:
                 return []
             placeholders = ", ".join("?" * len(best))
-            cur = self._db().execute(f"SELECT {', '.join(_FIELDS)} FROM records WHERE id IN ({placeholders})",
+            cur = self._db().execute(f"SELECT {self._select} FROM records r WHERE r.id IN ({placeholders})",
                                      [f.id for f in best])  # fmt: skip
-            by_id = {row[0]: _record(row) for row in cur}
+            by_id = {row[0]: self._record(row) for row in cur}
         return [SearchHit(by_id[f.id], f.score, f.lexical, f.vector) for f in best if f.id in by_id]
 
     def term_document_counts(self, terms: Iterable[str]) -> tuple[int, dict[str, int]]:
@@ -356,16 +346,21 @@ class LocalIndex:
         with self._lock:
             return term_document_counts(self._db(), terms)
 
-    def _keyword_ranking(self, query: str, depth: int, levels: list[int] | None = None) -> list[tuple[str, float]]:
-        return keyword_ranking(self._db(), query, depth, levels)
+    def _keyword_ranking(self, query: str, depth: int, levels: list[int] | None = None,
+                         where: tuple[str, list] | None = None) -> list[tuple[str, float]]:
+        return keyword_ranking(self._db(), query, depth, levels, where)
 
     def _vector_ranking(self, vector: Sequence[float], depth: int, levels: list[int] | None = None,
+                        where: tuple[str, list] | None = None,
                         also: Sequence[str] = ()) -> tuple[list[tuple[str, float]], dict[str, float]]:
         query = np.asarray(vector, dtype=np.float32)
         if query.shape != (self.dimensions,):
             raise ValueError(f"query vector has {query.size} dimensions, the index {self.dimensions}")
         ids, matrix = self._vectors()
-        return nearest(ids, matrix, self._cache_levels, query, depth, levels, also)
+        allowed = None
+        if where is not None:
+            allowed = {row[0] for row in self._db().execute(f"SELECT r.id FROM records r WHERE {where[0]}", where[1])}
+        return nearest(ids, matrix, self._cache_levels, query, depth, levels, also, allowed)
 
     def _vectors(self) -> tuple[list[str], np.ndarray]:
         db = self._db()
@@ -380,31 +375,3 @@ class LocalIndex:
             self._cache_ids = ids
             self._cache_key = key
         return self._cache_ids, self._cache_matrix
-
-
-def _record(row: Sequence[object]) -> ChunkRecord:
-    values = dict(zip(_FIELDS, row))
-    values["headings"] = tuple(json.loads(str(values["headings"])))
-    values["has_vector"] = bool(values["has_vector"])
-    return ChunkRecord(**values)  # type: ignore[arg-type]
-
-
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    """CREATE TABLE IF NOT EXISTS records (
-        id TEXT NOT NULL UNIQUE, doc_id TEXT NOT NULL, version TEXT NOT NULL, source TEXT NOT NULL,
-        sourcepage TEXT NOT NULL, ordinal INTEGER NOT NULL, page_start INTEGER NOT NULL, page_end INTEGER NOT NULL,
-        char_start INTEGER NOT NULL, char_end INTEGER NOT NULL, content TEXT NOT NULL, content_hash TEXT NOT NULL,
-        token_count INTEGER NOT NULL, headings TEXT NOT NULL, embedding BLOB NOT NULL
-    )""",
-    "CREATE INDEX IF NOT EXISTS records_doc_id ON records(doc_id)",
-    "CREATE INDEX IF NOT EXISTS records_content_hash ON records(content_hash)",
-    """CREATE VIRTUAL TABLE IF NOT EXISTS records_fts USING fts5(
-        content, headings, source, tokenize = 'porter unicode61 remove_diacritics 2'
-    )""",
-)
-_ADDED_INDEXES = (
-    "CREATE INDEX IF NOT EXISTS records_parent_id ON records(parent_id)",
-    "CREATE INDEX IF NOT EXISTS records_embedding_hash ON records(embedding_hash)",
-    "CREATE INDEX IF NOT EXISTS records_namespace ON records(namespace, doc_id)",
-)

@@ -19,20 +19,22 @@ __all__ = ["BM25_WEIGHTS", "bm25_query_reference", "keyword_ranking", "nearest",
 BM25_WEIGHTS = (1.0, 1.0, 0.5)
 
 
-def keyword_ranking(db: sqlite3.Connection, query: str, depth: int,
-                    levels: list[int] | None = None) -> list[tuple[str, float]]:
+def keyword_ranking(db: sqlite3.Connection, query: str, depth: int, levels: list[int] | None = None,
+                    where: tuple[str, list] | None = None) -> list[tuple[str, float]]:
     """The *depth* best ``(id, bm25)`` for free-text *query* (``bm25`` positive, higher is better; FTS5's
-    ``bm25()`` negated), ties by id; empty when the query has no term or *levels* is empty."""
+    ``bm25()`` negated), ties by id; empty when the query has no term or *levels* is empty. *where*: an SQL
+    condition on the ``r`` alias and its parameters (an OData filter, ``chunking.index.odata_sql``)."""
     expression = fts_query(query)
     if not expression or levels == []:
         return []
     weights = ", ".join(str(w) for w in BM25_WEIGHTS)
     level_filter = f" AND r.level IN ({', '.join('?' * len(levels))})" if levels is not None else ""
+    level_filter += f" AND {where[0]}" if where else ""
     cur = db.execute(
         f"SELECT r.id, bm25(records_fts, {weights}) AS score FROM records_fts "
         f"JOIN records r ON r.rowid = records_fts.rowid "
         f"WHERE records_fts MATCH ?{level_filter} ORDER BY score, r.id LIMIT ?",
-        (expression, *(levels or ()), depth),
+        (expression, *(levels or ()), *(where[1] if where else ()), depth),
     )
     return [(row[0], -float(row[1])) for row in cur]
 
@@ -59,9 +61,11 @@ def term_document_counts(db: sqlite3.Connection, terms: Iterable[str]) -> tuple[
 
 
 def nearest(ids: Sequence[str], matrix: np.ndarray, record_levels: np.ndarray, query: np.ndarray, depth: int,
-            levels: list[int] | None = None, also: Sequence[str] = ()) -> tuple[list[tuple[str, float]], dict[str, float]]:
+            levels: list[int] | None = None, also: Sequence[str] = (),
+            allowed: set[str] | None = None) -> tuple[list[tuple[str, float]], dict[str, float]]:
     """The *depth* rows of unit-normalised *matrix* nearest to *query* as ``(id, cosine)`` best first (ties by
-    id), only rows whose level is in *levels* (``None``: all); and the cosine of each id of *also* found.
+    id), only rows whose level is in *levels* (``None``: all) and whose id is in *allowed* (``None``: all); and the
+    cosine of each id of *also* found.
 
     Args:
         ids: the id of each row of *matrix*; record_levels: the level of each row.
@@ -73,11 +77,10 @@ def nearest(ids: Sequence[str], matrix: np.ndarray, record_levels: np.ndarray, q
     all_scores = matrix @ (query / norm)
     position = {i: j for j, i in enumerate(ids)} if also else {}
     extra = {i: float(all_scores[position[i]]) for i in also if i in position}
-    if levels is not None:
-        keep = np.isin(record_levels, levels)
-        ids, scores = [i for i, kept in zip(ids, keep) if kept], all_scores[keep]
-    else:
-        scores = all_scores
+    keep = np.isin(record_levels, levels) if levels is not None else np.ones(len(ids), dtype=bool)
+    if allowed is not None:
+        keep &= np.asarray([i in allowed for i in ids], dtype=bool)
+    ids, scores = [i for i, kept in zip(ids, keep) if kept], all_scores[keep]
     if not len(ids):
         return [], extra
     top = min(depth, len(ids))

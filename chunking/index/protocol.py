@@ -76,10 +76,17 @@ class SearchIndex(Protocol):
         """The stored records (embeddings omitted) among *ids*, by id; missing ids are left out."""
 
     def search(self, query: str, vector: Sequence[float] | None, k: int = 5, *,
-               levels: Collection[int] | None = None) -> list[SearchHit]:
+               levels: Collection[int] | None = None, filter: str | None = None) -> list[SearchHit]:
         """Hybrid search: keyword (BM25) and, when *vector* is given, vector similarity, fused by reciprocal
-        rank fusion; at most *k* hits, best first. *levels*: only records of these ``level`` values. Records
-        stored without a vector take part in the keyword ranking only."""
+        rank fusion; at most *k* hits, best first. *levels*: only records of these ``level`` values. *filter*:
+        only records matching this OData filter (``chunking.index.odata``; ``FilterError`` when it is outside
+        the subset or names a field the index cannot filter on). Records stored without a vector take part in
+        the keyword ranking only."""
+
+    def update_fields(self, ids: Iterable[str], values: dict) -> int:
+        """Set the document fields in *values* (``storage_url``, ``content_type``, ``last_modified``,
+        ``acl_users``, ``acl_groups``, ``metadata``) on the stored records *ids*, leaving text and vector as they
+        are; returns how many of them were updated (missing ids are skipped)."""
 
     def count(self) -> int:
         """Number of records."""

@@ -50,6 +50,9 @@ class LedgerEntry:
         failure: the kind of the last error, ``transient`` or ``permanent`` ('' if none); failures: how many
             times ``version`` was marked ``failed``; retry_at: when reconcile retries a transient failure
             (ISO 8601 UTC, '' if it does not).
+        fields_hash: ``DocumentFields.source_hash`` of the fields the index holds for ``version`` (its storage URL,
+            metadata and access lists), so a change of those alone is applied without a new version ('' if
+            unknown).
         indexed_embedder: the embedder (``Embedder.name``: model and dimensions) whose vectors
             ``indexed_version`` holds ('' if unknown: indexed before this was recorded).
         made_with, indexed_made_with: the stage-1 settings that made ``version`` and ``indexed_version``
@@ -74,6 +77,7 @@ class LedgerEntry:
     failure: str = ""
     failures: int = 0
     retry_at: str = ""
+    fields_hash: str = ""
     indexed_embedder: str = ""
     made_with: str = ""
     indexed_made_with: str = ""
@@ -144,8 +148,9 @@ class Ledger:
 
     def begin_version(self, doc_id: str, source: str, version: str, chunk_count: int, batch_count: int,
                       container: str = "", note: str = "", status: Status = "queued",
-                      made_with: str = "") -> LedgerEntry:
-        """Stage 1 accepted *version*, made with the stage-1 settings *made_with*: it becomes current with
+                      fields_hash: str = "", made_with: str = "") -> LedgerEntry:
+        """Stage 1 accepted *version*, made with the stage-1 settings *made_with* (``fields_hash``: of the document
+        fields the index will hold for it): it becomes current with
         *status* ``queued`` (its batches are on their way) or ``sending`` (they are about to be sent:
         ``mark_sent`` follows); *note* (e.g. a strategy's fallback) replaces the previous version's. Stage 2
         accepts the batches of a current version in either status, so a batch that arrives before ``mark_sent``
@@ -164,9 +169,24 @@ class Ledger:
                                        status=status, chunk_count=chunk_count, batch_count=batch_count, error="",
                                        attempts=e.attempts if same else 0, note=redact(note)[:_MAX_ERROR_CHARS],
                                        failure="", failures=e.failures if same else 0, retry_at="",
-                                       made_with=made_with, requeued_at="")
+                                       fields_hash=fields_hash, made_with=made_with, requeued_at="")
 
         return self._change(doc_id, source, fn)  # type: ignore[return-value]
+
+    def record_fields(self, doc_id: str, source: str, version: str, fields_hash: str) -> bool:
+        """The index holds the document fields hashed *fields_hash* for *version*. False (nothing changes) if
+        *version* is no longer current."""
+        done = False
+
+        def fn(e: LedgerEntry) -> LedgerEntry | None:
+            nonlocal done
+            if e.version != version or e.status == "deleted":
+                return None
+            done = True
+            return dataclasses.replace(e, fields_hash=fields_hash)
+
+        self._change(doc_id, source, fn)
+        return done
 
     def mark_sent(self, doc_id: str, source: str, version: str) -> None:
         """Every batch of *version* is on the queue: ``sending`` becomes ``queued``. Nothing changes if another

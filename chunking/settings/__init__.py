@@ -21,6 +21,7 @@ from .isolation import ParseIsolation
 from .reconcile import ReconcileOptions
 from .search import SearchOptions
 from .strategy import SEMANTIC_THRESHOLD_TYPES, StrategyOptions
+from .metadata import MetadataSettings
 from .values import SettingsError, bool_value, int_value, str_value
 
 __all__ = [
@@ -155,6 +156,7 @@ class Settings:
     document_intelligence: DocumentIntelligenceSettings = dataclasses.field(default_factory=DocumentIntelligenceSettings)
     search: SearchOptions = dataclasses.field(default_factory=SearchOptions)
     local_model: LocalModelOptions = dataclasses.field(default_factory=LocalModelOptions)
+    metadata: MetadataSettings = dataclasses.field(default_factory=MetadataSettings)  # document fields, ACLs
     # Per-document limits of stage 1, enforced while reading (chunking.parsers.limits says what each bounds).
     max_decompressed_bytes: int = 100 * 1024 * 1024
     max_pages: int = 5_000
@@ -270,6 +272,7 @@ class Settings:
             search=SearchOptions.from_env(env),
             local_model=local_model,
             isolation=ParseIsolation.from_env(env),
+            metadata=MetadataSettings.from_env(env),
             max_decompressed_bytes=int_value(env, "MAX_DECOMPRESSED_BYTES", 100 * 1024 * 1024, 1024),
             max_pages=int_value(env, "MAX_PAGES", 5_000, 1),
             max_page_chars=int_value(env, "MAX_PAGE_CHARS", 1_000_000, 1),

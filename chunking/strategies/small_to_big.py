@@ -64,6 +64,8 @@ class ParentDocumentRetriever:
         child_levels: search only these levels (``None``: all).
         auto_merge_ratio: see step 2 (``None``: always the parent).
         window: sentence-window size ``k`` (0: off).
+        search_filter: an OData filter for the child search (``chunking.index.odata``: metadata, security
+            trimming); parents are of the same documents, so they pass it too.
 
     Raises:
         ValueError: a count < 1, a ratio outside (0, 1], or a negative window.
@@ -72,7 +74,7 @@ class ParentDocumentRetriever:
     def __init__(
         self, index: SearchIndex, embedder: Embedder | None = None, *, child_k: int = 20, max_parents: int = 5,
         parent_token_budget: int | None = None, child_levels: Collection[int] | None = None,
-        auto_merge_ratio: float | None = None, window: int = 0,
+        auto_merge_ratio: float | None = None, window: int = 0, search_filter: str | None = None,
     ) -> None:  # fmt: skip
         if child_k < 1 or max_parents < 1 or window < 0 or (auto_merge_ratio is not None and
                                                             not 0 < auto_merge_ratio <= 1):  # fmt: skip
@@ -80,11 +82,13 @@ class ParentDocumentRetriever:
         self.index, self.embedder = index, embedder
         self.child_k, self.max_parents, self.budget = child_k, max_parents, parent_token_budget
         self.child_levels, self.ratio, self.window = child_levels, auto_merge_ratio, window
+        self.search_filter = search_filter
 
     def retrieve(self, query: str) -> list[RetrievedContext]:
         """The contexts for *query*, best first (module docstring)."""
         vector = self.embedder.embed([query])[0] if self.embedder is not None and query.strip() else None
-        hits = self.index.search(query, vector, k=self.child_k, levels=self.child_levels)
+        extra = {"filter": self.search_filter} if self.search_filter else {}
+        hits = self.index.search(query, vector, k=self.child_k, levels=self.child_levels, **extra)
         if self.window:
             groups = self._windows(hits)
         elif self.ratio is not None:

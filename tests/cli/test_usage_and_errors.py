@@ -69,7 +69,8 @@ def test_folder_with_no_supported_file_says_so_exits_1_and_creates_nothing(cli):
 
 
 def test_read_only_commands_create_nothing_in_an_empty_folder(cli):
-    assert cli("status") == (0, "0 indexed, 0 queued, 0 sending, 0 failed, 0 deleted\n", "")
+    assert cli("status") == (0, "0 indexed, 0 queued, 0 sending, 0 failed, 0 deleted\n"
+                                "index: local .chunking/index.sqlite3 not created yet (schema 2 on first ingest)\n", "")
     assert cli("status", "--json").out.startswith('{\n  "counts": {\n    "indexed": 0,')
     assert cli("search", "anything") == (
         0, "no hits (the index is empty: run `chunking ingest PATH` first)\n", "")

@@ -16,6 +16,7 @@ from chunking.index import IndexError_, make_index
 from chunking.index.azure_search import AzureSearchIndex, odata_string
 from chunking.index.local import LocalIndex
 from chunking.settings import Settings
+from chunking.index.azure_fields import DOCUMENT_FIELDS
 from tests.index.search_fakes import ENDPOINT, FakeService, Sent, created_definition, make, record, stored
 
 # -- schema ------------------------------------------------------------------------------------------------------
@@ -42,7 +43,23 @@ def test_ensure_creates_the_missing_index_with_the_spec_schema():
         "content_hash",
         "embedding",
         "namespace",
+        "title",
+        "storage_url",
+        "content_type",
+        "last_modified",
+        "size_bytes",
+        "language",
+        "acl_users",
+        "acl_groups",
     ]
+    assert {n: (f["type"], f["filterable"], f["sortable"], f["facetable"]) for n, f in fields.items()
+            if n in DOCUMENT_FIELDS} == {
+        "title": ("Edm.String", True, True, False), "storage_url": ("Edm.String", True, False, False),
+        "content_type": ("Edm.String", True, False, True), "last_modified": ("Edm.DateTimeOffset", True, True, True),
+        "size_bytes": ("Edm.Int64", True, True, False), "language": ("Edm.String", True, False, True),
+        "acl_users": ("Collection(Edm.String)", True, False, False),
+        "acl_groups": ("Collection(Edm.String)", True, False, False),
+    }  # fmt: skip
     assert fields["namespace"]["filterable"] is True and fields["namespace"]["searchable"] is False
     assert fields["id"]["key"] is True and fields["id"]["sortable"] is True
     assert [n for n, f in fields.items() if f.get("key")] == ["id"]

@@ -80,3 +80,53 @@ def test_an_unknown_route_is_a_400_not_a_silent_success():
     client = SearchClient(ENDPOINT, "chunks", AzureKeyCredential("key"), transport=fake, retry_total=0)
     with pytest.raises(HttpResponseError):
         client.autocomplete("harb", "sg")
+
+
+def test_an_index_update_may_add_fields_but_not_change_or_delete_them():
+    from azure.search.documents.indexes import SearchIndexClient
+    from azure.search.documents.indexes import models as m
+
+    fake = SearchServiceFake()
+    make(fake)
+    indexes = SearchIndexClient(ENDPOINT, AzureKeyCredential("key"), transport=fake, retry_total=0)
+    definition = indexes.get_index("chunks")
+    definition.fields.append(m.SimpleField(name="category", type="Edm.String", filterable=True))
+    indexes.create_or_update_index(definition)  # a new field: accepted in place
+    assert [f["name"] for f in fake.definitions["chunks"]["fields"]][-1] == "category"
+    changed = indexes.get_index("chunks")
+    next(f for f in changed.fields if f.name == "category").facetable = True
+    with pytest.raises(HttpResponseError, match=r"Existing field 'category' cannot be changed \(facetable\)"):
+        indexes.create_or_update_index(changed)
+    fewer = indexes.get_index("chunks")
+    fewer.fields = [f for f in fewer.fields if f.name != "category"]
+    with pytest.raises(HttpResponseError, match="Existing field 'category' cannot be deleted"):
+        indexes.create_or_update_index(fewer)
+    retrievable = indexes.get_index("chunks")
+    next(f for f in retrievable.fields if f.name == "category").hidden = True  # retrievable may change
+    indexes.create_or_update_index(retrievable)
+
+
+def test_unknown_fields_merge_and_collection_filters():
+    fake = SearchServiceFake()
+    make(fake)
+    client = SearchClient(ENDPOINT, "chunks", AzureKeyCredential("key"), transport=fake, retry_total=0)
+    with pytest.raises(HttpResponseError, match="The property 'colour' does not exist"):
+        client.upload_documents([{"id": "x", "colour": "red"}])
+    results = client.merge_documents([{"id": "missing", "content": "x"}])
+    assert [(r.key, r.succeeded, r.status_code) for r in results] == [("missing", False, 404)]
+    with pytest.raises(HttpResponseError, match="Could not find a property named 'colour'"):
+        list(client.search("*", filter="colour eq 'red'"))
+    with pytest.raises(HttpResponseError, match="The field 'content' is not filterable"):
+        list(client.search("*", filter="content eq 'red'"))
+    # Collections: the fake's own evaluator of any() and search.in, on documents of a hand-made index.
+    from tests.search_fake import _parse_filter
+
+    docs = [{"id": "a", "acl": ["alice"], "g": []}, {"id": "b", "acl": [], "g": ["hr", "all staff"]},
+            {"id": "c", "acl": [], "g": []}]
+    def ids(text):
+        predicate = _parse_filter(text)
+        return [d["id"] for d in docs if predicate(d)]
+    assert ids("acl/any(u: u eq 'alice')") == ["a"]
+    assert ids("g/any(x: search.in(x, 'hr nobody'))") == ["b"]
+    assert ids("g/any(x: search.in(x, 'all staff', ','))") == ["b"]
+    assert ids("not acl/any() and not g/any()") == ["c"]

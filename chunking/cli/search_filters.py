@@ -1,0 +1,41 @@
+"""``--filter``, ``--user`` and ``--groups`` of ``chunking search``: one OData filter for the index, the user's
+filter and the security filter joined by ``and`` (docs/architecture.md#document-level-access-control)."""
+
+from __future__ import annotations
+
+import argparse
+
+from chunking.index.odata import parse_filter
+from chunking.index.security import combine_filters, security_filter
+
+__all__ = ["add_filter_arguments", "search_filter"]
+
+
+def add_filter_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``--filter``, ``--user`` and ``--groups`` to *parser*."""
+    parser.add_argument("--filter", metavar="ODATA",
+                        help="only chunks matching this OData filter, e.g. \"category eq 'policy' and language eq "
+                        "'en'\" or \"last_modified ge 2024-01-01T00:00:00Z\" (eq, ne, gt, ge, lt, le, and, or, not, "
+                        "search.in, any(); the same on Azure AI Search and locally)")
+    parser.add_argument("--user", metavar="ID",
+                        help="security trimming: only chunks this user may see (listed in acl_users, or one of "
+                        "--groups in acl_groups; documents without lists follow ACL_DEFAULT)")
+    parser.add_argument("--groups", metavar="ID,ID", default="",
+                        help="security trimming: the user's groups, comma-separated (with or without --user)")
+
+
+def search_filter(args: argparse.Namespace, settings) -> str | None:
+    """The filter the search sends: ``(--filter) and (security filter)``, either one alone, or ``None``.
+
+    Raises:
+        FilterError: ``--filter`` is malformed or outside the supported subset, or ``--user``/``--groups`` are
+            blank (fields are checked by the index, which knows its own).
+    """
+    own = args.filter
+    if own is not None:
+        parse_filter(own)  # a syntax error is reported before any index is opened
+    groups = [g for g in (args.groups or "").split(",") if g.strip()]
+    security = None
+    if args.user is not None or groups:
+        security = security_filter(args.user, groups, settings.metadata.acl_default)
+    return combine_filters(own, security)
