@@ -175,3 +175,27 @@ def test_trigger_properties_from_what_the_host_hands_over():
                             blob_properties={"LastModified": "Wed, 01 May 2024 10:20:30 GMT"})
     assert trigger_properties(http_date).last_modified == "2024-05-01T10:20:30Z"
     assert trigger_properties(InputStream(data=b"", name="d/c.txt")) == SourceProperties()
+
+
+def test_the_inflated_model_cache_answers_as_the_shipped_model(tmp_path, monkeypatch):
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    from chunking import language
+
+    monkeypatch.setattr(language, "_cache_file", lambda: tmp_path / "model.npz")
+    shipped = LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=True)
+    samples = ["Salaries are paid monthly.", "このコマンドはパッケージを解決します。", "Les salaires sont payés."]
+    language._identifier.cache_clear()
+    try:
+        inflated = language._identifier()  # writes the cache
+        assert (tmp_path / "model.npz").stat().st_size > 50_000_000
+        language._identifier.cache_clear()
+        cached = language._identifier()  # reads it
+        assert [cached.classify(t) for t in samples] == [shipped.classify(t) for t in samples] == [
+            inflated.classify(t) for t in samples]
+        (tmp_path / "model.npz").write_bytes(b"damaged")
+        language._identifier.cache_clear()
+        assert language._identifier().classify(samples[0]) == shipped.classify(samples[0])
+        assert not (tmp_path / "model.npz").exists()  # removed: the next process inflates it again
+    finally:
+        language._identifier.cache_clear()

@@ -34,6 +34,8 @@ CLIENT_ROLES = {
     "BlobServiceClient": ("storage", {"Storage Blob Data Owner", "Storage Blob Data Contributor"}),
     "ContainerClient": ("storage", {"Storage Blob Data Owner", "Storage Blob Data Contributor"}),
     "BlobClient": ("storage", {"Storage Blob Data Owner", "Storage Blob Data Contributor"}),
+    # ACL_SOURCE=adls: a path's ACL read (getAccessControl needs Owner, or being the path's owning user).
+    "DataLakeFileClient": ("storage", {"Storage Blob Data Owner"}),
     # Chunk batches: send, and create the queue when missing.
     "QueueClient": ("storage", {"Storage Queue Data Contributor"}),
     "QueueServiceClient": ("storage", {"Storage Queue Data Contributor"}),
