@@ -29,7 +29,7 @@ TEXT = ("# Payroll policy\n\nSalaries are paid on the last working day of each m
 def env(tmp_path):
     settings = Settings(state_dir=tmp_path / "state", embedding_dimensions=64,
                         metadata=MetadataSettings(metadata_fields=(("category", "category"), ("department", "dept"))))
-    index = LocalIndex(tmp_path / "state" / "index.sqlite3", 64, settings.metadata.field_names)
+    index = LocalIndex(tmp_path / "state" / "index.sqlite3", 64, metadata_fields=settings.metadata.field_names)
     index.ensure()
     services = {"settings": settings, "embedder": OfflineLexicalEmbedder(64), "index": index,
                 "ledger": Ledger(LocalLedgerStore(tmp_path / "state" / "ledger.sqlite3"))}

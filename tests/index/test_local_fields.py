@@ -38,14 +38,15 @@ DOCS = [
 
 @pytest.fixture
 def index(tmp_path: Path) -> LocalIndex:
-    index = LocalIndex(tmp_path / "index.sqlite3", 4, ("category", "dept"))
+    index = LocalIndex(tmp_path / "index.sqlite3", 4, metadata_fields=("category", "dept"))
     index.upsert(DOCS)
     yield index
     index.close()
 
 
 def found(index: LocalIndex, **kwargs) -> list[str]:
-    return [h.record.doc_id for h in index.search("salaries", (1.0, 1.0, 1.0, 0.0), k=5, **kwargs)]
+    """The documents found (sorted: what a filter lets through is the point here, not the ranking)."""
+    return sorted(h.record.doc_id for h in index.search("salaries", (1.0, 1.0, 1.0, 0.0), k=5, **kwargs))
 
 
 def test_fields_round_trip(index):
@@ -61,7 +62,8 @@ def test_filters_apply_to_both_rankings(index):
     assert found(index, filter="last_modified ge 2024-05-15T00:00:00Z or size_bytes gt 1000") == ["menu", "pay"]
     assert found(index, filter="language eq 'de' and acl_users/any(u: u eq 'ceo')") == ["board"]
     # The vector leg is filtered too: a vector-only query finds only what the filter lets through.
-    hits = index.search("", (0.0, 0.0, 1.0, 0.0), k=5, filter="dept eq 'HR'")
+    assert index.search("", (0.6, 0.0, 0.8, 0.0), k=1)[0].record.doc_id == "board"
+    hits = index.search("", (0.6, 0.0, 0.8, 0.0), k=5, filter="dept eq 'HR'")
     assert [h.record.doc_id for h in hits] == ["pay"]
 
 
@@ -122,7 +124,7 @@ def test_a_schema_1_file_is_migrated_in_place(tmp_path):
     assert (info.exists, info.version, info.records) == (True, 1, 1)
     assert info.missing == ("title", "storage_url", "content_type", "last_modified", "size_bytes", "language",
                             "acl_users", "acl_groups", "category")
-    index = LocalIndex(path, 4, ("category",))
+    index = LocalIndex(path, 4, metadata_fields=("category",))
     index.ensure()
     old = index.records_by_id(["old-000000"])["old-000000"]
     assert (old.title, old.last_modified, old.acl_users, old.metadata, old.level) == ("", None, (), (), 0)
@@ -134,7 +136,7 @@ def test_a_schema_1_file_is_migrated_in_place(tmp_path):
     assert (after.version, after.missing, after.metadata_fields) == (2, (), ("category",))
     assert after.describe() == f"index: local {path}, schema 2 (current), metadata fields category, 1 records"
     # A metadata field added to the setting later is one more column, added in place.
-    LocalIndex(path, 4, ("category", "region")).ensure()
+    LocalIndex(path, 4, metadata_fields=("category", "region")).ensure()
     assert read_schema(path, ("category", "region")).metadata_fields == ("category", "region")
 
 
