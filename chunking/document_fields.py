@@ -143,25 +143,27 @@ def source_fields(properties: SourceProperties, *, source: str, metadata_fields:
 
 def document_fields(data: bytes, source: str, pages: Sequence[Page], properties: SourceProperties | None, *,
                     metadata_fields: Sequence[tuple[str, str]] = (), acl_users_key: str = "acl_users",
-                    acl_groups_key: str = "acl_groups") -> DocumentFields:
-    """All the document fields of one version: ``title`` (``chunking.titles``), ``language``
-    (``chunking.language``), ``size_bytes`` (stored size, else ``len(data)``) and the ``source_fields``."""
+                    acl_groups_key: str = "acl_groups", declared_title: str | None = None) -> DocumentFields:
+    """All the document fields of one version: ``title`` (``chunking.titles``; *declared_title*: the format's
+    property, already read), ``language`` (``chunking.language``), ``size_bytes`` (stored size, else
+    ``len(data)``) and the ``source_fields``."""
     properties = properties or SourceProperties()
     language, _ = detect_language(page.text for page in pages)
     size = properties.size_bytes if properties.size_bytes is not None else len(data)
     return DocumentFields(
-        title=document_title(data, source, pages), size_bytes=size, language=language,
+        title=document_title(data, source, pages, declared_title), size_bytes=size, language=language,
         **source_fields(properties, source=source, metadata_fields=metadata_fields, acl_users_key=acl_users_key,
                         acl_groups_key=acl_groups_key),  # type: ignore[arg-type]
     )
 
 
 def configured_fields(settings, data: bytes, source: str, pages: Sequence[Page],
-                      properties: SourceProperties | None) -> DocumentFields:
+                      properties: SourceProperties | None, declared_title: str | None = None) -> DocumentFields:
     """``document_fields`` with the mapping and metadata names of ``settings.metadata``."""
     meta = settings.metadata
     return document_fields(data, source, pages, properties, metadata_fields=meta.metadata_fields,
-                           acl_users_key=meta.acl_users_key, acl_groups_key=meta.acl_groups_key)
+                           acl_users_key=meta.acl_users_key, acl_groups_key=meta.acl_groups_key,
+                           declared_title=declared_title)
 
 
 def settings_source_fields(settings, properties: SourceProperties, source: str) -> DocumentFields:

@@ -5,7 +5,7 @@ Run as ``python -m chunking.parse_child SOCKET_PATH``; it reads its authenticati
 of standard input, says ``ready`` on standard output once it listens on the Unix socket, and exits when its
 standard input closes (its parent ended). Each connection is one document: the forked child sends its process
 id, receives the request and the document's bytes, sets its address-space limit, parses, and sends the answer
-``(kind, pages or reason, notes)``.
+``(kind, pages or reason, notes, title)`` (the title the file declares, read here too: it opens the file).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from multiprocessing.connection import Connection, Listener
 
 from chunking.parsers import ParseError, ReadContext
 from chunking.parsers.limits import Deadline
+from chunking.titles import property_title
 
 __all__ = ["memory_reason", "serve"]
 
@@ -91,15 +92,16 @@ def _handle(conn: Connection) -> None:
     try:
         data = conn.recv_bytes()
         try:
-            answer = ("pages", parse(data, source=source, max_bytes=max_bytes, context=context), context.notes)
+            pages = parse(data, source=source, max_bytes=max_bytes, context=context)
+            answer = ("pages", pages, context.notes, property_title(data, source))
         except ParseError as error:
             reason = error.reason
             if reason.startswith("out of memory while parsing"):
                 reason = memory_reason(max_memory_mb)
-            answer = ("error", reason, context.notes)
+            answer = ("error", reason, context.notes, None)
         del data
     except MemoryError:
-        answer = ("error", memory_reason(max_memory_mb), context.notes)
+        answer = ("error", memory_reason(max_memory_mb), context.notes, None)
     conn.send(answer)
     conn.close()
 

@@ -38,6 +38,7 @@ from chunking.formats import extension_of
 from chunking.model import Page
 from chunking.parsers import ParseError, ReadContext, parse_document
 from chunking.parsers.limits import Deadline
+from chunking.titles import property_title
 
 __all__ = ["parse_bounded", "parse_in_child"]
 
@@ -53,10 +54,14 @@ def parse_bounded(data: bytes, *, source: str, settings, context: ReadContext,
     (``PARSE_ISOLATION=process``, the default) or in-line (``inline``). A format that *readers* sends to a
     service (``chunking.parsers.selection.document_readers``: Document Intelligence) is read in-line: that is
     network I/O with its own timeouts, not a local library, and its client does not cross processes. Raises
-    ``ParseError`` as ``parse_in_child`` does."""
-    if settings.isolation.mode == "inline" or extension_of(source) in (readers or {}):
-        return parse_document(data, source=source, max_bytes=settings.max_document_bytes, context=context,
-                              readers=readers)
+    ``ParseError`` as ``parse_in_child`` does. Sets ``context.title`` (``chunking.titles.property_title``), read
+    where the parse ran; a PDF a service reads under process isolation is not opened here for it (``""``)."""
+    inline = settings.isolation.mode == "inline"
+    if inline or extension_of(source) in (readers or {}):
+        pages = parse_document(data, source=source, max_bytes=settings.max_document_bytes, context=context,
+                               readers=readers)
+        context.title = property_title(data, source) if inline or extension_of(source) != ".pdf" else ""
+        return pages
     return parse_in_child(data, source=source, max_bytes=settings.max_document_bytes, context=context,
                           max_memory_mb=settings.isolation.max_memory_mb)
 
@@ -65,7 +70,8 @@ def parse_in_child(data: bytes, *, source: str, max_bytes: int | None, context: 
                    max_memory_mb: int, parse: _Parse = parse_document) -> list[Page]:
     """``parse(data, source=…, max_bytes=…, context=…)`` (``parse_document`` by default; a module-level
     function, since the child imports it by name) run in a child process, bounded by what is left of
-    ``context.deadline`` and by *max_memory_mb* MiB of address space. The child's notes are added to *context*.
+    ``context.deadline`` and by *max_memory_mb* MiB of address space. The child's notes are added to *context*,
+    and the title the file declares is ``context.title``.
 
     Returns:
         The pages, as ``parse`` returned them.
@@ -91,7 +97,7 @@ def parse_in_child(data: bytes, *, source: str, max_bytes: int | None, context: 
         if not conn.poll(wait_s):
             _kill(pid)
             raise ParseError(source, context.limits.seconds_reason())
-        kind, value, notes = conn.recv()
+        kind, value, notes, context.title = conn.recv()
     except (EOFError, BrokenPipeError, ConnectionResetError):
         raise ParseError(source, "the parser stopped without answering (a parsing library crashed on this file, or "
                                  f"it needed more than STAGE1_MAX_MEMORY_MB = {max_memory_mb} MB)") from None

@@ -158,7 +158,7 @@ def run_stage_one(
         result.seconds = time.perf_counter() - started
         log.error("rejected %s: %s", source, reason)
         return result
-    fields = configured_fields(settings, data, source, pages, properties)
+    fields = configured_fields(settings, data, source, pages, properties, declared_title=context.title)
     records = document_records(pages, chunks, doc_id=result.doc_id, version=result.version, source=source,
                                namespace=deployment_namespace(settings, container), fields=fields)
     result.pages = len(pages)

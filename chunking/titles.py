@@ -113,11 +113,13 @@ def _first_heading(pages: Sequence[Page]) -> str:
     return ""
 
 
-def document_title(data: bytes, source: str, pages: Sequence[Page]) -> str:
+def document_title(data: bytes, source: str, pages: Sequence[Page], declared: str | None = None) -> str:
     """The title of the document *source* (bytes *data*, parsed into *pages*): its property, else its first
-    heading, else its file name without extension (module docstring).
+    heading, else its file name without extension (module docstring). *declared*: the property already read
+    (``property_title``, by the process that parsed the file), so *data* is not opened again here.
 
     Example: ``document_title(b"# Intro\\n", "notes/readme.md", [Page(0, 0, "# Intro\\n")])`` → ``"Intro"``.
     """
-    return (property_title(data, source) or _first_heading(pages)
+    declared = property_title(data, source) if declared is None else declared
+    return (declared or _first_heading(pages)
             or PurePosixPath(source.replace("\\", "/")).stem[:MAX_TITLE_CHARS])

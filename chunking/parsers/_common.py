@@ -65,11 +65,14 @@ class ReadContext:
         deadline: the end of the stage-1 invocation; ``None`` for no time limit.
         notes: things a person should know about a document that was read anyway (``"entity reference
             skipped"``); stored in the ledger with the version.
+        title: the title the file declares (``chunking.titles.property_title``), once stage 1 has read it where
+            the parse ran (in the child process under process isolation); ``None`` if not read.
     """
 
     limits: Limits = field(default_factory=Limits)
     deadline: Deadline | None = None
     notes: list[str] = field(default_factory=list)
+    title: str | None = None
 
     def check_time(self, source: str) -> None:
         """Raise ``ParseError`` (reason naming ``STAGE1_MAX_SECONDS``) once the deadline has passed."""
