@@ -20,8 +20,9 @@ def add_filter_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--user", metavar="ID",
                         help="security trimming: only chunks this user may see (listed in acl_users, or one of "
                         "--groups in acl_groups; documents without lists follow ACL_DEFAULT)")
-    parser.add_argument("--groups", metavar="ID,ID", default="",
-                        help="security trimming: the user's groups, comma-separated (with or without --user)")
+    parser.add_argument("--groups", metavar="ID,ID",
+                        help="security trimming: the user's groups, comma-separated (with or without --user; "
+                        "given empty without --user, an error rather than no trimming)")
 
 
 def search_filter(args: argparse.Namespace, settings) -> str | None:
@@ -29,13 +30,15 @@ def search_filter(args: argparse.Namespace, settings) -> str | None:
 
     Raises:
         FilterError: ``--filter`` is malformed or outside the supported subset, or ``--user``/``--groups`` are
-            blank (fields are checked by the index, which knows its own).
+            blank, or ``--groups`` is empty without ``--user`` (fields are checked by the index, which knows its
+            own).
     """
     own = args.filter
     if own is not None:
         parse_filter(own)  # a syntax error is reported before any index is opened
-    groups = [g for g in (args.groups or "").split(",") if g.strip()]
+    # --groups given at all means trimming, even if it is empty (a script's empty variable must not see all).
+    groups = None if args.groups is None else [g for g in args.groups.split(",") if g.strip()]
     security = None
-    if args.user is not None or groups:
-        security = security_filter(args.user, groups, settings.metadata.acl_default)
+    if args.user is not None or groups is not None:
+        security = security_filter(args.user, groups or [], settings.metadata.acl_default)
     return combine_filters(own, security)
