@@ -27,6 +27,7 @@ __all__ = ["balanced_cut", "chunk_end", "ends_line", "is_runt", "paragraph_cuts"
 # A blank line: a line break, then a line holding only spaces, then a line break.
 _BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
 _SPACE = " \t\r\f\v\n"
+_NOT_SPACE = re.compile(r"[^ \t\r\f\v\n]")
 
 
 def paragraph_cuts(text: str, cmin: int, cmax: int, hi: int | None = None) -> list[int]:
@@ -34,8 +35,12 @@ def paragraph_cuts(text: str, cmin: int, cmax: int, hi: int | None = None) -> li
     (within ``text[:hi]``), ascending: where a paragraph, heading, list or code block ends."""
     hi = len(text) if hi is None else hi
     out: list[int] = []
+    # A blank line is whitespace only, so one that yields a cut <= cmax lies before the first non-space character
+    # at or after cmax: the search stops there instead of running on to the end of the block.
+    after = _NOT_SPACE.search(text, max(cmax, 0), hi)
+    stop = hi if after is None else after.start()
     # Blank lines are found by a plain search; the cut is where the whitespace before the blank line begins.
-    for m in _BLANK_LINE.finditer(text, max(cmin - 1, 0), hi):
+    for m in _BLANK_LINE.finditer(text, max(cmin - 1, 0), stop):
         p = m.start()
         while p > 0 and text[p - 1] in _SPACE:
             p -= 1
@@ -62,14 +67,19 @@ def chunk_end(text: str, lo: int, hi: int, a: int, limit: int, bounds: Boundarie
         return paragraphs[-1]
     c = bounds.last_cut(text, lo, hi, a, limit)
     if c >= fill and not ends_line(text, c, hi):
-        # A sentence end at a line end in [fill, c]: test the end of each line, from the right.
+        # A sentence end at a line end in [fill, c]: test the end of each line, from the right, against the
+        # sentence ends of [fill, c] (found by one scan when the first line end is met).
+        ends: set[int] | None = None
         nl = text.rfind("\n", fill, c)
         while nl >= fill:
             p = nl
             while p > fill and text[p - 1] in _SPACE:
                 p -= 1
-            if p >= fill and bounds.cuts_between(text, lo, hi, p, p):
-                return p
+            if p >= fill:
+                if ends is None:
+                    ends = set(bounds.cuts_between(text, lo, hi, fill, c))
+                if p in ends:
+                    return p
             nl = text.rfind("\n", fill, p)
     if c > 0:
         return c

@@ -59,18 +59,25 @@ def figure_budget(fig: str, *, table_tokens: int, figure_tokens: int) -> int:
 
 
 def split_figure(
-    text: str, start: int, end: int, *, budget: int, boundaries: Boundaries, count: Callable[[str], int]
+    text: str, start: int, end: int, *, budget: int, boundaries: Boundaries, count: Callable[[str], int],
+    count_within: Callable[[str, int], int | None] | None = None,
 ) -> list[FigurePart]:
     """Split the figure block ``text[start:end]`` into parts of at most ``budget`` tokens each (step 5).
 
     Args:
         text: page text; start, end: the figure block's character range.
         budget: ``max_figure_tokens``; count: exact token counter.
+        count_within: optional ``(text, limit) -> exact tokens, or None if over limit``, which may stop
+            counting at the limit (the backend's ``count_till_limit``); for the "does it fit?" questions.
 
     Returns:
         Parts in order; their own spans partition ``[start, end)``.
     """
     fig = text[start:end]
+    if count_within is None:
+        def count_within(piece: str, limit: int) -> int | None:
+            n = count(piece)
+            return n if n <= limit else None
     head = _START_TAG.match(fig)
     tail = _END_TAG.search(fig)
     if head is None or tail is None or tail.start() < head.end():
@@ -78,10 +85,11 @@ def split_figure(
     opens = list(_TABLE_OPEN.finditer(fig))
     closes = list(_TABLE_CLOSE.finditer(fig))
     if len(opens) == 1 and len(closes) == 1 and opens[0].end() <= closes[0].start():
-        parts = _split_table(fig, opens[0], closes[0], budget, boundaries, count)
+        parts = _split_table(fig, opens[0], closes[0], budget, boundaries, count, count_within)
         if parts is not None:
             return [FigurePart(t, start + s, start + e, n) for t, s, e, n in parts]
-    parts = _cut_content(fig, head.end(), tail.start(), head.group(), "</figure>", budget, boundaries, count)
+    parts = _cut_content(fig, head.end(), tail.start(), head.group(), "</figure>", budget, boundaries, count,
+                         count_within)
     return [FigurePart(t, start + s, start + e, n) for t, s, e, n in _partition(parts, 0, len(fig))]
 
 
@@ -95,7 +103,7 @@ def _partition(parts: list[tuple[str, int, int, int]], lo: int, hi: int) -> list
     return out
 
 
-def _split_table(fig, table_open, table_close, budget, boundaries, count):
+def _split_table(fig, table_open, table_close, budget, boundaries, count, within):
     h, o, tl = fig[: table_open.start()], table_open.group(), fig[table_close.end():]
     body_lo, body_hi = table_open.end(), table_close.start()
     thead = _THEAD.search(fig, body_lo, body_hi)
@@ -135,17 +143,18 @@ def _split_table(fig, table_open, table_close, budget, boundaries, count):
     i = 0
     while i < len(groups):
         prefix = full if not parts else later
-        if prefix is not later and count(prefix + group_text[i] + close + tl) > budget:
+        if prefix is not later and within(prefix + group_text[i] + close + tl, budget) is None:
             # The first group does not fit under the full header: start with the reduced wrapper.
             prefix = later
-        j, exact = _pack(prefix, close + tl, group_text, group_tokens, i, budget, count)
+        j, exact = _pack(prefix, close + tl, group_text, group_tokens, i, budget, count, within)
         if exact > budget:
             # One group alone does not fit: cut its rows like a non-table figure, inside the same wrapper,
             # provided the wrapper leaves room; otherwise the whole figure is cut without the table logic.
             if count(prefix + close + tl) > budget / 2:
                 return None
             g_lo, g_hi = groups[i][0].start(), groups[i][-1].end()
-            for t, s, e, n in _cut_content(fig, g_lo, g_hi, prefix, close + tl, budget, boundaries, count):
+            for t, s, e, n in _cut_content(fig, g_lo, g_hi, prefix, close + tl, budget, boundaries, count,
+                                           within):
                 parts.append((t, s, e, n))
         else:
             parts.append((prefix + "".join(group_text[i:j]) + close + tl, groups[i][0].start(),
@@ -154,11 +163,12 @@ def _split_table(fig, table_open, table_close, budget, boundaries, count):
     return _partition(parts, 0, len(fig))
 
 
-def _pack(prefix, suffix, group_text, group_tokens, i, budget, count):
-    """Greedy packing of groups ``i, i+1, …`` after ``prefix``: returns the end index and the exact tokens.
+def _pack(prefix, suffix, group_text, group_tokens, i, budget, count, within):
+    """Greedy packing of groups ``i, i+1, …`` after ``prefix``: returns the end index and the exact tokens
+    (``budget + 1`` when even group ``i`` alone is over the budget).
 
     The sum of the group counts chooses the candidate (no growing string is re-encoded); exact counts then
-    confirm it, one group at a time in either direction.
+    confirm it, one group at a time in either direction, each stopping at the budget (``within``).
     """
     base = count(prefix + suffix)
     j, est = i, base
@@ -166,16 +176,16 @@ def _pack(prefix, suffix, group_text, group_tokens, i, budget, count):
         est += group_tokens[j]
         j += 1
     j = max(j, i + 1)
-    exact = count(prefix + "".join(group_text[i:j]) + suffix)
-    while exact > budget and j > i + 1:
+    exact = within(prefix + "".join(group_text[i:j]) + suffix, budget)
+    while exact is None and j > i + 1:
         j -= 1
-        exact = count(prefix + "".join(group_text[i:j]) + suffix)
-    while exact <= budget and j < len(group_text):
-        grown = count(prefix + "".join(group_text[i:j + 1]) + suffix)
-        if grown > budget:
+        exact = within(prefix + "".join(group_text[i:j]) + suffix, budget)
+    while exact is not None and j < len(group_text):
+        grown = within(prefix + "".join(group_text[i:j + 1]) + suffix, budget)
+        if grown is None:
             break
         j, exact = j + 1, grown
-    return j, exact
+    return j, budget + 1 if exact is None else exact
 
 
 def _all_th(row: str) -> bool:
@@ -213,7 +223,7 @@ def _balanced(piece: str) -> str:
     return "<figure>" * missing_opens + piece + "</figure>" * depth
 
 
-def _cut_content(fig, lo, hi, prefix, suffix, budget, boundaries, count):
+def _cut_content(fig, lo, hi, prefix, suffix, budget, boundaries, count, within):
     """Phase A of step 4 on ``fig[lo:hi]`` with tag-aware cut positions; each piece is wrapped."""
     tags = [(m.start(), m.end()) for m in _TAG.finditer(fig, lo, hi)]
 
@@ -239,10 +249,10 @@ def _cut_content(fig, lo, hi, prefix, suffix, budget, boundaries, count):
         if a >= b:
             continue
         text = wrap(a, b)
-        n_tokens = count(text)
+        n_tokens = within(text, budget)
         n = b - a
-        if n_tokens <= budget or n == 1:
-            out.append((text, a, b, n_tokens))
+        if n_tokens is not None or n == 1:
+            out.append((text, a, b, count(text) if n_tokens is None else n_tokens))
             continue
         mid, reach = n // 2, n // 2 - n // 3
         cut = -1

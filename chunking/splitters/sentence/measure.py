@@ -10,8 +10,10 @@ every chunk again costs more than two passes over the text, so both are derived 
 - the **exact count** of a chunk is assembled from pieces whose tokenisation cannot depend on their
   neighbours. With cl100k-style pre-tokenisation (a regex splits the text, then BPE runs inside each piece), a
   pre-token never continues from a letter into a following non-letter, so the position after such a letter is
-  a piece boundary in every context. The tokens of the block between two such boundaries inside the chunk are
-  reused; only the head and tail of the chunk (plus separators and look-ahead) are encoded again.
+  a piece boundary in every context (why, and how it is tested:
+  docs/splitters.md#exact-counts-from-pre-token-boundaries). The tokens of the block between two such
+  boundaries inside the chunk are reused; only the head and tail of the chunk (plus separators and look-ahead)
+  are encoded again.
 
 With an injected ``token_counter`` the splitter cannot see tokens, so each span and each chunk is counted by
 calling it.
@@ -119,6 +121,13 @@ class TokenMeasure:
         if n is not None:
             return n <= budget
         return self.count_till_limit(text, budget) is not None  # type: ignore[misc]
+
+    def count_within(self, text: str, limit: int) -> int | None:
+        """Exact tokens of *text* if at most *limit*, else None (the backend may stop counting at the limit)."""
+        if self.injected:
+            n = self.count(text)
+            return n if n <= limit else None
+        return self.count_till_limit(text, limit)  # type: ignore[misc]
 
     def range_counter(self, block: "BlockTokens | PlainText | None" = None,
                       text: str | None = None) -> Callable[[int, int, int], int | None] | None:

@@ -32,9 +32,17 @@ __all__ = ["Repairer"]
 # space, an enumerator of up to three letters or digits with "." or ")" and a space, or "1.2" / "4.9.1".
 _NEW_ITEM = re.compile(r"(?:[-*+\u2022\u2023\u25e6\u25aa\u2013\u2014]\s|\(?[0-9A-Za-z]{1,3}[.)]\s|[0-9]+(?:\.[0-9]+)+\.?\s)")
 
-_SPACELESS_RUN = re.compile(
-    "[" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in SPACELESS_RANGES) + "]+\\Z"
+# A run of spaceless characters, matched on the reversed text: the run that ends where a prefix ends, found in
+# one pass (a search for "run at the end" would retry the run from every start position).
+_SPACELESS_RUN_REVERSED = re.compile(
+    "[" + "".join(f"\\U{lo:08x}-\\U{hi:08x}" for lo, hi in SPACELESS_RANGES) + "]+"
 )
+
+
+def _spaceless_run_start(text: str, end: int) -> int:
+    """Start of the longest run of spaceless characters that ends at ``end``, or -1 if ``text[end - 1]`` is none."""
+    m = _SPACELESS_RUN_REVERSED.match(text[end - 1::-1]) if end > 0 else None
+    return -1 if m is None else end - m.end()
 
 
 class Repairer:
@@ -74,18 +82,20 @@ class Repairer:
             return True
         return self.measure.fits(text, self.max_tokens - est_other)
 
-    def cross_page(self, p: Draft, drafts: list[Draft], gap: int) -> tuple[Draft | None, int]:
+    def cross_page(self, p: Draft, drafts: list[Draft], gap: int,
+                   cont: bool | None = None) -> tuple[Draft | None, int]:
         """Merge ``P`` with the page's first chunk or carry its broken fragment forward (step 6).
 
         Args:
-            p: the held chunk; drafts: the page's chunk list (changed in place); gap: gap class between them.
+            p: the held chunk; drafts: the page's chunk list (changed in place); gap: gap class between them;
+            cont: ``continues(p, drafts[0])`` if the caller already knows it.
 
         Returns:
             The held chunk after repair (None if all of it moved) and the gap class between it and the new
             first chunk of the list.
         """
         n = drafts[0]
-        if not self.continues(p, n):
+        if not (self.continues(p, n) if cont is None else cont):
             return p, gap
         sep = join_separator(gap, p.text[-1], n.text[0])
         if len(p.text) + len(sep) + len(n.text) <= self.hard_chars and p.est + n.est <= self.max_tokens:
@@ -218,18 +228,25 @@ class Repairer:
         lengths = [n for n in self._shrink_lengths(prefix) if n <= room]
         if not lengths:
             return
-        exact = self.measure.exact
+        count = self.measure.count
         if b.is_single_slice() and isinstance(b.parts[0][0], BlockTokens):
-            # The prefix is a slice of b's block: its exact count reuses the block's tokens.
+            # The prefix is a slice of b's block: its exact count reuses the block's tokens between two pre-token
+            # boundaries (what TokenMeasure.exact does for these parts, without building them).
             block, start = b.parts[0][0], b.parts[0][1]  # type: ignore[index]
-            lead = [sep] if sep else []
+            text, tokens_before, interior = block.text, block.tokens_before, block.reusable_interior
 
             def fits(i: int) -> bool:
-                return exact(lead + [(block, start, start + lengths[i])]) <= budget
+                end = start + lengths[i]
+                inner = interior(start, end)
+                if inner is None:
+                    return count(sep + text[start:end]) <= budget
+                q1, q2 = inner
+                return count(sep + text[start:q1]) + tokens_before(q2) - tokens_before(q1) + \
+                    count(text[q2:end]) <= budget
         else:
 
             def fits(i: int) -> bool:
-                return exact([sep + prefix[: lengths[i]]]) <= budget
+                return count(sep + prefix[: lengths[i]]) <= budget
 
         # Token counts grow with the prefix: the fitting candidates are a suffix of ``lengths``. The block's
         # tokens give a good first probe; exact counts then confirm the boundary by galloping and bisection.
@@ -301,10 +318,10 @@ class Repairer:
         ends.add(len(prefix))
         out = sorted(ends, reverse=True)
         n = out[-1]
-        run = _SPACELESS_RUN.search(prefix, 0, n)
-        if run is not None:
-            out.extend(range(n - 1, run.start(), -1))
-            rest = len(prefix[: run.start()].rstrip())
+        run_start = _spaceless_run_start(prefix, n)
+        if run_start >= 0:
+            out.extend(range(n - 1, run_start, -1))
+            rest = len(prefix[:run_start].rstrip())
             if rest:
                 # Shrinking depends on the text alone: what is left shrinks on as a prefix of its own (it may
                 # end in another spaceless run, after a space that is no word break such as "\r").

@@ -109,7 +109,7 @@ class SentenceTextSplitter:
             if held is not None:
                 gap = max(gap_after_held, gap_class(text[: first.start()]))
                 cont = self._repair.continues(held, drafts[0])
-                held, gap = self._repair.cross_page(held, drafts, gap)
+                held, gap = self._repair.cross_page(held, drafts, gap, cont)
                 if held is not None and drafts and cont and self._repair.continues(held, drafts[0]):
                     self._repair.look_ahead(held, drafts[0], gap)
             for a, b in zip(drafts, drafts[1:]):
@@ -281,13 +281,14 @@ class SentenceTextSplitter:
     def _figure(self, text: str, fs: int, fe: int, offset: int, page_num: int, out: list[Draft],
                 builder: tuple[BlockTokens, int, int, int] | None, plain: PlainText) -> None:
         cfg = self.config
-        f = self._measure.count(text[fs:fe])
         budget = figure_budget(text[fs:fe], table_tokens=cfg.table_tokens, figure_tokens=cfg.max_figure_tokens)
-        if f > budget:
+        # Only a figure within its budget needs its exact count; counting a larger one stops at the budget.
+        f = self._measure.count_within(text[fs:fe], budget)
+        if f is None:
             if builder is not None:
                 self._add_range(out, text, builder[0], builder[1], builder[2], offset, page_num, builder[3])
             parts = split_figure(text, fs, fe, budget=budget, boundaries=self._boundaries,
-                                 count=self._measure.count)
+                                 count=self._measure.count, count_within=self._measure.count_within)
             for k, part in enumerate(parts):
                 d = Draft(part.text, [part.text], offset + part.start, offset + part.end, page_num, page_num,
                           part.tokens, "figure_part", exact=part.tokens)
