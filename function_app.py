@@ -1,11 +1,15 @@
 """Azure Functions (Python v2 programming model): bindings only; the work is in ``chunking.handlers``.
 
 - ``ingest_document``: blob trigger on the ``DOCUMENTS_CONTAINER`` → chunk-batch messages sent to the
-  ``CHUNK_BATCH_QUEUE`` (stage 1: parse + split).
+  ``CHUNK_BATCH_QUEUE`` (stage 1: parse + split). The blob arrives as a storage SDK ``BlobClient`` (SDK-type
+  binding, ``azurefunctions-extensions-bindings-blob``), not as bytes: stage 1 reads it in ranges.
+- ``run_stage_one_job``: queue trigger on the ``STAGE1_JOB_QUEUE`` → stage 1 for the next page range of a long
+  PDF, or for a whole document that reconcile or ``chunking reprocess`` enqueued.
 - ``index_chunk_batch``: queue trigger on the ``CHUNK_BATCH_QUEUE`` → embeddings → search index (stage 2).
 - ``remove_deleted_blob``: Event Grid ``BlobDeleted`` events delivered to the ``BLOB_EVENTS_QUEUE`` → chunks removed.
 - ``reconcile_index``: timer (``RECONCILE_SCHEDULE``) → container vs ledger vs index, every drift repaired.
-- ``record_blob_poison`` / ``record_batch_poison``: what failed on every attempt is recorded in the ledger.
+- ``record_blob_poison`` / ``record_batch_poison`` / ``record_stage_one_poison``: what failed on every attempt
+  is recorded in the ledger.
 
 Container, queue and schedule names are read from the app settings here, when the host indexes the app, with the
 defaults of ``chunking.settings.BINDING_DEFAULTS``: a ``%NAME%`` binding expression would make the host refuse to
@@ -17,9 +21,9 @@ because Azurite emits no Event Grid events.
 """
 
 import azure.functions as func
+import azurefunctions.extensions.bindings.blob as blob_types
 
 from chunking import handlers
-from chunking.blob_properties import trigger_properties
 from chunking.settings import binding_setting
 
 app = func.FunctionApp()
@@ -28,17 +32,27 @@ _BLOB_SOURCE = binding_setting("BLOB_TRIGGER_SOURCE")
 _DOCUMENTS = binding_setting("DOCUMENTS_CONTAINER")
 _BATCHES = binding_setting("CHUNK_BATCH_QUEUE")
 _EVENTS = binding_setting("BLOB_EVENTS_QUEUE")
+_JOBS = binding_setting("STAGE1_JOB_QUEUE")
 _SCHEDULE = binding_setting("RECONCILE_SCHEDULE")
 _STORAGE = "AzureWebJobsStorage"
 
 
 @app.function_name("ingest_document")
-@app.blob_trigger(arg_name="blob", path=f"{_DOCUMENTS}/{{name}}", connection=_STORAGE, source=_BLOB_SOURCE)
-def ingest_document(blob: func.InputStream) -> None:
-    """Stage 1: parse and split the uploaded blob; one message per chunk batch (≤ 48 KiB raw JSON) is sent to the
-    chunk-batch queue before the ledger says ``queued`` (an output binding would send them only after the
-    function returned, when the ledger can no longer learn whether they were sent)."""
-    handlers.handle_blob(blob.read(), blob.name, properties=trigger_properties(blob))
+@app.blob_trigger(arg_name="client", path=f"{_DOCUMENTS}/{{name}}", connection=_STORAGE, source=_BLOB_SOURCE)
+def ingest_document(client: blob_types.BlobClient) -> None:
+    """Stage 1: read the uploaded blob in ranges, parse and split it page by page; chunk batches (≤ 48 KiB raw
+    JSON each) are sent to the chunk-batch queue as they fill (an output binding would send them only after
+    the function returned, when the ledger can no longer learn whether they were sent). A long PDF continues as
+    page-range jobs on the stage-1 job queue."""
+    handlers.handle_blob(client)
+
+
+@app.function_name("run_stage_one_job")
+@app.queue_trigger(arg_name="msg", queue_name=_JOBS, connection=_STORAGE)
+def run_stage_one_job(msg: func.QueueMessage) -> None:
+    """Stage 1 from the stage-1 job queue: a page range of a long PDF, or a whole document (reconcile,
+    ``chunking reprocess``); the blob is read with the storage SDK, never as one ``bytes``."""
+    handlers.handle_stage_one_job(msg.get_body())
 
 
 @app.function_name("index_chunk_batch")
@@ -67,6 +81,13 @@ def reconcile_index(timer: func.TimerRequest) -> None:
 def record_blob_poison(msg: func.QueueMessage) -> None:
     """A blob that failed stage 1 on every attempt: ledger → failed, with the reason."""
     handlers.handle_blob_poison(msg.get_body())
+
+
+@app.function_name("record_stage_one_poison")
+@app.queue_trigger(arg_name="msg", queue_name=f"{_JOBS}-poison", connection=_STORAGE)
+def record_stage_one_poison(msg: func.QueueMessage) -> None:
+    """A stage-1 job that failed on every attempt: ledger → failed, with the reason."""
+    handlers.handle_stage_one_poison(msg.get_body())
 
 
 @app.function_name("record_batch_poison")

@@ -20,7 +20,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from chunking import pipeline  # noqa: E402
+from chunking import pipeline, stage_one  # noqa: E402
 from chunking.claim_check import MemoryPayloadStore  # noqa: E402
 from chunking.embeddings import make_embedder  # noqa: E402
 from chunking.index import make_index  # noqa: E402
@@ -61,12 +61,13 @@ def main() -> None:
         changed = text[:cut] + "This paragraph was rewritten for the benchmark. " + text[cut:]
         edited = [p if p.page_num != target else Page(p.page_num, p.offset, changed) for p in pages]
         edited = [Page(p.page_num, sum(len(q.text) for q in edited[:i]), p.text) for i, p in enumerate(edited)]
-        original_parse = pipeline.parse_document
-        pipeline.parse_document = lambda b, **kw: edited if b.endswith(b"#edited") else original_parse(b, **kw)
+        original_read = stage_one.read_pages
+        stage_one.read_pages = lambda b, **kw: (iter(edited) if isinstance(b, bytes) and b.endswith(b"#edited")
+                                                else original_read(b, **kw))
         try:
             chunks2, edit_tokens, edit_requests = run(data + b"#edited", pdf.name, settings, services)
         finally:
-            pipeline.parse_document = original_parse
+            stage_one.read_pages = original_read
 
     print(f"document: {pdf.name}, {len(pages)} pages; one paragraph of page {target + 1} changed")
     print(f"{'run':<26}{'chunks':>8}{'emb tokens':>12}{'requests':>10}")

@@ -13,7 +13,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from chunking.formats import (HEADING_EXTENSIONS, SPLITTER_NAMES, default_splitter, extension_of, is_strategy,
                               splitter_name)
@@ -236,6 +236,9 @@ class DocumentSplitter:
     name: str
     fingerprint: str
     split: Callable[[Sequence[Page]], list[Chunk]]
+    #: The same chunks as ``split``, yielded as the pages come (an iterator of pages is read once), holding one
+    #: page's chunks at a time: stage 1 uses it for long documents. ``None`` for splitters that need every page.
+    stream: Callable[[Iterable[Page]], Iterator[Chunk]] | None = None
 
 
 def splitter_for(source: str, settings: Settings) -> DocumentSplitter:
@@ -264,7 +267,17 @@ def splitter_for(source: str, settings: Settings) -> DocumentSplitter:
         config = {**config, "headings": "outline"}
         name, split_pages = f"{name}+headings", _with_heading_paths(split_pages)
     fingerprint = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
-    return DocumentSplitter(name, fingerprint, split_pages)
+    return DocumentSplitter(name, fingerprint, split_pages, _stream(name, settings) if name == "sentence" else None)
+
+
+def _stream(name: str, settings: Settings) -> Callable[[Iterable[Page]], Iterator[Chunk]]:
+    """The streaming form of ``split_sentences`` (the splitter yields each chunk once it is complete)."""
+    from chunking.splitters import SentenceTextSplitter
+
+    def stream(pages: Iterable[Page]) -> Iterator[Chunk]:
+        return SentenceTextSplitter(max_tokens=settings.max_tokens, max_chars=settings.max_chars).split_pages(pages)
+
+    return stream
 
 
 def _with_heading_paths(split: Callable[[Sequence[Page]], list[Chunk]]) -> Callable[[Sequence[Page]], list[Chunk]]:

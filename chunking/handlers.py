@@ -4,14 +4,12 @@ docs/architecture.md#platform-facts-and-their-sources)."""
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import json
 import logging
 from dataclasses import dataclass
 
-from chunking.blob_properties import needs_storage_read, read_properties
-from chunking.document_fields import SourceProperties
+from chunking.blob_properties import read_properties
 from chunking.backfill import expected_settings
 from chunking.claim_check import PayloadStore, make_payload_store
 from chunking.embeddings import Embedder, make_embedder
@@ -23,15 +21,18 @@ from chunking.ledger import Ledger, make_ledger
 from chunking.namespaces import deployment_namespace
 from chunking.pipeline import StageOneResult, StageTwoResult, run_stage_one, run_stage_two
 from chunking.queue_messages import MessageError, decode_message
+from chunking.stage_one_jobs import RangeState, StageOneJob, decode_job, encode_job, enqueue_stage_one
 from chunking.reconcile import ReconcileReport, delete_document, parse_blob_events, reconcile
 from chunking.redact import install_log_redaction, register_settings
 from chunking.service_errors import describe_failure
 from chunking.settings import Settings
-from chunking.storage import QueueSender, blob_service, create_container, queue_client, storage_error
+from chunking.storage import (
+    BlobChangedError, QueueSender, blob_service, create_container, download_to_file, queue_client, storage_error,
+)
 
 __all__ = [
-    "Services", "handle_batch", "handle_batch_poison", "handle_blob", "handle_blob_event", "handle_blob_poison",
-    "handle_reconcile", "services",
+    "Services", "enqueue_stage_one_jobs", "handle_batch", "handle_batch_poison", "handle_blob", "handle_blob_event",
+    "handle_blob_poison", "handle_reconcile", "handle_stage_one_job", "handle_stage_one_poison", "services",
 ]
 
 log = logging.getLogger("chunking.handlers")
@@ -45,12 +46,13 @@ class Services:
     payloads: PayloadStore
     ledger: Ledger
     batches: QueueSender  # the chunk-batch queue (created on first use)
+    jobs: QueueSender  # the stage-1 job queue (created on first use)
 
 
 @functools.cache
 def services() -> Services:
-    """Settings, embedder, index (ensured), claim-check store, ledger and chunk-batch queue of this process, built
-    on first use."""
+    """Settings, embedder, index (ensured), claim-check store, ledger, chunk-batch and stage-1 job queues of this
+    process, built on first use."""
     settings = Settings.from_env()
     install_log_redaction()
     register_settings(settings)
@@ -61,7 +63,8 @@ def services() -> Services:
     if settings.embedding_backend == "offline":
         log.warning("embedding with %s: the offline lexical embedder (hashed words, not semantic); set "
                     "AZURE_OPENAI_ENDPOINT or OPENAI_BASE_URL for real embeddings", embedder.name)
-    return Services(settings, embedder, index, payloads, make_ledger(settings), make_batch_queue(settings))
+    return Services(settings, embedder, index, payloads, make_ledger(settings), make_batch_queue(settings),
+                    make_job_queue(settings))
 
 
 def make_batch_queue(settings: Settings) -> QueueSender:
@@ -69,40 +72,116 @@ def make_batch_queue(settings: Settings) -> QueueSender:
     return QueueSender(queue_client(settings, settings.batch_queue))
 
 
-def handle_blob(data: bytes, blob_name: str, *, force: bool = False,
-                properties: SourceProperties | None = None) -> StageOneResult:
-    """Stage 1 for a blob-trigger invocation. *blob_name* is ``container/path`` as the host gives it.
+def make_job_queue(settings: Settings) -> QueueSender:
+    """The stage-1 job queue ``settings.stage_one.job_queue`` on the app's storage."""
+    return QueueSender(queue_client(settings, settings.stage_one.job_queue))
 
-    Sends the chunk-batch messages to the queue and returns the result (``messages`` are what was sent); the
-    ledger says ``queued`` only once all were sent. A rejected file has ``error`` set and no messages (logged and
-    recorded in the ledger, not raised, so the trigger does not retry a file that can never succeed). An
-    unchanged file (same version already indexed) has no messages either, unless its metadata or access lists
-    changed (one field-update message). *properties*: what the trigger handed over with the blob; read from
-    storage when missing, or when tags or an ADLS ACL are needed (``needs_storage_read``).
+
+def enqueue_stage_one_jobs(paths: list[str], *, force: bool = False, reason: str = "",
+                           keep_old_versions: bool = False) -> int:
+    """Put one whole-document stage-1 job per blob path of the documents container on the stage-1 job queue
+    (``chunking.stage_one_jobs.enqueue_stage_one``): the queue-triggered stage 1 (``handle_stage_one_job``) reads
+    and parses each blob. Returns the number of jobs sent.
 
     Raises:
-        StorageError: the messages could not be sent (recorded in the ledger; the host retries the blob).
+        StorageError: the queue cannot be written.
     """
     s = services()
-    container, _, path = blob_name.partition("/")
-    if not path:  # a name without container (should not happen with a {container}/{name} path)
-        container, path = s.settings.documents_container, blob_name
+    return enqueue_stage_one(s.jobs.send, s.settings.documents_container, paths, force=force, reason=reason,
+                             keep_old_versions=keep_old_versions)
+
+
+def handle_blob(blob, *, force: bool = False) -> StageOneResult | None:
+    """Stage 1 for a blob-trigger invocation. *blob* is the storage SDK's ``BlobClient`` of the uploaded blob (the
+    trigger's SDK-type binding: no bytes travel through the host); it is read in ranges to a local file, and a
+    PDF is parsed from that file page by page.
+
+    Sends the chunk-batch messages to the queue and returns the result; the ledger says ``queued`` only once all
+    were sent. A PDF of more than ``STAGE1_PAGES_PER_JOB`` pages is done one page range here and the rest as
+    stage-1 jobs (``handle_stage_one_job``). A rejected file has ``error`` set (logged and recorded in the
+    ledger, not raised, so the trigger does not retry a file that can never succeed). An unchanged file (same
+    version already indexed) sends nothing. ``None``: the blob was overwritten or deleted before it could be
+    read (the new upload's own trigger, or the delete event, takes over).
+
+    Raises:
+        StorageError: the blob could not be read or the messages could not be sent (recorded in the ledger; the
+            host retries the blob).
+    """
+    return _stage_one(services(), blob, StageOneJob(blob.container_name, blob.blob_name, force=force))
+
+
+def handle_stage_one_job(body: bytes | str) -> StageOneResult | None:
+    """Stage 1 for a stage-1 job from the queue (``chunking.stage_one_jobs``): a whole document (reconcile,
+    ``chunking reprocess``) or the next page range of a long one. The blob is read under the job's ETag: a blob
+    overwritten since the job was made is not read and the job is dropped (``None``), as is a malformed
+    message, a range of a version that is no longer current, or a range that already ran (a duplicate).
+
+    Raises:
+        StorageError: the blob could not be read or messages could not be sent (the queue retries the job).
+    """
+    s = services()
     try:
-        blobs = blob_service(s.settings).get_container_client(container)
-        if properties is None or needs_storage_read(s.settings):
-            properties = read_properties(s.settings, blobs, path)
-        else:  # the URL as the SDK spells it, as the reconcile sweep compares it (no request is made)
-            properties = dataclasses.replace(properties, storage_url=blobs.get_blob_client(path).url.split("?")[0])
-        result = run_stage_one(data, source=path, container=container, settings=s.settings, payloads=s.payloads,
-                               ledger=s.ledger, force=force, send=s.batches.send, properties=properties)
+        job = decode_job(body)
+    except MessageError as exc:
+        log.error("dropped a malformed stage-1 job: %s", exc)
+        return None
+    blob = blob_service(s.settings).get_blob_client(job.container, job.path)
+    return _stage_one(s, blob, job)
+
+
+def _stage_one(s: Services, blob, job: StageOneJob) -> StageOneResult | None:
+    import tempfile
+    from pathlib import Path
+
+    container, path = job.container, job.path
+
+    def enqueue_next(version: str, state: RangeState) -> None:
+        s.jobs.send([encode_job(StageOneJob(container, path, keep_old_versions=job.keep_old_versions,
+                                            reason="next page range", version=version, etag=local.etag,
+                                            range=state))])
+
+    try:
+        with tempfile.TemporaryDirectory(prefix="stage1-") as tmp:
+            local = download_to_file(blob, Path(tmp) / "blob", etag=job.etag,
+                                     max_bytes=s.settings.max_document_bytes)
+            # URL, type, time, metadata, tags, access lists: the document fields of its records (1-2 calls).
+            properties = read_properties(s.settings, blob_service(s.settings).get_container_client(container), path)
+            result = run_stage_one(local, source=path, container=container, settings=s.settings,
+                                   payloads=s.payloads, ledger=s.ledger, force=job.force,
+                                   keep_old_versions=job.keep_old_versions, send=s.batches.send,
+                                   enqueue_next=enqueue_next, resume=job.range, resume_version=job.version,
+                                   properties=properties)
+    except BlobChangedError as exc:
+        log.info("not read: %s (a newer upload or its delete takes over)", exc)
+        return None
     except Exception as exc:
-        # The host retries and finally poisons the blob; the poison handler reports this reason.
-        s.ledger.record_error(make_doc_id(container, path), path, None, f"stage 1: {reason_of(exc)}",
-                              container=container, kind=classify(exc).kind)
+        # The host retries and finally poisons the blob or job; the poison handler reports this reason.
+        s.ledger.record_error(make_doc_id(container, path), path, job.version or None,
+                              f"stage 1: {reason_of(exc)}", container=container, kind=classify(exc).kind)
         raise
-    if result.outcome == "skipped":
+    if result.outcome == "skipped" and job.range is None:
         s.ledger.touch(result.doc_id, path)  # this upload was handled (`chunking status --watch` waits for it)
     return result
+
+
+def handle_stage_one_poison(body: bytes | str) -> None:
+    """A stage-1 job that failed on every attempt: the ledger says ``failed`` for its version (or the current
+    one, for a whole-document job), with the last error; the previous indexed version stays searchable."""
+    s = services()
+    try:
+        job = decode_job(body)
+    except MessageError as exc:
+        log.error("unreadable stage-1 job poison message: %s", exc)
+        return
+    did = make_doc_id(job.container, job.path)
+    entry = s.ledger.get(did)
+    if entry is None or (job.version and entry.version != job.version):
+        return  # superseded since: nothing to record
+    last = f" (last error: {entry.error})" if entry.error else ""
+    where = f"page range {job.range.range_no + 1}" if job.range else "stage 1"
+    s.ledger.mark_failed(did, job.path, entry.version, f"{where} failed on every attempt{last}",
+                         container=job.container, kind=entry.failure or "transient")
+    log.error("poisoned stage-1 job for %s/%s: %s failed on every attempt%s", job.container, job.path, where, last)
 
 
 # Back-pressure: a batch throttled after the clients' own retries goes back on its queue, invisible for the
@@ -144,7 +223,7 @@ def _defer(s: Services, body: bytes | str, retry_after_s: float | None, exc: Exc
     message = decode_message(body)
     if deferrals >= MAX_DEFERRALS:
         s.ledger.record_error(message.doc_id, message.source, message.version,
-                              f"{reason_of(exc)} (batch {message.batch_no + 1} of {message.batch_count}, throttled "
+                              f"{reason_of(exc)} ({message.where}, throttled "
                               f"{deferrals} times)", kind="transient")
         return False
     wait_s = retry_after_s if retry_after_s is not None else DEFER_BACKOFF_S * 2 ** deferrals
@@ -152,8 +231,8 @@ def _defer(s: Services, body: bytes | str, retry_after_s: float | None, exc: Exc
     data["deferrals"] = deferrals + 1
     s.batches.send([json.dumps(data, ensure_ascii=False, separators=(",", ":"))], visibility_timeout=wait_s)
     s.ledger.mark_throttled(message.doc_id, message.source, message.version, wait_s)
-    log.warning("throttled batch %d of %s: deferred %d s (deferral %d of %d): %s", message.batch_no + 1,
-                message.source, wait_s, deferrals + 1, MAX_DEFERRALS, exc)
+    log.warning("throttled %s of %s: deferred %d s (deferral %d of %d): %s", message.where, message.source,
+                wait_s, deferrals + 1, MAX_DEFERRALS, exc)
     return True
 
 
@@ -196,7 +275,7 @@ def handle_batch_poison(body: bytes | str) -> None:
                   entry.error)
         return
     last = f"; last error: {entry.error}" if entry and entry.error else ""
-    reason = f"batch {message.batch_no + 1} of {message.batch_count} failed on every attempt{last}"
+    reason = f"{message.where} failed on every attempt{last}"
     kind = (entry.failure if entry else "") or "transient"
     s.ledger.mark_failed(message.doc_id, message.source, message.version, reason, only_if_current=True, kind=kind)
     log.error("poisoned batch of %s: %s", message.source, reason)
@@ -241,13 +320,7 @@ def handle_reconcile() -> ReconcileReport:
     create_container(container)
 
     def enqueue(path: str) -> None:
-        from azure.core.exceptions import AzureError
-
-        try:
-            data = container.get_blob_client(path).download_blob().readall()
-        except AzureError as exc:
-            raise storage_error(exc, container, f"blob '{path}' of container '{container.container_name}'") from None
-        handle_blob(data, f"{s.settings.documents_container}/{path}", force=True)
+        _stage_one(s, container.get_blob_client(path), StageOneJob(s.settings.documents_container, path, force=True))
 
     report = reconcile(
         container=s.settings.documents_container,

@@ -78,8 +78,10 @@ def build_records(
     outline: HeadingOutline | None = None,
     namespace: str = "",
     fields: DocumentFields | None = None,
+    first_ordinal: int = 0,
 ) -> list[ChunkRecord]:
-    """Index records for the chunks of one document version, in order (ordinal = position).
+    """Index records for the chunks of one document version, in order (ordinal = *first_ordinal* + position: a
+    page range of a long document continues the ordinals of the ranges before it).
 
     ``sourcepage`` is ``source#page=N`` with N 1-based for paginated formats (PDF), else ``source``. A chunk's
     ``headings`` are its own (from the splitter) or, failing that, the outline's path at its ``char_start``.
@@ -94,7 +96,7 @@ def build_records(
     """
     shared = {f.name: getattr(fields, f.name) for f in dataclasses.fields(fields)} if fields else {}
     records = []
-    for ordinal, chunk in enumerate(chunks):
+    for ordinal, chunk in enumerate(chunks, first_ordinal):
         headings = chunk.headings or (outline.path_at(chunk.char_start) if outline else ())
         meta = chunk.metadata
         path, level = meta.get("path"), int(meta.get("level", 0))

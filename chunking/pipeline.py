@@ -1,7 +1,7 @@
 """The two stages of the ingestion pipeline as plain functions over interfaces (no Azure Functions types).
 
-Stage 1 (``run_stage_one``): source bytes → pages → chunks → chunk-batch queue messages. It does no network
-calls except writing claim-check payloads. Stage 2 (``run_stage_two``): one message → embeddings (reusing the
+Stage 1 (``run_stage_one``, in ``chunking.stage_one``): source bytes → pages → chunks → chunk-batch queue
+messages, page by page. It does no network calls except writing claim-check payloads and sending. Stage 2 (``run_stage_two``): one message → embeddings (reusing the
 vectors of unchanged chunk text) → merge-or-upload into the index → the batch recorded in the ledger; when the
 ledger holds every batch of the message's version, the document's chunks of other versions are deleted by key. Both stages are idempotent: every trigger is
 at-least-once. See docs/architecture.md#the-two-stages.
@@ -10,35 +10,20 @@ at-least-once. See docs/architecture.md#the-two-stages.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import logging
 import time
-from dataclasses import dataclass, field
-from typing import Callable, Sequence
+from dataclasses import dataclass
 
 from chunking.claim_check import PayloadMissingError, PayloadStore
-from chunking.document_fields import DocumentFields, SourceProperties, configured_fields
-from chunking.field_updates import apply_fields_body, fields_message_if_changed, is_fields_message
-from chunking.failures import classify, reason_of
+from chunking.field_updates import apply_fields_body, is_fields_message
 from chunking.embeddings import Embedder, embed_all
-from chunking.format_splitters import DocumentSplitter, splitter_for
-from chunking.formats import HEADING_EXTENSIONS, PAGINATED_EXTENSIONS, extension_of
-from chunking.ids import doc_id as make_doc_id
-from chunking.ids import document_version
+from chunking.failures import classify, reason_of
 from chunking.index.protocol import SearchIndex
-from chunking.index_records import HeadingOutline, build_records
-from chunking.ledger import Ledger
-from chunking.model import Chunk, ChunkRecord, Page
-from chunking.namespaces import deployment_namespace
-from chunking.parse_sandbox import parse_bounded
-from chunking.parsers import ParseError, ReadContext
-from chunking.parsers.selection import document_readers
-from chunking.parsers.limits import Deadline, Limits
-from chunking.queue_messages import decode_message, encode_batches, load_records
-from chunking.redact import redact
+from chunking.ledger import Ledger, LedgerEntry
+from chunking.queue_messages import decode_message, load_records
 from chunking.service_errors import ServiceFailure, describe_failure
 from chunking.settings import Settings
-from chunking.strategies.notes import fallback_note
+from chunking.stage_one import StageOneResult, _crash, document_records, run_stage_one, source_version
 from chunking.tokens import token_counter
 from chunking.vector_reuse import reusable_vectors, vector_keys
 from chunking.versions import remove_other_versions, retire_version
@@ -46,28 +31,6 @@ from chunking.versions import remove_other_versions, retire_version
 __all__ = ["StageOneResult", "StageTwoResult", "document_records", "run_stage_one", "run_stage_two", "source_version"]
 
 log = logging.getLogger("chunking.pipeline")
-
-
-@dataclass
-class StageOneResult:
-    """What stage 1 did with one source.
-
-    ``outcome``: ``added`` (new document), ``updated`` (new version of a known one), ``skipped`` (this version is
-    already indexed: nothing parsed, nothing sent), ``failed`` (rejected: ``error`` says why, no messages).
-    """
-
-    source: str
-    doc_id: str
-    outcome: str = "added"
-    version: str = ""
-    size_bytes: int = 0
-    pages: int = 0
-    chunks: int = 0
-    tokens: int = 0
-    max_chunk_tokens: int = 0
-    messages: list[str] = field(default_factory=list)
-    error: str | None = None
-    seconds: float = 0.0
 
 
 @dataclass
@@ -89,147 +52,6 @@ class StageTwoResult:
     removed: int = 0
     embedder: str = ""  # the Embedder.name of this batch's vectors ('' if it embedded nothing)
     seconds: float = 0.0
-
-
-def run_stage_one(
-    data: bytes,
-    *,
-    source: str,
-    container: str,
-    settings: Settings,
-    payloads: PayloadStore,
-    ledger: Ledger,
-    force: bool = False,
-    keep_old_versions: bool = False,
-    send: Callable[[list[str]], None] | None = None,
-    properties: SourceProperties | None = None,
-) -> StageOneResult:
-    """Parse and split one source into chunk-batch messages (each ≤ ``settings.max_message_bytes`` bytes) and
-    record the new version in the ledger.
-
-    Args:
-        data: the source's bytes.
-        source: its path inside *container* (e.g. ``"manuals/a.pdf"``); the extension picks parser and splitter.
-        container: the container (or another namespace) the path belongs to; part of the document id.
-        force: process even if the ledger says this version is indexed (reconcile uses it when the index lost it).
-        keep_old_versions: tell stage 2 not to delete older versions' chunks (``--cleanup none``).
-        send: puts the messages on the chunk-batch queue. With it the ledger says ``sending`` while they are
-            sent and ``queued`` only once every one was; if it raises, the error propagates and the version stays
-            ``sending`` (the trigger's retry, or reconcile, sends it again). Without it the caller runs the
-            returned messages itself and the version is ``queued`` at once.
-        properties: what storage says about the source (URL, type, time, metadata, tags, access lists) for the
-            document fields of its records (``chunking.document_fields``). For a version already indexed whose
-            metadata or access lists changed, the one message sent is a field update (``chunking.field_updates``).
-
-    A version already indexed is skipped without parsing. Bad input (unsupported type, empty, corrupt,
-    undecodable, too large, not what the configured splitter reads) does not raise: the result and the ledger carry the reason, one log line names the
-    file, and the previously indexed version stays searchable.
-    """
-    started = time.perf_counter()
-    result = StageOneResult(source=source, doc_id=make_doc_id(container, source), size_bytes=len(data))
-    splitter = splitter_for(source, settings)
-    result.version = source_version(data, splitter)
-    entry = ledger.get(result.doc_id)
-    if entry is not None and entry.status != "deleted":
-        result.outcome = "updated"
-        if not force and entry.status == "indexed" and entry.indexed_version == result.version:
-            result.outcome = "skipped"
-            result.chunks = entry.chunk_count
-            update = fields_message_if_changed(entry, properties, source=source, settings=settings,
-                                               payloads=payloads)
-            if update is not None:  # same bytes, other metadata or access lists: fields only, nothing embedded
-                result.messages = [update]
-                if send is not None:
-                    send(result.messages)
-            result.seconds = time.perf_counter() - started
-            log.info("unchanged %s: version %s already indexed", source, result.version[:8])
-            return result
-    limits = Limits.from_settings(settings)
-    context = ReadContext(limits=limits, deadline=Deadline(limits.stage1_max_seconds))
-    try:
-        # In a child process, unless a service (Document Intelligence) reads this format.
-        pages = parse_bounded(data, source=source, settings=settings, context=context,
-                              readers=document_readers(settings))
-        chunks = _split_in_time(splitter, pages, source, context)
-    except ValueError as exc:  # ParseError, or a text the configured splitter cannot take (json on Markdown)
-        reason = exc.reason if isinstance(exc, ParseError) else str(exc)
-        result.outcome, result.error = "failed", reason
-        ledger.mark_failed(result.doc_id, source, result.version, reason, container=container)
-        result.seconds = time.perf_counter() - started
-        log.error("rejected %s: %s", source, reason)
-        return result
-    fields = configured_fields(settings, data, source, pages, properties, declared_title=context.title)
-    records = document_records(pages, chunks, doc_id=result.doc_id, version=result.version, source=source,
-                               namespace=deployment_namespace(settings, container), fields=fields)
-    result.pages = len(pages)
-    result.chunks = len(records)
-    result.tokens = sum(r.token_count for r in records)
-    result.max_chunk_tokens = max((r.token_count for r in records), default=0)
-    result.messages = encode_batches(records, max_message_bytes=settings.max_message_bytes, payloads=payloads,
-                                     max_records=settings.batch_max_chunks, keep_old_versions=keep_old_versions)
-    note = "; ".join(filter(None, [*context.notes, fallback_note(chunks)]))
-    ledger.begin_version(result.doc_id, source, result.version, len(records), len(result.messages), container,
-                         note=note, status="queued" if send is None else "sending", fields_hash=fields.source_hash)
-    if send is not None:
-        send(result.messages)
-        ledger.mark_sent(result.doc_id, source, result.version)
-    result.seconds = time.perf_counter() - started
-    log.info(
-        "split %s: %d pages, %d chunks, %d tokens, %d messages in %.2fs",
-        source, result.pages, result.chunks, result.tokens, len(result.messages), result.seconds,
-    )
-    return result
-
-
-def source_version(data: bytes, splitter: DocumentSplitter) -> str:
-    """The version of a source: the hash of its bytes and of the splitter's fingerprint."""
-    return document_version(hashlib.sha256(data).hexdigest(), splitter.fingerprint)
-
-
-def document_records(pages: Sequence[Page], chunks: Sequence[Chunk], *, doc_id: str, version: str,
-                     source: str, namespace: str = "",
-                     fields: DocumentFields | None = None) -> list[ChunkRecord]:
-    """The index records stage 1 makes of one document version's chunks: citations per page for paginated
-    formats, heading paths from the outline for formats with headings, the deployment's *namespace*, the
-    document *fields* on each.
-    ``chunking split`` prints the same."""
-    return build_records(
-        chunks,
-        doc_id=doc_id,
-        version=version,
-        source=source,
-        paginated=extension_of(source) in PAGINATED_EXTENSIONS,
-        outline=HeadingOutline(pages) if extension_of(source) in HEADING_EXTENSIONS else None,
-        namespace=namespace,
-        fields=fields,
-    )
-
-
-def _split_in_time(splitter, pages, source: str, context: ReadContext) -> list:
-    """The splitter's chunks, within the stage-1 deadline (checked between chunks) and without a traceback for
-    input the parser let through but the splitter cannot take."""
-    chunks = []
-    try:
-        for chunk in splitter.split(pages):
-            chunks.append(chunk)
-            context.check_time(source)
-    except RecursionError:
-        raise ParseError(source, f"nested too deeply to split: lower MAX_NESTING_DEPTH (now "
-                                 f"{context.limits.max_nesting_depth})") from None
-    except MemoryError:
-        raise ParseError(source, "out of memory while splitting: lower MAX_DOCUMENT_CHARS") from None
-    except (ValueError, OSError):  # ParseError, or a text the configured splitter cannot take: a reason above
-        raise
-    except Exception as exc:  # the same bytes fail the same way on every retry: a reason, not a retry
-        log.exception("splitter failed on %s", source)
-        raise ParseError(source, f"could not split: {_crash(exc)}") from None
-    return chunks
-
-
-def _crash(exc: BaseException) -> str:
-    """``TypeError: message`` on one line, at most 300 characters, without secrets."""
-    text = " ".join(redact(str(exc)).split())
-    return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__
 
 
 def _next_attempt(failure: ServiceFailure | None) -> str:
@@ -284,6 +106,12 @@ def run_stage_two(
             # wrote before being superseded goes, by key.
             result.removed = retire_version(message.doc_id, message.version, index=index, ledger=ledger,
                                             payloads=payloads, extra_keys=_message_keys(message, payloads))
+    elif _abandoned(entry, message.version):
+        # Stage 1 gave up on this version after sending some of its batches (a page past a limit): it can never
+        # complete, and nothing of it may stay searchable beside the indexed version.
+        result.dropped = "stage 1 failed"
+        result.removed = retire_version(message.doc_id, message.version, index=index, ledger=ledger,
+                                        payloads=payloads, extra_keys=_message_keys(message, payloads))
     elif entry.status == "indexed":
         result.dropped = "already indexed"
         # A duplicate of a completed version: finish the clean-up a crash may have cut short (ledger reads and
@@ -292,8 +120,13 @@ def run_stage_two(
             result.removed = remove_other_versions(message.doc_id, message.version, index=index, ledger=ledger,
                                                    payloads=payloads)
     if result.dropped:
-        log.info("dropped batch %d of %s version %s: %s", message.batch_no, message.source, message.version[:8],
+        log.info("dropped %s of %s version %s: %s", message.where, message.source, message.version[:8],
                  result.dropped)
+        return result
+    if message.check:  # stage 1 has recorded the totals: complete now if every batch was already indexed
+        if _all_batches_in(ledger, entry, message):
+            _complete(message, result, index, ledger, payloads)
+        result.seconds = time.perf_counter() - started
         return result
     try:
         keys, hashes = _embed_and_upsert(message, result, settings, embedder, index, payloads, ledger)
@@ -304,7 +137,7 @@ def run_stage_two(
             raise
         keys, hashes = None, []
     except Exception as exc:
-        where = f"batch {message.batch_no + 1} of {message.batch_count}"
+        where = message.where
         failure = describe_failure(exc, settings)
         if failure is not None and failure.kind == "auth":
             # No retry can succeed until a key or a role changes: failed now, with what to check. The message
@@ -327,7 +160,7 @@ def run_stage_two(
         log.info("batch %d of %s version %s was superseded while embedding: %d keys removed", message.batch_no,
                  message.source, message.version[:8], result.removed)
         return result
-    if len(ledger.batches_done(message.doc_id, message.version)) >= message.batch_count:
+    if _all_batches_in(ledger, ledger.get(message.doc_id), message):
         _complete(message, result, index, ledger, payloads)
     result.seconds = time.perf_counter() - started
     log.info(
@@ -340,14 +173,30 @@ def run_stage_two(
 
 def _record_error(ledger: Ledger, message, exc: Exception) -> None:
     ledger.record_error(message.doc_id, message.source, message.version,
-                        f"{reason_of(exc)} (batch {message.batch_no + 1} of {message.batch_count})",
+                        f"{reason_of(exc)} ({message.where})",
                         kind=classify(exc).kind)
 
 
 def _still_wanted(ledger: Ledger, doc_id: str, version: str) -> bool:
-    """Is *version* the current version of a live document, or the indexed one (a late duplicate)?"""
+    """Is *version* the current version of a live document (and not abandoned by stage 1), or the indexed one
+    (a late duplicate)?"""
     entry = ledger.get(doc_id)
-    return entry is not None and entry.status != "deleted" and version in (entry.version, entry.indexed_version)
+    return (entry is not None and entry.status != "deleted" and version in (entry.version, entry.indexed_version)
+            and not _abandoned(entry, version))
+
+
+def _abandoned(entry: LedgerEntry, version: str) -> bool:
+    """*version* failed in stage 1 before stage 1 recorded its batch count (some batches were sent already)."""
+    return entry.version == version and entry.status == "failed" and entry.batch_count == 0
+
+
+def _all_batches_in(ledger: Ledger, entry: LedgerEntry | None, message) -> bool:
+    """Does the ledger hold every batch of the message's version? The count is the message's, or, for a long
+    document whose batches went out before stage 1 knew it, the ledger's once stage 1 recorded it (0 until
+    then: not complete)."""
+    total = message.batch_count or (entry.batch_count if entry is not None and entry.version == message.version
+                                    else 0)
+    return total > 0 and set(range(total)) <= ledger.batches_done(message.doc_id, message.version)
 
 
 def _message_keys(message, payloads: PayloadStore) -> list[str]:

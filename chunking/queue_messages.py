@@ -9,6 +9,9 @@ A message is one JSON object (UTF-8, ``ensure_ascii=False``)::
 
 Batches are packed greedily by bytes so that every message is ≤ ``max_message_bytes`` of raw JSON (49,152 by
 default: 64 KiB after the host's base64). A batch whose records cannot fit even alone goes by claim check.
+``batch_count`` and ``chunk_count`` are 0 in the batches of a long document that stage 1 sent before it knew
+them (docs/architecture.md#long-documents); a message with ``"check": true`` and no records asks stage 2 to
+complete the version once the ledger has the totals.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any, Sequence
 from chunking.claim_check import PayloadStore
 from chunking.model import ChunkRecord
 
-__all__ = ["BatchMessage", "MessageError", "decode_message", "encode_batches", "load_records"]
+__all__ = ["BatchMessage", "BatchPacker", "Group", "MessageError", "decode_message", "encode_batches", "load_records"]
 
 _SCHEMA = 1
 # Records per batch at most by default (setting BATCH_MAX_CHUNKS): keeps each stage-2 invocation short.
@@ -44,6 +47,14 @@ class BatchMessage:
     records: list[dict[str, Any]] | None
     payload: str | None
     keep_old_versions: bool = False
+    check: bool = False  # a completion check: no records (``BatchPacker.check_message``)
+
+    @property
+    def where(self) -> str:
+        """``batch 3 of 10`` (1-based), or ``batch 3`` while the total was not known when it was sent."""
+        if self.check:
+            return "completion check"
+        return f"batch {self.batch_no + 1}" + (f" of {self.batch_count}" if self.batch_count else "")
 
 
 def _dumps(obj: Any) -> str:
@@ -78,48 +89,81 @@ def encode_batches(
     doc, version = records[0].doc_id, records[0].version
     if any(r.doc_id != doc or r.version != version for r in records):
         raise ValueError("encode_batches takes the records of one document version")
-    header = {"type": "chunk-batch", "schema": _SCHEMA, "doc_id": doc, "version": version,
-              "source": records[0].source, "keep_old_versions": keep_old_versions}
-    # A generous fixed allowance for the per-message header (numbers grow at most a few digits).
-    header_bytes = len(_dumps(header).encode()) + 128
-    budget = max_message_bytes - header_bytes
-    groups: list[list[dict[str, Any]]] = []
-    oversized: set[int] = set()
-    current: list[dict[str, Any]] = []
-    size = 2  # the brackets of the records list
-    for record in records:
+    packer = BatchPacker(doc, version, records[0].source, max_message_bytes=max_message_bytes,
+                         max_records=max_records, keep_old_versions=keep_old_versions)
+    groups = [g for r in records for g in packer.add(r)] + packer.finish()
+    return [packer.encode(group, batch_no, len(groups), len(records), payloads)
+            for batch_no, group in enumerate(groups)]
+
+
+@dataclass
+class Group:
+    """The records of one batch (as dicts), and whether they go by claim check."""
+
+    items: list[dict[str, Any]]
+    oversized: bool = False
+
+
+class BatchPacker:
+    """Packs the records of one document version into batches as they come, greedily by bytes (each message
+    ≤ *max_message_bytes* of raw JSON, at most *max_records* records), so that stage 1 can send each batch as
+    soon as it is full instead of holding the document's records."""
+
+    def __init__(self, doc_id: str, version: str, source: str, *, max_message_bytes: int,
+                 max_records: int = MAX_RECORDS_PER_BATCH, keep_old_versions: bool = False) -> None:
+        self.header = {"type": "chunk-batch", "schema": _SCHEMA, "doc_id": doc_id, "version": version,
+                       "source": source, "keep_old_versions": keep_old_versions}
+        self.max_message_bytes = max_message_bytes
+        self.max_records = max_records
+        # A generous fixed allowance for the per-message header (numbers grow at most a few digits).
+        self.budget = max_message_bytes - len(_dumps(self.header).encode()) - 128
+        self._current: list[dict[str, Any]] = []
+        self._size = 2  # the brackets of the records list
+
+    def add(self, record: ChunkRecord) -> list[Group]:
+        """Take one record; returns the batches it completed (zero, one, or two when it goes alone)."""
         item = _record_dict(record)
         item_bytes = len(_dumps(item).encode()) + 1
-        if item_bytes > budget:
-            if current:
-                groups.append(current)
-                current, size = [], 2
-            oversized.add(len(groups))
-            groups.append([item])
-            continue
-        if current and (size + item_bytes > budget or len(current) >= max_records):
-            groups.append(current)
-            current, size = [], 2
-        current.append(item)
-        size += item_bytes
-    if current:
-        groups.append(current)
+        done: list[Group] = []
+        if item_bytes > self.budget:
+            done = self.finish() + [Group([item], oversized=True)]
+            return done
+        if self._current and (self._size + item_bytes > self.budget or len(self._current) >= self.max_records):
+            done = self.finish()
+        self._current.append(item)
+        self._size += item_bytes
+        return done
 
-    messages = []
-    count = len(groups)
-    for batch_no, group in enumerate(groups):
-        message = {**header, "batch_no": batch_no, "batch_count": count, "chunk_count": len(records)}
-        if batch_no in oversized:
+    def finish(self) -> list[Group]:
+        """The batch being filled, if any (the packer is empty afterwards)."""
+        if not self._current:
+            return []
+        group = Group(self._current)
+        self._current, self._size = [], 2
+        return [group]
+
+    def encode(self, group: Group, batch_no: int, batch_count: int, chunk_count: int,
+               payloads: PayloadStore) -> str:
+        """The message of batch *batch_no* (0-based). *batch_count* and *chunk_count* are the version's totals,
+        or 0 when stage 1 sends the batch before it knows them (stage 2 then takes them from the ledger)."""
+        doc, version = self.header["doc_id"], self.header["version"]
+        message = {**self.header, "batch_no": batch_no, "batch_count": batch_count, "chunk_count": chunk_count}
+        if group.oversized:
             name = f"{doc}/{version}/{batch_no}.json"
-            payloads.put(name, _dumps(group).encode("utf-8"))
+            payloads.put(name, _dumps(group.items).encode("utf-8"))
             message["payload"] = name
         else:
-            message["records"] = group
+            message["records"] = group.items
         text = _dumps(message)
-        if len(text.encode("utf-8")) > max_message_bytes:  # cannot happen with the allowance above
-            raise AssertionError(f"message {batch_no} of {doc} exceeds {max_message_bytes} bytes")
-        messages.append(text)
-    return messages
+        if len(text.encode("utf-8")) > self.max_message_bytes:  # cannot happen with the allowance above
+            raise AssertionError(f"message {batch_no} of {doc} exceeds {self.max_message_bytes} bytes")
+        return text
+
+    def check_message(self) -> str:
+        """A message without records that asks stage 2 to complete the version if the ledger holds all of its
+        batches: sent once stage 1 has recorded the totals, in case every batch was indexed before that."""
+        return _dumps({**self.header, "batch_no": -1, "batch_count": 0, "chunk_count": 0, "check": True,
+                       "records": []})
 
 
 def decode_message(body: str | bytes) -> BatchMessage:
@@ -147,6 +191,7 @@ def decode_message(body: str | bytes) -> BatchMessage:
             records=data.get("records"),
             payload=data.get("payload"),
             keep_old_versions=bool(data.get("keep_old_versions", False)),
+            check=bool(data.get("check", False)),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise MessageError(f"chunk-batch message lacks a valid field: {exc}") from None

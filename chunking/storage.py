@@ -9,11 +9,14 @@ Identity-based connections need both the blob and the queue service
 
 from __future__ import annotations
 
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Sequence
 
 __all__ = [
-    "QueueSender", "StorageError", "blob_container", "blob_service", "create_container", "create_queue", "describe",
-    "ensure_reachable", "queue_client", "storage_error", "table_service",
+    "BlobChangedError", "BlobFile", "QueueSender", "StorageError", "blob_container", "blob_service", "create_container", "create_queue",
+    "download_to_file", "ensure_reachable", "queue_client", "storage_error", "table_service",
 ]
 
 # Roles an identity-based connection needs for every call this app makes (see README, "Pointing it at Azure").
@@ -23,6 +26,10 @@ _ROLES = "Storage Blob Data Owner, Storage Queue Data Contributor and Storage Ta
 class StorageError(RuntimeError):
     """A storage call failed. The message names the resource (container, queue, table or blob), the account and
     its endpoint, and the reason; never a key or a connection string."""
+
+
+class BlobChangedError(RuntimeError):
+    """The blob is no longer the one asked for: it was overwritten (its ETag changed) or deleted meanwhile."""
 
 
 def storage_error(exc: Exception, client: Any, resource: str) -> StorageError:
@@ -89,14 +96,7 @@ def create_container(container: Any) -> None:
     Raises:
         StorageError: the storage cannot be reached or refuses (the message names the container and account).
     """
-    from azure.core.exceptions import AzureError, ResourceExistsError
-
-    try:
-        container.create_container()
-    except ResourceExistsError:
-        pass
-    except AzureError as exc:
-        raise storage_error(exc, container, f"container '{container.container_name}'") from None
+    _create(container, container.create_container, f"container '{container.container_name}'")
 
 
 def create_queue(queue: Any) -> None:
@@ -105,14 +105,18 @@ def create_queue(queue: Any) -> None:
     Raises:
         StorageError: the storage cannot be reached or refuses (the message names the queue and account).
     """
+    _create(queue, queue.create_queue, f"queue '{queue.queue_name}'")
+
+
+def _create(client: Any, create: Any, resource: str) -> None:
     from azure.core.exceptions import AzureError, ResourceExistsError
 
     try:
-        queue.create_queue()
+        create()
     except ResourceExistsError:
         pass
     except AzureError as exc:
-        raise storage_error(exc, queue, f"queue '{queue.queue_name}'") from None
+        raise storage_error(exc, client, resource) from None
 
 
 def ensure_reachable(settings: Any, *, container: str | None = None, table: str | None = None) -> None:
@@ -157,13 +161,6 @@ def table_service(settings: Any, **kwargs: Any) -> Any:
     return TableServiceClient(_account_url(settings, "table"), credential=_credential(), **kwargs)
 
 
-def describe(settings: Any) -> str:
-    """Where storage is, for messages, without any secret: the account name or the endpoint's host."""
-    from chunking.redact import describe_storage
-
-    return describe_storage(settings)
-
-
 class QueueSender:
     """Sends text messages to one queue (a ``QueueClient`` from ``queue_client``, so base64-encoded as the queue
     trigger expects), creating the queue on first use."""
@@ -191,3 +188,94 @@ class QueueSender:
                     self.queue.send_message(message)
         except AzureError as exc:
             raise storage_error(exc, self.queue, f"queue '{self.queue.queue_name}'") from None
+
+
+#: Bytes per ranged read of a blob: the most of it held in memory at once while it is copied to a local file.
+DOWNLOAD_RANGE_BYTES = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class BlobFile:
+    """A blob's bytes copied to a local file, with what was learned on the way.
+
+    Attributes:
+        path: the local file. size_bytes: its length. sha256: hex digest of the bytes. etag: the blob's ETag
+            (every range was read under it, so the file is one version of the blob).
+    """
+
+    path: Path
+    size_bytes: int
+    sha256: str
+    etag: str
+
+    def read_bytes(self) -> bytes:
+        return self.path.read_bytes()
+
+
+def download_to_file(blob: Any, path: Path, *, etag: str = "", max_bytes: int | None = None) -> BlobFile:
+    """Copy *blob* (a ``BlobClient``) to the local file *path* in ranges of ``DOWNLOAD_RANGE_BYTES``, each read
+    under the blob's ETag (*etag* if given, else the one its first read returns), hashing as it goes. Memory: one
+    range, whatever the blob's size.
+
+    Returns:
+        The ``BlobFile``; when the blob is larger than *max_bytes*, nothing is copied and ``path`` is left empty
+        (``size_bytes`` says how large it is, ``sha256`` is ``""``).
+
+    Raises:
+        BlobChangedError: the blob does not exist, or its ETag is not (or no longer) *etag*.
+        StorageError: storage not reachable or refusing (the message names the blob and the account).
+    """
+    from azure.core.exceptions import AzureError, ResourceModifiedError, ResourceNotFoundError
+
+    what = f"blob '{blob.blob_name}' of container '{blob.container_name}'"
+    digest, offset = hashlib.sha256(), 0
+    try:
+        with open(path, "wb") as out:
+            stream = _first_range(blob, etag)
+            size, etag = _blob_size(stream.properties), str(stream.properties.etag)
+            if max_bytes is not None and size > max_bytes:
+                return BlobFile(path, size, "", etag)
+            while True:
+                piece = stream.readall()
+                out.write(piece)
+                digest.update(piece)
+                offset += len(piece)
+                if offset >= size:
+                    break
+                if not piece:
+                    raise BlobChangedError(f"{what} was truncated while it was read")
+                stream = blob.download_blob(offset=offset, length=min(DOWNLOAD_RANGE_BYTES, size - offset),
+                                            max_concurrency=1, **_unchanged(etag))
+    except (ResourceModifiedError, ResourceNotFoundError):
+        raise BlobChangedError(f"{what} was overwritten or deleted") from None
+    except AzureError as exc:
+        if getattr(exc, "status_code", None) == 412:
+            raise BlobChangedError(f"{what} was overwritten") from None
+        raise storage_error(exc, blob, what) from None
+    return BlobFile(path, size, digest.hexdigest(), etag)
+
+
+def _blob_size(properties: Any) -> int:
+    """The whole blob's size from a ranged read's properties (``size`` is the range's: the total is after the
+    ``/`` of ``content_range``, ``bytes 0-999/10496``)."""
+    content_range = str(getattr(properties, "content_range", "") or "")
+    total = content_range.rpartition("/")[2]
+    return int(total) if total.isdigit() else int(properties.size)
+
+
+def _unchanged(etag: str) -> dict:
+    from azure.core import MatchConditions
+
+    return {"etag": etag, "match_condition": MatchConditions.IfNotModified} if etag else {}
+
+
+def _first_range(blob: Any, etag: str) -> Any:
+    """The first read: the blob's properties (size, ETag) and up to one range of its bytes."""
+    from azure.core.exceptions import HttpResponseError
+
+    try:
+        return blob.download_blob(offset=0, length=DOWNLOAD_RANGE_BYTES, max_concurrency=1, **_unchanged(etag))
+    except HttpResponseError as exc:
+        if getattr(exc, "status_code", None) != 416:  # 416: the blob is empty, it has no range to read
+            raise
+        return blob.download_blob(max_concurrency=1, **_unchanged(etag))

@@ -163,6 +163,7 @@ var payloadContainer = 'chunk-payloads'
 var deploymentContainer = 'app-package'
 var batchQueue = 'chunk-batches'
 var blobEventsQueue = 'blob-events'
+var stageOneJobQueue = 'stage1-jobs'
 var ledgerTable = 'chunkingledger'
 
 var useExistingSearch = !empty(searchServiceName)
@@ -213,6 +214,7 @@ module storage 'modules/storage.bicep' = {
     deploymentContainer: deploymentContainer
     batchQueue: batchQueue
     blobEventsQueue: blobEventsQueue
+    stageOneJobQueue: stageOneJobQueue
     ledgerTable: ledgerTable
   }
 }
@@ -283,6 +285,7 @@ var appSettings = {
   DOCUMENTS_CONTAINER: documentsContainer
   CHUNK_BATCH_QUEUE: batchQueue
   BLOB_EVENTS_QUEUE: blobEventsQueue
+  STAGE1_JOB_QUEUE: stageOneJobQueue
   RECONCILE_SCHEDULE: '0 30 3 * * *'
   // chunking/settings.py.
   PAYLOAD_CONTAINER: payloadContainer

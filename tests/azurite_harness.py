@@ -8,7 +8,6 @@ import hashlib
 import time
 
 import pytest
-from azure.functions.blob import InputStream
 from azure.storage.blob import BlobServiceClient
 from azure.storage.queue import QueueClient, TextBase64DecodePolicy, TextBase64EncodePolicy
 
@@ -41,6 +40,7 @@ class Harness:
             "AzureWebJobsStorage": azurite.connection_string,
             "DOCUMENTS_CONTAINER": f"docs{name}",
             "CHUNK_BATCH_QUEUE": f"batches{name}",
+            "STAGE1_JOB_QUEUE": f"jobs{name}",
             "PAYLOAD_CONTAINER": f"payloads{name}",
             "LEDGER_TABLE": f"ledger{name}",
             "CHUNKING_STATE_DIR": str(state_dir),
@@ -68,6 +68,9 @@ class Harness:
             azurite.connection_string, env["CHUNK_BATCH_QUEUE"],
             message_encode_policy=TextBase64EncodePolicy(), message_decode_policy=TextBase64DecodePolicy())
         self.queue.create_queue()
+        self.jobs = QueueClient.from_connection_string(
+            azurite.connection_string, env["STAGE1_JOB_QUEUE"],
+            message_encode_policy=TextBase64EncodePolicy(), message_decode_policy=TextBase64DecodePolicy())
         self.cname = env["DOCUMENTS_CONTAINER"]
         self.sent: list[str] = []
 
@@ -85,26 +88,34 @@ class Harness:
         """Upload, then run the blob function as the host would; it sends its messages to the real queue, and
         they are returned."""
         self.container.upload_blob(path, data, overwrite=True)
-        blob = self.container.get_blob_client(path)
         before = len(self.queues[-1].sent) if self.queues else 0
-        self.app.ingest_document(InputStream(data=blob.download_blob().readall(), name=f"{self.cname}/{path}",
-                                             length=len(data), uri=blob.url))
+        self.app.ingest_document(self.container.get_blob_client(path))
         messages = self.queues[-1].sent[before:] if self.queues else []
         self.sent.extend(messages)
         return messages
 
     def drain(self, fail_first: set[int] | None = None) -> int:
-        """Receive and handle every queued message; messages whose handler raises stay on the queue and come
-        back after 1 s, as with the host's retries.
+        """Receive and handle every queued message (stage-1 jobs first, then chunk batches) until both queues are
+        empty; messages whose handler raises stay on the queue and come back after 1 s, as with the host's
+        retries. Returns the number of chunk-batch messages handled.
 
         A received message stays invisible for 60 s, longer than handling its page of 16 takes even on a loaded
         machine: with a shorter lease it becomes visible again while the page is still being handled, and its
         pop receipt no longer deletes it."""
         handled = 0
-        for _ in range(200):
+        for _ in range(400):
+            jobs = list(self.jobs.receive_messages(messages_per_page=4, visibility_timeout=60)) \
+                if self._jobs_exist() else []
+            for m in jobs:
+                try:
+                    self.app.run_stage_one_job(queue_message(m.content, m.dequeue_count))
+                except RuntimeError:
+                    self.jobs.update_message(m, visibility_timeout=1)
+                    continue
+                self.jobs.delete_message(m)
             batch = list(self.queue.receive_messages(messages_per_page=16, visibility_timeout=60))
-            if not batch:
-                if self.queue.get_queue_properties().approximate_message_count == 0:
+            if not batch and not jobs:
+                if self.queue.get_queue_properties().approximate_message_count == 0 and self._jobs_left() == 0:
                     break
                 time.sleep(0.5)
                 continue
@@ -117,6 +128,18 @@ class Harness:
                 self.queue.delete_message(m)
                 handled += 1
         return handled
+
+    def _jobs_exist(self) -> bool:
+        from azure.core.exceptions import ResourceNotFoundError
+
+        try:
+            self.jobs.get_queue_properties()
+        except ResourceNotFoundError:
+            return False
+        return True
+
+    def _jobs_left(self) -> int:
+        return self.jobs.get_queue_properties().approximate_message_count if self._jobs_exist() else 0
 
     def embedding_calls(self) -> int:
         return self.s.embedder.requests

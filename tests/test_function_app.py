@@ -7,25 +7,32 @@ import logging
 
 import azure.functions as func
 import pytest
-from azure.functions.blob import InputStream
 from tests.functions_host import index_app, record_batches
 
 
 @pytest.fixture(scope="module")
-def app_env(tmp_path_factory):
-    """function_app with local services (offline embedder, local index in a temp folder, memory payloads)."""
+def app_env(tmp_path_factory, azurite):
+    """function_app with local services (offline embedder, local index in a temp folder, memory payloads) and
+    the documents container on Azurite (the blob trigger hands over a ``BlobClient``)."""
     import function_app
+    from azure.storage.blob import BlobServiceClient
     from chunking import handlers
     from chunking.claim_check import MemoryPayloadStore
 
     mp = pytest.MonkeyPatch()
     mp.setenv("CHUNKING_STATE_DIR", str(tmp_path_factory.mktemp("state")))
+    mp.setenv("AzureWebJobsStorage", azurite.connection_string)
+    mp.setenv("DOCUMENTS_CONTAINER", "fadocuments")
+    function_app.documents = BlobServiceClient.from_connection_string(azurite.connection_string).get_container_client(
+        "fadocuments")
+    if not function_app.documents.exists():
+        function_app.documents.create_container()
     mp.setattr("chunking.handlers.make_payload_store", lambda *a: MemoryPayloadStore())
     function_app.queues = record_batches(mp, forward=False)
     handlers.services.cache_clear()
 
     yield function_app
-    del function_app.queues
+    del function_app.queues, function_app.documents
     handlers.services.cache_clear()
     mp.undo()
 
@@ -39,11 +46,15 @@ def registered(app_env):
 def test_bindings_with_no_app_settings_use_the_documented_defaults():
     # An app with no settings at all: every name is resolved when the app is indexed, none is left to the host.
     bindings = index_app({})
-    assert set(bindings) == {"ingest_document", "index_chunk_batch", "remove_deleted_blob", "reconcile_index",
-                             "record_blob_poison", "record_batch_poison"}
+    assert set(bindings) == {"ingest_document", "run_stage_one_job", "index_chunk_batch", "remove_deleted_blob",
+                             "reconcile_index", "record_blob_poison", "record_stage_one_poison",
+                             "record_batch_poison"}
     assert bindings["ingest_document"] == [
-        {"type": "blobTrigger", "direction": "IN", "name": "blob", "path": "documents/{name}",
+        {"type": "blobTrigger", "direction": "IN", "name": "client", "path": "documents/{name}",
          "connection": "AzureWebJobsStorage", "source": "EventGrid"}]
+    assert bindings["run_stage_one_job"] == [{"type": "queueTrigger", "direction": "IN", "name": "msg",
+                                              "queueName": "stage1-jobs", "connection": "AzureWebJobsStorage"}]
+    assert bindings["record_stage_one_poison"][0]["queueName"] == "stage1-jobs-poison"
     assert bindings["index_chunk_batch"] == [{"type": "queueTrigger", "direction": "IN", "name": "msg",
                                               "queueName": "chunk-batches", "connection": "AzureWebJobsStorage"}]
     queues = {name: bindings[name][0]["queueName"]
@@ -57,6 +68,7 @@ def test_bindings_with_no_app_settings_use_the_documented_defaults():
 
 def test_bindings_follow_the_app_settings():
     bindings = index_app({"DOCUMENTS_CONTAINER": "manuals", "CHUNK_BATCH_QUEUE": "manual-batches",
+                          "STAGE1_JOB_QUEUE": "manual-jobs",
                           "BLOB_EVENTS_QUEUE": "manual-events", "RECONCILE_SCHEDULE": "0 */5 * * * *",
                           "BLOB_TRIGGER_SOURCE": "LogsAndContainerScan"})
     [trigger] = bindings["ingest_document"]
@@ -65,6 +77,21 @@ def test_bindings_follow_the_app_settings():
     assert bindings["record_batch_poison"][0]["queueName"] == "manual-batches-poison"
     assert bindings["remove_deleted_blob"][0]["queueName"] == "manual-events"
     assert bindings["reconcile_index"][0]["schedule"] == "0 */5 * * * *"
+    assert bindings["run_stage_one_job"][0]["queueName"] == "manual-jobs"
+    assert bindings["record_stage_one_poison"][0]["queueName"] == "manual-jobs-poison"
+
+
+def test_the_blob_trigger_is_an_sdk_type_binding(registered):
+    # What the Python worker asks the blob extension when it indexes the app: a BlobClient parameter makes the
+    # host pass a reference to the blob (SupportsDeferredBinding), never its bytes.
+    import inspect
+
+    import azurefunctions.extensions.bindings.blob as blob_types
+    from azurefunctions.extensions.base import meta
+
+    annotation = inspect.signature(registered["ingest_document"].get_user_function()).parameters["client"].annotation
+    assert annotation is blob_types.BlobClient
+    assert "blobTrigger" in meta._ConverterMeta._bindings and meta._ConverterMeta.check_supported_type(annotation)
 
 
 def test_binding_defaults_are_the_settings_defaults_and_the_samples():
@@ -91,7 +118,7 @@ def test_binding_defaults_are_the_settings_defaults_and_the_samples():
     ],
 )
 def test_bad_input_logs_one_line_and_enqueues_nothing(app_env, registered, caplog, name, data, reason):
-    blob = InputStream(data=data, name=name, length=len(data), uri=f"http://127.0.0.1/devstoreaccount1/{name}")
+    blob = app_env.documents.upload_blob(name.split("/", 1)[1], data, overwrite=True)
     sent = len(app_env.queues[-1].sent) if app_env.queues else 0
     with caplog.at_level(logging.ERROR, logger="chunking"):
         registered["ingest_document"].get_user_function()(blob)
@@ -103,7 +130,7 @@ def test_bad_input_logs_one_line_and_enqueues_nothing(app_env, registered, caplo
 
 def test_good_blob_then_batch_roundtrip(app_env, registered):
     text = b"Alpha beta gamma. " * 400
-    blob = InputStream(data=text, name="documents/sub/alpha.txt", length=len(text), uri="http://127.0.0.1/x")
+    blob = app_env.documents.upload_blob("sub/alpha.txt", text, overwrite=True)
     registered["ingest_document"].get_user_function()(blob)
     messages = app_env.queues[-1].sent
     assert messages and all(len(m.encode()) <= 49_152 for m in messages)

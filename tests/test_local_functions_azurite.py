@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 from azure.data.tables import TableServiceClient
-from azure.functions.blob import InputStream
 from azure.storage.blob import BlobServiceClient
 from azure.storage.queue import QueueClient, TextBase64DecodePolicy, TextBase64EncodePolicy
 
@@ -145,10 +144,7 @@ def _run_functions(values: dict, monkeypatch) -> None:
         container = BlobServiceClient.from_connection_string(values["AzureWebJobsStorage"]).get_container_client(
             values["DOCUMENTS_CONTAINER"])
         for item in container.list_blobs():
-            blob = container.get_blob_client(item.name)
-            data = blob.download_blob().readall()
-            function_app.ingest_document(InputStream(data=data, name=f"{container.container_name}/{item.name}",
-                                                     length=len(data), uri=blob.url))
+            function_app.ingest_document(container.get_blob_client(item.name))
         queue = QueueClient.from_connection_string(values["AzureWebJobsStorage"], values["CHUNK_BATCH_QUEUE"],
                                                    message_encode_policy=TextBase64EncodePolicy(),
                                                    message_decode_policy=TextBase64DecodePolicy())

@@ -3,7 +3,8 @@
 import pytest
 
 from chunking.settings import Settings
-from chunking.storage import blob_service, describe, queue_client, table_service
+from chunking.redact import describe_storage as describe
+from chunking.storage import blob_service, queue_client, table_service
 
 
 def test_identity_based_settings_use_account_urls_and_a_credential():

@@ -71,3 +71,36 @@ def test_create_helpers_are_idempotent(azurite):
     create_queue(queues.get_queue_client("made-twice"))
     create_queue(queues.get_queue_client("made-twice"))
     assert "made-twice" in {q.name for q in queues.list_queues()}
+
+
+def test_a_blob_is_copied_to_a_file_in_ranges_under_one_etag(azurite, tmp_path, monkeypatch):
+    import hashlib
+
+    from chunking import storage
+    from chunking.storage import BlobChangedError, download_to_file
+
+    monkeypatch.setattr(storage, "DOWNLOAD_RANGE_BYTES", 1000)
+    container = BlobServiceClient.from_connection_string(azurite.connection_string).get_container_client("ranged")
+    create_container(container)
+    data = bytes(range(256)) * 41  # 10,496 bytes: 11 ranges
+    blob = container.upload_blob("a/b.bin", data, overwrite=True)
+    reads: list[tuple] = []
+    real = blob.download_blob
+    monkeypatch.setattr(blob, "download_blob", lambda **kw: reads.append((kw["offset"], kw["length"])) or real(**kw))
+    copied = download_to_file(blob, tmp_path / "copy")
+    assert (tmp_path / "copy").read_bytes() == data
+    assert (copied.size_bytes, copied.sha256) == (len(data), hashlib.sha256(data).hexdigest())
+    assert copied.etag == blob.get_blob_properties().etag
+    assert reads == [(0, 1000)] + [(n, min(1000, len(data) - n)) for n in range(1000, len(data), 1000)]
+
+    # Overwritten since its ETag was taken: not read. Too large: not copied. Empty: an empty file.
+    container.upload_blob("a/b.bin", data[:10], overwrite=True)
+    with pytest.raises(BlobChangedError, match="a/b.bin"):
+        download_to_file(container.get_blob_client("a/b.bin"), tmp_path / "stale", etag=copied.etag)
+    big = download_to_file(blob, tmp_path / "big", max_bytes=5)
+    assert (big.size_bytes, big.sha256, (tmp_path / "big").read_bytes()) == (10, "", b"")
+    container.upload_blob("empty.txt", b"", overwrite=True)
+    empty = download_to_file(container.get_blob_client("empty.txt"), tmp_path / "empty")
+    assert (empty.size_bytes, empty.sha256) == (0, hashlib.sha256(b"").hexdigest())
+    with pytest.raises(BlobChangedError):
+        download_to_file(container.get_blob_client("gone.txt"), tmp_path / "gone")

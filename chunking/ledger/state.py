@@ -188,14 +188,20 @@ class Ledger:
         self._change(doc_id, source, fn)
         return done
 
-    def mark_sent(self, doc_id: str, source: str, version: str) -> None:
-        """Every batch of *version* is on the queue: ``sending`` becomes ``queued``. Nothing changes if another
-        version became current meanwhile, or if stage 2 already finished this one."""
+    def mark_sent(self, doc_id: str, source: str, version: str, chunk_count: int | None = None,
+                  batch_count: int | None = None) -> None:
+        """Every batch of *version* is on the queue: ``sending`` becomes ``queued``, and the totals, when stage 1
+        learnt them only by sending (a long document: docs/architecture.md#long-documents), are recorded. Nothing
+        changes if another version became current meanwhile; a version stage 2 already finished or throttled
+        keeps its status."""
 
         def fn(e: LedgerEntry) -> LedgerEntry | None:
-            if e.version != version or e.status != "sending":
+            if e.version != version or e.status in ("deleted", "failed"):
                 return None
-            return dataclasses.replace(e, status="queued")
+            totals = {} if batch_count is None else {"chunk_count": chunk_count or 0, "batch_count": batch_count}
+            if e.status != "sending" and not totals:
+                return None
+            return dataclasses.replace(e, status="queued" if e.status == "sending" else e.status, **totals)
 
         self._change(doc_id, source, fn)
 
@@ -292,11 +298,22 @@ class Ledger:
 
     def batches_done(self, doc_id: str, version: str) -> set[int]:
         """The batch numbers of *version* recorded so far (a strongly consistent read of the ledger)."""
-        return {b.batch_no for b in self.store.batches(doc_id, version)}
+        return {b.batch_no for b in self.store.batches(doc_id, version) if b.batch_no >= 0}
 
     def batch_records(self, doc_id: str, version: str | None = None) -> list[BatchRecord]:
         """Batch records of *doc_id* (of every version, or of *version*), by version then batch number."""
-        return sorted(self.store.batches(doc_id, version), key=lambda b: (b.version, b.batch_no))
+        return sorted((b for b in self.store.batches(doc_id, version) if b.batch_no >= 0),
+                      key=lambda b: (b.version, b.batch_no))
+
+    def record_range(self, doc_id: str, version: str, range_no: int) -> bool:
+        """Page range *range_no* (0-based) of *version* was split and its batches sent, and the next range's job (if
+        any) enqueued. Returns False if it was recorded before (a duplicated job). Stored beside the batch records
+        (as batch number ``-1 - range_no``, without keys), so it goes with them when the version is retired."""
+        return self.store.add_batch(BatchRecord(doc_id, version, -1 - range_no, ()))
+
+    def ranges_done(self, doc_id: str, version: str) -> set[int]:
+        """The page ranges of *version* recorded by ``record_range``."""
+        return {-1 - b.batch_no for b in self.store.batches(doc_id, version) if b.batch_no < 0}
 
     def forget_batches(self, doc_id: str, version: str) -> None:
         """Remove the batch records of *version* (its chunks were deleted)."""

@@ -13,7 +13,7 @@ give one page. Headings are Markdown ``#`` lines and tables ``<figure><table>…
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 
 from azure.core.exceptions import AzureError
 
@@ -21,8 +21,10 @@ from chunking.formats import FORMATS, SUPPORTED_EXTENSIONS
 from chunking.model import Page
 from chunking.parsers import docx, html, image, json, pdf, pptx, text, xlsx
 from chunking.parsers._common import ParseError, ReadContext, UnsupportedFileType
+from chunking.parsers.furniture import FurnitureKeys
 
-__all__ = ["SUPPORTED_EXTENSIONS", "ParseError", "ReadContext", "UnsupportedFileType", "parse_document"]
+__all__ = ["SUPPORTED_EXTENSIONS", "ParseError", "ReadContext", "UnsupportedFileType", "no_text_error", "page_count",
+           "parse_document", "read_pages"]
 
 _Parser = Callable[..., Iterator[Page]]
 
@@ -35,7 +37,7 @@ _MAX_DETAIL_CHARS = 300  # of a library's error message quoted in a reason, to k
 _BYTES_PER_MB = 1024 * 1024  # sizes are reported in MiB, like the Azure limits they are compared with
 
 
-def parse_document(data: bytes, *, source: str, max_bytes: int | None = None,
+def parse_document(data: bytes | Path, *, source: str, max_bytes: int | None = None,
                    context: ReadContext | None = None, readers: Mapping[str, _Parser] | None = None) -> list[Page]:
     """Parse one file into its pages, choosing the parser by the extension of ``source``.
 
@@ -63,26 +65,67 @@ def parse_document(data: bytes, *, source: str, max_bytes: int | None = None,
         azure.core.exceptions.AzureError: a service parser (Document Intelligence) could not be reached or kept
             failing: transient, the document is worth another try.
     """
+    size_bytes = data.stat().st_size if isinstance(data, Path) else len(data)
+    pages = list(read_pages(data, source=source, size_bytes=size_bytes, max_bytes=max_bytes, context=context,
+                            readers=readers))
+    if not any(page.text.strip() for page in pages):
+        raise no_text_error(source)
+    return pages
+
+
+def read_pages(data: bytes | Path, *, source: str, size_bytes: int | None = None, max_bytes: int | None = None,
+               context: ReadContext | None = None, start: int = 0, end: int | None = None, offset: int = 0,
+               chars_before: int = 0, check_streams: bool | None = None, furniture: FurnitureKeys | None = None,
+               learnt: Callable[[FurnitureKeys], None] | None = None,
+               readers: Mapping[str, _Parser] | None = None) -> Iterator[Page]:
+    """``parse_document`` page by page, for stage 1's bounded memory: a generator of the pages of one page range
+    (PDF) or of the whole document (every other format, which has one page, or whose pages need the whole
+    file), with every error a ``ParseError`` as there.
+
+    Args:
+        data: the raw bytes, or the path of a local file holding them (a PDF is then read from the file as
+            PDFium needs it; other formats read the file).
+        size_bytes: ``len(data)`` or the file's size, when the caller knows it.
+        start, end, offset: the PDF page range and the document offset where it starts (``pdf.parse``); a range
+            after the first skips the checks of the whole file (size, emptiness, compressed streams).
+        chars_before: characters of the document's text in the ranges before, counted against
+            ``MAX_DOCUMENT_CHARS``.
+        check_streams: scan a PDF's compressed streams against ``MAX_DECOMPRESSED_BYTES`` (default: in the first
+            range only; ``page_count`` scans them too).
+        furniture, learnt: a PDF range's running headers and footers, as ``pdf.parse`` takes and reports them.
+        readers: as in ``parse_document`` (a service parser reads the whole document: no page ranges).
+
+    Does not check that the document holds text: the caller does, once all ranges were read (``no_text_error``).
+    """
     extension = PurePosixPath(source.replace("\\", "/")).suffix.lower()
     parser = (readers or {}).get(extension) or _PARSERS.get(extension)
     if parser is None:
         reason = f"unsupported file type {extension}" if extension else "unsupported file type (no extension)"
         raise UnsupportedFileType(source, reason)
-    if not data:
-        raise ParseError(source, "file is empty")
-    if max_bytes is not None and len(data) > max_bytes:
-        raise ParseError(source, f"exceeds max size {_format_size(max_bytes)}")
+    first = start == 0
+    if first:
+        size_bytes = size_bytes if size_bytes is not None else (
+            data.stat().st_size if isinstance(data, Path) else len(data))
+        if not size_bytes:
+            raise ParseError(source, "file is empty")
+        if max_bytes is not None and size_bytes > max_bytes:
+            raise ParseError(source, f"exceeds max size {_format_size(max_bytes)}")
 
     context = context if context is not None else ReadContext()
     limits = context.limits
     try:
-        pages = []
-        chars = 0
-        for page in parser(data, source=source, context=context):
+        if parser is pdf.parse:
+            pages = pdf.parse(data, source=source, context=context, start=start, end=end, offset=offset,
+                              check_streams=first if check_streams is None else check_streams,
+                              furniture=furniture, learnt=learnt)
+        else:
+            pages = parser(data.read_bytes() if isinstance(data, Path) else data, source=source, context=context)
+        chars = chars_before
+        for page in pages:
             chars += len(page.text)
             if chars > limits.max_document_chars:
                 raise ParseError(source, limits.document_chars_reason())
-            pages.append(page)
+            yield page
     except (ParseError, AzureError):  # a service's failure is not the document's: it propagates as it is
         raise
     except RecursionError:
@@ -97,10 +140,24 @@ def parse_document(data: bytes, *, source: str, max_bytes: int | None = None,
         detail = str(error)[:_MAX_DETAIL_CHARS]
         raise ParseError(source, f"could not parse: {type(error).__name__}: {detail}") from error
 
-    if not any(page.text.strip() for page in pages):
-        hint = f" (scanned or image-only PDF?): {image.NEEDS_OCR}" if extension == ".pdf" else ""
-        raise ParseError(source, f"no text found{hint}")
-    return pages
+
+def no_text_error(source: str) -> ParseError:
+    """The reason for a document none of whose pages holds text."""
+    hint = f" (scanned or image-only PDF?): {image.NEEDS_OCR}" if PurePosixPath(source).suffix.lower() == ".pdf" else ""
+    return ParseError(source, f"no text found{hint}")
+
+
+def page_count(data: bytes | Path, *, source: str, context: ReadContext | None = None,
+               readers: Mapping[str, _Parser] | None = None) -> int | None:
+    """Pages of a paginated document that can be read in page ranges (PDF); ``None`` for other formats.
+
+    Raises:
+        ParseError: a PDF that PDFium cannot open, or one over ``MAX_PAGES`` pages.
+    """
+    if PurePosixPath(source.replace("\\", "/")).suffix.lower() != ".pdf" or (readers or {}).get(".pdf") \
+            or _PARSERS.get(".pdf") is not pdf.parse:
+        return None
+    return pdf.page_count(data, source=source, context=context)
 
 
 def _format_size(size_bytes: int) -> str:

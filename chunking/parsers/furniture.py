@@ -27,11 +27,11 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["MIN_PAGES", "MIN_SHARE", "TOC_MIN_ENTRIES", "TOC_MIN_SHARE", "PageParts", "is_toc_page",
-           "split_furniture"]
+__all__ = ["FurnitureKeys", "MIN_PAGES", "MIN_SHARE", "TOC_MIN_ENTRIES", "TOC_MIN_SHARE", "PageParts",
+           "cut_furniture", "edge_keys", "is_toc_page", "learn_furniture", "split_furniture"]
 
 #: A key must repeat on at least this many pages...
 MIN_PAGES = 3
@@ -93,9 +93,8 @@ def split_furniture(texts: Sequence[str]) -> list[PageParts]:
         ``EDGE_LINES`` lines are cut from each end, blank lines between them included; a page made only of
         furniture keeps an empty body, and so does a table-of-contents page (all of its text is ``header``).
     """
-    lines = [text.splitlines(keepends=True) for text in texts]
-    parts = _split_running(texts, lines)
-    return [PageParts(p.header + p.body + p.footer, "", "") if is_toc_page(p.body) else p for p in parts]
+    keys = learn_furniture(edge_keys(text) for text in texts)
+    return [cut_furniture(text, keys) for text in texts]
 
 
 def is_toc_page(body: str) -> bool:
@@ -106,19 +105,43 @@ def is_toc_page(body: str) -> bool:
     return entries >= TOC_MIN_ENTRIES and entries >= TOC_MIN_SHARE * len(lines)
 
 
-def _split_running(texts: Sequence[str], lines: list[list[str]]) -> list[PageParts]:
-    """Running headers, footers and page numbers cut off (no table-of-contents test)."""
+@dataclass(frozen=True, slots=True)
+class FurnitureKeys:
+    """The repeat keys (``line_key``) that are furniture at the top and at the bottom of a document's pages."""
+
+    top: frozenset[str] = frozenset()
+    bottom: frozenset[str] = frozenset()
+
+
+def edge_keys(text: str) -> tuple[frozenset[str], frozenset[str], bool]:
+    """What one page contributes to ``learn_furniture``: the keys of its top and bottom ``EDGE_LINES`` lines, and
+    whether it holds text. Small, so a streaming parser keeps these for every page instead of the texts."""
+    page = text.splitlines(keepends=True)
+    top = frozenset(k for k in (line_key(x) for x in _edge(page, False)) if k)
+    bottom = frozenset(k for k in (line_key(x) for x in _edge(page, True)) if k)
+    return top, bottom, bool(text.strip())
+
+
+def learn_furniture(edges: Iterable[tuple[frozenset[str], frozenset[str], bool]]) -> FurnitureKeys:
+    """The furniture keys of a document from its pages' ``edge_keys``: those at the same end of at least
+    ``MIN_PAGES`` pages and ``MIN_SHARE`` of the pages that hold text."""
     top, bottom = Counter(), Counter()
-    for page in lines:
-        top.update({k for k in (line_key(x) for x in _edge(page, False)) if k})
-        bottom.update({k for k in (line_key(x) for x in _edge(page, True)) if k})
-    pages_with_text = sum(1 for text in texts if text.strip())
+    pages_with_text = 0
+    for page_top, page_bottom, has_text in edges:
+        top.update(page_top)
+        bottom.update(page_bottom)
+        pages_with_text += has_text
     need = max(MIN_PAGES, MIN_SHARE * pages_with_text)
-    top_keys = {k for k, n in top.items() if n >= need}
-    bottom_keys = {k for k, n in bottom.items() if n >= need}
-    if not top_keys and not bottom_keys:
-        return [PageParts("", text, "") for text in texts]
-    return [_cut(page, top_keys, bottom_keys) for page in lines]
+    return FurnitureKeys(frozenset(k for k, n in top.items() if n >= need),
+                         frozenset(k for k, n in bottom.items() if n >= need))
+
+
+def cut_furniture(text: str, keys: FurnitureKeys) -> PageParts:
+    """One page's text cut by the document's furniture *keys* (see ``split_furniture``); a table-of-contents
+    page is furniture as a whole."""
+    parts = _cut(text.splitlines(keepends=True), keys.top, keys.bottom) if keys.top or keys.bottom else \
+        PageParts("", text, "")
+    return PageParts(text, "", "") if is_toc_page(parts.body) else parts
 
 
 def _edge(page: list[str], from_end: bool) -> list[str]:
@@ -132,7 +155,7 @@ def _edge(page: list[str], from_end: bool) -> list[str]:
     return out
 
 
-def _cut(page: list[str], top_keys: set[str], bottom_keys: set[str]) -> PageParts:
+def _cut(page: list[str], top_keys: frozenset[str], bottom_keys: frozenset[str]) -> PageParts:
     lo, hi = _cut_end(page, 0, len(page), top_keys, step=1), len(page)
     hi = _cut_end(page, lo, hi, bottom_keys, step=-1)
     if not "".join(page[lo:hi]).strip():
@@ -141,7 +164,7 @@ def _cut(page: list[str], top_keys: set[str], bottom_keys: set[str]) -> PagePart
     return PageParts("".join(page[:lo]), "".join(page[lo:hi]), "".join(page[hi:]))
 
 
-def _cut_end(page: list[str], lo: int, hi: int, keys: set[str], *, step: int) -> int:
+def _cut_end(page: list[str], lo: int, hi: int, keys: frozenset[str], *, step: int) -> int:
     """Index after the furniture at the top (``step=1``, returns the new ``lo``) or before the furniture at
     the bottom (``step=-1``, returns the new ``hi``)."""
     cut, seen = (lo if step == 1 else hi), 0

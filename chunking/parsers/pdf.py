@@ -40,19 +40,21 @@ page text into ``Page.header`` / ``Page.footer`` (``chunking/parsers/furniture.p
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pypdfium2 as pdfium
 
 from chunking.model import Page
 from chunking.parsers._common import ParseError, ReadContext, normalize_newlines
+from chunking.parsers.furniture import FurnitureKeys, cut_furniture, edge_keys, learn_furniture
 from chunking.parsers.pdf_tables import add_tables
-from chunking.parsers.furniture import split_furniture
 from chunking.parsers.pdf_streams import inflated_bytes
 
-__all__ = ["parse"]
+__all__ = ["HOLD_CHARS", "page_count", "parse"]
 
 # PDFium is not thread-safe (pypdfium2 README, "Thread safety"); the Functions host may run invocations on
 # several threads of one worker process, so every call into PDFium goes through this lock.
@@ -79,19 +81,40 @@ _CJK_SPACE = re.compile(f"(?<={_CJK}) (?={_CJK})")
 _TRAILING_SPACES = re.compile(r"[ \t]+$", re.MULTILINE)
 
 
-def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> Iterator[Page]:
-    """Parse a PDF into one page per PDF page, blank pages included (so ``page_num`` is the PDF page index).
+#: Page texts held for the furniture pass while their characters stay under this; past it, pages are read twice
+#: (once for the furniture keys, once for the text) instead, so a document's memory never grows with its length.
+HOLD_CHARS = 2_000_000
+#: Pages whose texts are held at once while their tables are found (a window of the range).
+TABLE_WINDOW_PAGES = 64
+
+
+def parse(data: bytes | Path, *, source: str, context: ReadContext | None = None, start: int = 0,
+          end: int | None = None, offset: int = 0, check_streams: bool = True,
+          furniture: FurnitureKeys | None = None,
+          learnt: Callable[[FurnitureKeys], None] | None = None) -> Iterator[Page]:
+    """Parse a PDF into one page per PDF page, blank pages included (so ``page_num`` is the PDF page index),
+    page by page: a generator that holds one page's text at a time (plus at most ``HOLD_CHARS`` characters of
+    the pages before, for the furniture pass).
 
     Args:
-        data: the raw PDF bytes.
+        data: the raw PDF bytes, or the path of a local file holding them (PDFium then reads the file as it
+            needs it, and the bytes are never in memory at once).
         source: file name, used in errors.
         context: limits (``MAX_DECOMPRESSED_BYTES``, ``MAX_PAGES``, ``MAX_PAGE_CHARS``) and the stage-1 deadline,
             checked before PDFium reads the file and then page by page; default limits when ``None``.
+        start, end: the page range to read (0-based, *end* excluded; ``None`` = to the last page). Running
+            headers and footers are recognised within the range (docs/splitters.md#page-furniture).
+        offset: document offset of the range's first character (the pages before it, header + text + footer).
+        check_streams: scan the compressed streams against ``MAX_DECOMPRESSED_BYTES`` first (a later range of a
+            document whose first range passed skips it).
+        furniture: keys learnt from the range before, also cut in this one (a range too short to show its
+            running header on enough pages still loses it). learnt: called with the keys learnt from this range's
+            own pages, before the first page is yielded.
 
-    Returns:
-        ``Page(page_num, offset, text, header, footer)`` for each PDF page in order, ``page_num`` 0-based,
-        ``offset`` the sum of the lengths of the previous pages' ``header + text + footer`` plus this page's
-        ``header``. Texts are cleaned as the module docstring describes.
+    Yields:
+        ``Page(page_num, offset, text, header, footer)`` for each PDF page of the range in order, ``page_num``
+        0-based, ``offset`` the sum of the lengths of the previous pages' ``header + text + footer`` plus this
+        page's ``header``. Texts are cleaned as the module docstring describes.
 
     Raises:
         ParseError: ``encrypted PDF`` when a password is needed to open it; ``not a valid PDF: …`` when PDFium
@@ -101,54 +124,110 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
     """
     context = context if context is not None else ReadContext()
     # PDFium inflates a page's content stream whole: a flate bomb is refused before PDFium sees it.
-    if inflated_bytes(data, context.limits.max_decompressed_bytes) > context.limits.max_decompressed_bytes:
+    if check_streams and _inflated(data, context.limits.max_decompressed_bytes) > context.limits.max_decompressed_bytes:
         raise ParseError(source, context.limits.decompressed_reason())
-    texts = [_clean_page_text(text) for text in _extract_page_texts(data, source, context)]
-    texts = add_tables(data, texts, source=source, context=context, lock=_PDFIUM_LOCK, clean=_clean_page_text)
-    return _pages_without_furniture(texts)
+    with _open(data, source) as document:
+        count = _count(document, source, context)
+        end = count if end is None else min(end, count)
+        held: list[str] | None = []
+        edges = []
+        chars = 0
+        for text in _range_texts(document, data, start, end, source, context):
+            edges.append(edge_keys(text))
+            chars += len(text)
+            if held is not None and chars <= HOLD_CHARS:
+                held.append(text)
+            else:
+                held = None
+        keys = learn_furniture(edges)
+        del edges
+        if learnt is not None:
+            learnt(keys)
+        if furniture is not None:
+            keys = FurnitureKeys(keys.top | furniture.top, keys.bottom | furniture.bottom)
+        texts = iter(held) if held is not None else _range_texts(document, data, start, end, source, context)
+        for index, text in zip(range(start, end), texts):
+            if held is not None:
+                held[index - start] = ""
+            parts = cut_furniture(text, keys)
+            yield Page(index, offset + len(parts.header), parts.body, parts.header, parts.footer)
+            offset += len(parts.header) + len(parts.body) + len(parts.footer)
 
 
-def _pages_without_furniture(texts: list[str]) -> Iterator[Page]:
-    # Offsets count the furniture (header + text + footer of every page), so they do not depend on it.
-    offset = 0
-    for page_num, parts in enumerate(split_furniture(texts)):
-        yield Page(page_num, offset + len(parts.header), parts.body, parts.header, parts.footer)
-        offset += len(parts.header) + len(parts.body) + len(parts.footer)
+def _range_texts(document: pdfium.PdfDocument, data: bytes | Path, start: int, end: int, source: str,
+                 context: ReadContext) -> Iterator[str]:
+    """The cleaned texts of pages *start* … *end* - 1, ruled tables rendered as ``<figure><table>`` blocks
+    (``chunking.parsers.pdf_tables``), read ``TABLE_WINDOW_PAGES`` pages at a time."""
+    for window in range(start, end, TABLE_WINDOW_PAGES):
+        texts = [_read_page(document, i, source, context) for i in range(window, min(end, window + TABLE_WINDOW_PAGES))]
+        yield from add_tables(data, texts, source=source, context=context, lock=_PDFIUM_LOCK, clean=_clean_page_text,
+                              start=window)
 
 
-def _extract_page_texts(data: bytes, source: str, context: ReadContext) -> list[str]:
-    # The whole document is read under the lock into a list, never yielded from inside it: a consumer that
-    # stops iterating must not leave the lock held.
-    limits = context.limits
+def page_count(data: bytes | Path, *, source: str, context: ReadContext | None = None) -> int:
+    """The number of pages of a PDF (bytes or a local file), after the check of its compressed streams.
+
+    Raises:
+        ParseError: as ``parse``: expands past ``MAX_DECOMPRESSED_BYTES``, not a PDF, encrypted, more than
+            ``MAX_PAGES`` pages.
+    """
+    context = context if context is not None else ReadContext()
+    if _inflated(data, context.limits.max_decompressed_bytes) > context.limits.max_decompressed_bytes:
+        raise ParseError(source, context.limits.decompressed_reason())
+    with _open(data, source) as document:
+        return _count(document, source, context)
+
+
+def _inflated(data: bytes | Path, budget: int) -> int:
+    if not isinstance(data, Path):
+        return inflated_bytes(data, budget)
+    import mmap
+
+    with open(data, "rb") as file:
+        if file.seek(0, 2) == 0:
+            return 0
+        with mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            return inflated_bytes(view, budget)  # type: ignore[arg-type]  # re scans any buffer
+
+
+@contextlib.contextmanager
+def _open(data: bytes | Path, source: str) -> Iterator[pdfium.PdfDocument]:
+    """The PDFium document of *data*, closed on exit. Every PDFium call holds ``_PDFIUM_LOCK`` only for itself,
+    never across a ``yield`` of a page: a consumer that stops iterating must not leave the lock held."""
     with _PDFIUM_LOCK:
         try:
-            document = pdfium.PdfDocument(data)
+            document = pdfium.PdfDocument(str(data) if isinstance(data, Path) else data)
         except pdfium.PdfiumError as error:
             code = getattr(error, "err_code", None)
             if code == _ERR_PASSWORD:
                 raise ParseError(source, "encrypted PDF") from None
             raise ParseError(source, f"not a valid PDF: {_LOAD_ERRORS.get(code, _NO_REASON)}") from None
-        try:
-            count = len(document)
-            if count > limits.max_pages:
-                raise ParseError(source, limits.pages_reason(count))
-            texts = []
-            chars = 0
-            for index in range(count):
-                context.check_time(source)
-                try:
-                    text = _page_text(document, index)
-                except pdfium.PdfiumError as error:
-                    raise ParseError(source, f"could not read page {index + 1}: {_pdfium_reason(error)}") from None
-                if len(text) > limits.max_page_chars:
-                    raise ParseError(source, limits.page_chars_reason(index))
-                chars += len(text)
-                if chars > limits.max_document_chars:
-                    raise ParseError(source, limits.document_chars_reason())
-                texts.append(text)
-            return texts
-        finally:
+    try:
+        yield document
+    finally:
+        with _PDFIUM_LOCK:
             document.close()
+
+
+def _count(document: pdfium.PdfDocument, source: str, context: ReadContext) -> int:
+    with _PDFIUM_LOCK:
+        count = len(document)
+    if count > context.limits.max_pages:
+        raise ParseError(source, context.limits.pages_reason(count))
+    return count
+
+
+def _read_page(document: pdfium.PdfDocument, index: int, source: str, context: ReadContext) -> str:
+    """Page *index*'s cleaned text, within the deadline and ``MAX_PAGE_CHARS``."""
+    context.check_time(source)
+    with _PDFIUM_LOCK:
+        try:
+            text = _page_text(document, index)
+        except pdfium.PdfiumError as error:
+            raise ParseError(source, f"could not read page {index + 1}: {_pdfium_reason(error)}") from None
+    if len(text) > context.limits.max_page_chars:
+        raise ParseError(source, context.limits.page_chars_reason(index))
+    return _clean_page_text(text)
 
 
 def _pdfium_reason(error: Exception) -> str:

@@ -28,6 +28,7 @@ from __future__ import annotations
 import bisect
 import ctypes
 import io
+from pathlib import Path
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -58,12 +59,13 @@ class Rule:
     end: float
 
 
-def add_tables(data: bytes, texts: Sequence[str], *, source: str, context: ReadContext,
-               lock: AbstractContextManager, clean: Callable[[str], str]) -> list[str]:
+def add_tables(data: bytes | Path, texts: Sequence[str], *, source: str, context: ReadContext,
+               lock: AbstractContextManager, clean: Callable[[str], str], start: int = 0) -> list[str]:
     """The page texts of a PDF with each ruled table's flat text replaced by a ``<figure><table>`` block.
 
     Args:
-        data: the PDF bytes; texts: its cleaned page texts (one per page, from PDFium).
+        data: the PDF bytes, or a local file holding them; texts: cleaned page texts (one per page, from PDFium)
+            of the pages from *start* (0-based: stage 1 reads long documents in windows of pages).
         lock: held while PDFium is used (it is not thread-safe); clean: the page-text clean-up of the PDF parser.
 
     Returns:
@@ -71,13 +73,14 @@ def add_tables(data: bytes, texts: Sequence[str], *, source: str, context: ReadC
     """
     out = list(texts)
     with lock:
-        document = pdfium.PdfDocument(data)
+        document = pdfium.PdfDocument(str(data) if isinstance(data, Path) else data)
         try:
-            grid_pages = [i for i in range(min(len(document), len(out))) if _page_has_grid(document, i, context)]
+            grid_pages = [start + i for i in range(min(len(document) - start, len(out)))
+                          if _page_has_grid(document, start + i, context)]
             if not grid_pages:
                 return out
             for index, rendered in _tables_on(data, document, grid_pages, source, context, clean):
-                out[index] = rendered
+                out[index - start] = rendered
         finally:
             document.close()
     return out
@@ -154,14 +157,15 @@ def _rules(page: pdfium.PdfPage) -> tuple[list[Rule], list[Rule]]:
     return vertical, horizontal
 
 
-def _tables_on(data: bytes, document: pdfium.PdfDocument, pages: list[int], source: str, context: ReadContext,
+def _tables_on(data: bytes | Path, document: pdfium.PdfDocument, pages: list[int], source: str, context: ReadContext,
                clean: Callable[[str], str]):
     """``(page index, page text with tables)`` for the pages in *pages* where pdfplumber finds a table."""
     import pdfplumber
     joiner = ContinuedTables()  # a table continued on the next page is joined to its start
 
     # Only the pages that passed the gate are loaded (pdfplumber numbers pages from 1).
-    with pdfplumber.open(io.BytesIO(data), pages=[index + 1 for index in pages]) as plumbed:
+    with pdfplumber.open(str(data) if isinstance(data, Path) else io.BytesIO(data),
+                         pages=[index + 1 for index in pages]) as plumbed:
         for index, plumbed_page in zip(pages, plumbed.pages):
             context.check_time(source)
             try:

@@ -20,12 +20,13 @@ from .local_model import LocalModelOptions
 from .isolation import ParseIsolation
 from .reconcile import ReconcileOptions
 from .search import SearchOptions
+from .stage_one import JOB_QUEUE_DEFAULT, StageOneJobs
 from .strategy import SEMANTIC_THRESHOLD_TYPES, StrategyOptions
 from .metadata import MetadataSettings
 from .values import SettingsError, bool_value, int_value, str_value
 
 __all__ = [
-    "BINDING_DEFAULTS", "SEMANTIC_THRESHOLD_TYPES", "Settings", "SettingsError", "StrategyOptions", "binding_setting",
+    "BINDING_DEFAULTS", "SEMANTIC_THRESHOLD_TYPES", "Settings", "SettingsError", "StageOneJobs", "StrategyOptions", "binding_setting",
     "read_local_settings",
 ]
 
@@ -38,6 +39,7 @@ BINDING_DEFAULTS: Mapping[str, str] = {
     "BLOB_EVENTS_QUEUE": "blob-events",
     "RECONCILE_SCHEDULE": "0 30 3 * * *",
     "BLOB_TRIGGER_SOURCE": "EventGrid",
+    "STAGE1_JOB_QUEUE": JOB_QUEUE_DEFAULT,
 }
 
 
@@ -169,6 +171,7 @@ class Settings:
     reconcile: ReconcileOptions = dataclasses.field(default_factory=ReconcileOptions)
     # Tables and figures in the sentence splitter: split sizes (docs/splitters.md#step-5-oversize-figure).
     figures: FigureOptions = dataclasses.field(default_factory=FigureOptions)
+    stage_one: StageOneJobs = dataclasses.field(default_factory=StageOneJobs)  # page ranges, job queue
 
     @property
     def local_index_path(self) -> Path:
@@ -279,4 +282,5 @@ class Settings:
             max_document_chars=int_value(env, "MAX_DOCUMENT_CHARS", 10_000_000, 1),
             max_nesting_depth=int_value(env, "MAX_NESTING_DEPTH", 100, 2),
             stage1_max_seconds=int_value(env, "STAGE1_MAX_SECONDS", 300, 1),
+            stage_one=StageOneJobs.from_env(env),
         )

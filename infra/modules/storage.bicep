@@ -1,7 +1,7 @@
 // The one storage account of the app: host storage (AzureWebJobsStorage), the documents container the blob
-// trigger watches, claim-check payloads, the chunk-batch and blob-event queues with their poison queues, the
-// ledger table, and the container Flex Consumption deploys the code package from. Keyless: every client uses
-// Microsoft Entra ID (the function app's managed identity), so shared-key access is off.
+// trigger watches, claim-check payloads, the chunk-batch, blob-event and stage-1 job queues with their poison
+// queues, the ledger table, and the container Flex Consumption deploys the code package from. Keyless: every
+// client uses Microsoft Entra ID (the function app's managed identity), so shared-key access is off.
 
 @description('Storage account name (3-24 lowercase letters and digits).')
 param name string
@@ -20,6 +20,8 @@ param deploymentContainer string
 param batchQueue string
 @description('Queue Event Grid delivers BlobDeleted events to (BLOB_EVENTS_QUEUE); its poison queue is created too.')
 param blobEventsQueue string
+@description('Queue of stage-1 jobs: page ranges of long PDFs, reconcile and reprocess (STAGE1_JOB_QUEUE); its poison queue is created too.')
+param stageOneJobQueue string
 @description('Ledger table (LEDGER_TABLE).')
 param ledgerTable string
 
@@ -30,6 +32,8 @@ var queueNames = [
   '${batchQueue}-poison'
   blobEventsQueue
   '${blobEventsQueue}-poison'
+  stageOneJobQueue
+  '${stageOneJobQueue}-poison'
   blobTriggerPoisonQueue
 ]
 

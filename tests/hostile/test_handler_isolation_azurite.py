@@ -69,16 +69,16 @@ def _status(h, path: str) -> tuple[str, str]:
 
 
 def test_a_crash_in_stage_one_is_retried_then_a_reason_and_the_others_go_in(h, monkeypatch):
-    import chunking.pipeline as pipeline
+    import chunking.stage_one as stage_one
 
-    real = pipeline.encode_batches
+    real = stage_one.document_records
 
-    def crash_on_b(records, **kwargs):
-        if records and records[0].source == "b.txt":
+    def crash_on_b(pages, chunks, **kwargs):
+        if kwargs["source"] == "b.txt":
             raise KeyError("a bug in our code")
-        return real(records, **kwargs)
+        return real(pages, chunks, **kwargs)
 
-    monkeypatch.setattr(pipeline, "encode_batches", crash_on_b)
+    monkeypatch.setattr(stage_one, "document_records", crash_on_b)
 
     outcomes = [_host_blob_trigger(h, path, _paragraphs(3, path[0])) for path in ("a.txt", "b.txt", "c.txt")]
     _host_queue(h)

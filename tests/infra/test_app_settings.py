@@ -141,6 +141,7 @@ def test_storage_module_creates_what_the_code_uses(app_settings: dict) -> None:
     assert params["batchQueue"] == app_settings["CHUNK_BATCH_QUEUE"] == defaults.batch_queue
     assert params["blobEventsQueue"] == app_settings["BLOB_EVENTS_QUEUE"] == BINDING_DEFAULTS["BLOB_EVENTS_QUEUE"]
     assert params["ledgerTable"] == app_settings["LEDGER_TABLE"] == defaults.ledger_table
+    assert params["stageOneJobQueue"] == app_settings["STAGE1_JOB_QUEUE"] == defaults.stage_one.job_queue
 
     storage = parse(INFRA / "modules" / "storage.bicep")
     resolved = evaluate(storage, storage["variables"]["queueNames"]["value"], params)
@@ -149,7 +150,7 @@ def test_storage_module_creates_what_the_code_uses(app_settings: dict) -> None:
     for trigger in function_triggers():
         if trigger.kind == "queue_trigger":
             queue = trigger.arguments["queue_name"].replace("{_BATCHES}", env["CHUNK_BATCH_QUEUE"]) \
-                .replace("{_EVENTS}", env["BLOB_EVENTS_QUEUE"])
+                .replace("{_EVENTS}", env["BLOB_EVENTS_QUEUE"]).replace("{_JOBS}", env["STAGE1_JOB_QUEUE"])
             assert queue in resolved, f"{trigger.function} reads queue {queue!r}, which infra/ does not create"
     assert f"{params['blobEventsQueue']}-poison" in resolved
 

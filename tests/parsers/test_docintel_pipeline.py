@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from azure.core.exceptions import HttpResponseError
 
-from chunking import pipeline
+from chunking import pipeline, stage_one
 from chunking.claim_check import MemoryPayloadStore
 from chunking.embeddings import OfflineLexicalEmbedder
 from chunking.index.local import LocalIndex
@@ -29,7 +29,7 @@ class Stage:
         self.index = LocalIndex(tmp_path / "index.sqlite3", self.settings.embedding_dimensions)
         self.payloads = MemoryPayloadStore()
         if fake is not None:
-            monkeypatch.setattr(pipeline, "document_readers",
+            monkeypatch.setattr(stage_one, "document_readers",
                                 lambda settings: document_readers(settings, transport=fake, retry_total=2))
 
     def ingest(self, source: str, data: bytes):
@@ -80,7 +80,7 @@ def test_a_service_still_throttling_after_the_retries_leaves_the_document_for_a_
 
     assert caught.value.status_code == 429
     assert fake.sleeps == [3, 3]
-    assert stage.ledger.get(pipeline.make_doc_id("c", "scans/invoice.png")) is None  # not failed for good
+    assert stage.ledger.get(stage_one.make_doc_id("c", "scans/invoice.png")) is None  # not failed for good
 
 
 def test_the_service_failure_names_document_intelligence_and_what_to_check(tmp_path, monkeypatch):
