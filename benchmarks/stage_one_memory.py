@@ -16,14 +16,20 @@ resets its peak RSS (Linux ``/proc/self/clear_refs``: imports peak higher than w
 - ``in memory``: the same document as one ``bytes`` through ``run_stage_one`` without a queue, its messages
   returned (what stage 1 did before it streamed, and what ``chunking ingest`` still does in one process).
 
-Growth is the peak minus the baseline; the target is the issue's: at most 2× the PDF's bytes + 100 MB.
+Both paths parse as the app does (``PARSE_ISOLATION=process``): every page range is read by a child process of
+the parse server, which passes the pages back one at a time. Growth is the worker's peak minus its baseline;
+*child peak* is the largest peak RSS of a parsing child (its whole resident set, the parse server's imported
+parsers included: what ``chunking.parse_sandbox`` logs for each child). The target is the issue's: at most 2× the
+PDF's bytes + 100 MB, compared with growth + child peak.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -56,6 +62,9 @@ def worker(mode: str, path: str, blob_name: str) -> dict:
 
     s = handlers.services()
     list(SentenceTextSplitter().split_text("Warm-up. The tokenizer tables are built once per process."))
+    children = _ChildPeaks()
+    logging.getLogger("chunking.parse_sandbox").addHandler(children)
+    logging.getLogger("chunking.parse_sandbox").setLevel(logging.DEBUG)
     with open("/proc/self/clear_refs", "w") as f:  # Linux: the peak so far (imports) is forgotten
         f.write("5")
     out = {"baseline_mb": _peak_mb()}
@@ -92,7 +101,21 @@ def worker(mode: str, path: str, blob_name: str) -> dict:
         out.update(invocations=1, chunks=result.chunks, batches=len(result.messages), status=result.outcome)
     out["seconds"] = time.perf_counter() - started
     out["peak_mb"] = _peak_mb()
+    out["child_peak_mb"] = children.peak_mb
     return out
+
+
+class _ChildPeaks(logging.Handler):
+    """The largest child peak RSS that ``chunking.parse_sandbox`` logs ("… peak RSS N MB"), in MB."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.peak_mb = 0.0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        found = re.search(r"peak RSS (\d+) MB", record.getMessage())  # the message, as redaction left it
+        if found:
+            self.peak_mb = max(self.peak_mb, float(found.group(1)))
 
 
 def _free_port() -> int:
@@ -144,8 +167,8 @@ def main() -> None:
 
     pages = base_pages()
     print("| input | pages | PDF MB | path | invocations | chunks | seconds | baseline RSS MB | peak RSS MB | "
-          "growth MB | target MB (2× bytes + 100) |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+          "growth MB | child peak MB | target MB (2× bytes + 100) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as tmp:
         proc, connection = _azurite(Path(tmp) / "azurite")
         try:
@@ -171,9 +194,10 @@ def main() -> None:
                     r = _run(mode, pdf, pdf.name, env)
                     growth = r["peak_mb"] - r["baseline_mb"]
                     target = 2 * size_mb + 100
+                    met = growth + r["child_peak_mb"] <= target
                     print(f"| ×{scale} | {len(copies)} | {size_mb:.2f} | {mode} | {r['invocations']} | {r['chunks']} | "
                           f"{r['seconds']:.2f} | {r['baseline_mb']:.0f} | {r['peak_mb']:.0f} | {growth:.1f} | "
-                          f"{target:.0f} ({'met' if growth <= target else 'MISSED'}) |", flush=True)
+                          f"{r['child_peak_mb']:.0f} | {target:.0f} ({'met' if met else 'MISSED'}) |", flush=True)
                     shutil.rmtree(state, ignore_errors=True)
                 pdf.unlink()
         finally:

@@ -275,7 +275,8 @@ def _stream(name: str, settings: Settings) -> Callable[[Iterable[Page]], Iterato
     from chunking.splitters import SentenceTextSplitter
 
     def stream(pages: Iterable[Page]) -> Iterator[Chunk]:
-        return SentenceTextSplitter(max_tokens=settings.max_tokens, max_chars=settings.max_chars).split_pages(pages)
+        return SentenceTextSplitter(max_tokens=settings.max_tokens, max_chars=settings.max_chars,
+                                    **settings.figures.sentence_settings()).split_pages(pages)
 
     return stream
 

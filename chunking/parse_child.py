@@ -3,9 +3,14 @@ forks one child per document (a fork of a single-threaded process with nothing e
 
 Run as ``python -m chunking.parse_child SOCKET_PATH``; it reads its authentication key (hex) as the first line
 of standard input, says ``ready`` on standard output once it listens on the Unix socket, and exits when its
-standard input closes (its parent ended). Each connection is one document: the forked child sends its process
-id, receives the request and the document's bytes, sets its address-space limit, parses, and sends the answer
-``(kind, pages or reason, notes, title)`` (the title the file declares, read here too: it opens the file).
+standard input closes (its parent ended). Each connection is one call: the forked child sends its process id,
+receives the request (a dict: ``target`` ``"module:function"``, its keyword arguments, the limits, the seconds
+left, the address-space limit, ``stream``, and ``path`` or else the document's bytes next), sets its address-space
+limit, and runs ``target(data, context=…, **kwargs)``. A plain call answers ``("value", result, notes, peak_kib)``;
+a streamed one (a generator of pages: a PDF page range) sends ``("page", page)`` for each page as it comes, and
+``("learnt", keys)`` when the target reports its furniture keys, then ``("end", None, notes, peak_kib)``. A failure
+answers ``("error", reason, notes, peak_kib)``. ``peak_kib`` is the child's peak resident set (``VmHWM``; 0 where
+the kernel does not say), for the parent's log.
 """
 
 from __future__ import annotations
@@ -16,10 +21,10 @@ import select
 import signal
 import sys
 from multiprocessing.connection import Connection, Listener
+from pathlib import Path
 
 from chunking.parsers import ParseError, ReadContext
 from chunking.parsers.limits import Deadline
-from chunking.titles import property_title
 
 __all__ = ["memory_reason", "serve"]
 
@@ -80,30 +85,47 @@ def _handle(conn: Connection) -> None:
     import resource
 
     conn.send(os.getpid())
-    target, source, max_bytes, limits, remaining_s, max_memory_mb = conn.recv()
-    module_name, _, function_name = target.partition(":")
-    parse = getattr(importlib.import_module(module_name), function_name)
+    request = conn.recv()
+    module_name, _, function_name = request["target"].partition(":")
+    target = getattr(importlib.import_module(module_name), function_name)
+    max_memory_mb = request["max_memory_mb"]
     cap = max_memory_mb * _MiB
     try:
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     except (ValueError, OSError):
         pass  # a lower hard limit is already in force: that one applies
-    context = ReadContext(limits=limits, deadline=None if remaining_s is None else Deadline(remaining_s))
+    remaining_s = request["remaining_s"]
+    context = ReadContext(limits=request["limits"], deadline=None if remaining_s is None else Deadline(remaining_s))
+    kwargs = dict(request["kwargs"])
     try:
-        data = conn.recv_bytes()
+        data = Path(request["path"]) if request["path"] is not None else conn.recv_bytes()
         try:
-            pages = parse(data, source=source, max_bytes=max_bytes, context=context)
-            answer = ("pages", pages, context.notes, property_title(data, source))
+            if request["stream"]:
+                if request["learnt"]:
+                    kwargs["learnt"] = lambda keys: conn.send(("learnt", keys))
+                for page in target(data, context=context, **kwargs):
+                    conn.send(("page", page))
+                answer = ("end", None, context.notes)
+            else:
+                answer = ("value", target(data, context=context, **kwargs), context.notes)
         except ParseError as error:
             reason = error.reason
             if reason.startswith("out of memory while parsing"):
                 reason = memory_reason(max_memory_mb)
-            answer = ("error", reason, context.notes, None)
+            answer = ("error", reason, context.notes)
         del data
     except MemoryError:
-        answer = ("error", memory_reason(max_memory_mb), context.notes, None)
-    conn.send(answer)
+        answer = ("error", memory_reason(max_memory_mb), context.notes)
+    conn.send((*answer, _peak_kib()))
     conn.close()
+
+
+def _peak_kib() -> int:
+    try:
+        with open("/proc/self/status") as status:
+            return int(next(line for line in status if line.startswith("VmHWM")).split()[1])
+    except (OSError, StopIteration, ValueError):
+        return 0
 
 
 if __name__ == "__main__":

@@ -12,14 +12,18 @@ C library) is a reason too. Flex Consumption runs Linux workers that may start p
 Children come from a parse server (``chunking.parse_child``): a small process started once per worker, with the
 parsers imported, that forks one child per document. Forking the worker itself would copy its threads' locks
 (the Functions host runs invocations on several threads) and its memory; ``multiprocessing``'s own forkserver
-would import the worker's main script again in every child. The document's bytes go to the child, and its
-pages come back, over a Unix socket authenticated with a random key. What it costs per document is measured by ``benchmarks/parse_isolation.py``
-(figures in docs/operations.md#hostile-input-what-it-costs).
+would import the worker's main script again in every child. The document's bytes (or the path of the local file
+holding them) go to the child, and its pages come back, over a Unix socket authenticated with a random key. Stage 1
+reads one page range per child (``read_pages_bounded``): the pages come back one at a time as the child reads them,
+so stage 1 stays bounded by the page (docs/architecture.md#long-documents) while every PDFium call is in the
+child. What it costs per document is measured by ``benchmarks/parse_isolation.py`` (figures in
+docs/operations.md#hostile-input-what-it-costs).
 """
 
 from __future__ import annotations
 
 import atexit
+import logging
 import os
 import secrets
 import shutil
@@ -29,18 +33,21 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from multiprocessing.connection import Client, Connection
 from pathlib import Path
 
 from chunking.formats import extension_of
 from chunking.model import Page
-from chunking.parsers import ParseError, ReadContext, parse_document
+from chunking.parsers import ParseError, ReadContext, page_count, parse_document, read_pages
+from chunking.parsers.furniture import FurnitureKeys
 from chunking.parsers.limits import Deadline
-from chunking.titles import property_title
 
-__all__ = ["parse_bounded", "parse_in_child"]
+__all__ = ["count_pages_bounded", "parse_in_child", "read_head", "read_head_bounded", "read_pages_bounded",
+           "read_pages_in_child"]
+
+log = logging.getLogger("chunking.parse_sandbox")
 
 _GRACE_S = 2.0  # after the deadline, for the child's own check to answer with the reason
 _START_TIMEOUT_S = 60.0
@@ -48,30 +55,114 @@ _START_TIMEOUT_S = 60.0
 _Parse = Callable[..., list[Page]]
 
 
-def parse_bounded(data: bytes, *, source: str, settings, context: ReadContext,
-                  readers: Mapping[str, Callable] | None = None) -> list[Page]:
-    """``parse_document`` for stage 1 under *settings* (``chunking.settings.Settings``): in a child process
-    (``PARSE_ISOLATION=process``, the default) or in-line (``inline``). A format that *readers* sends to a
-    service (``chunking.parsers.selection.document_readers``: Document Intelligence) is read in-line: that is
-    network I/O with its own timeouts, not a local library, and its client does not cross processes. Raises
-    ``ParseError`` as ``parse_in_child`` does. Sets ``context.title`` (``chunking.titles.property_title``), read
-    where the parse ran; a PDF a service reads under process isolation is not opened here for it (``""``)."""
-    inline = settings.isolation.mode == "inline"
-    if inline or extension_of(source) in (readers or {}):
-        pages = parse_document(data, source=source, max_bytes=settings.max_document_bytes, context=context,
-                               readers=readers)
-        context.title = property_title(data, source) if inline or extension_of(source) != ".pdf" else ""
-        return pages
-    return parse_in_child(data, source=source, max_bytes=settings.max_document_bytes, context=context,
-                          max_memory_mb=settings.isolation.max_memory_mb)
+def read_pages_bounded(data: bytes | Path, *, source: str, settings, context: ReadContext,
+                       readers: Mapping[str, Callable] | None = None, **kwargs) -> Iterator[Page]:
+    """``chunking.parsers.read_pages`` for stage 1 under *settings* (``chunking.settings.Settings``): the pages
+    of one page range (PDF) or of the whole document, as they come, read in a child process
+    (``PARSE_ISOLATION=process``, the default; ``read_pages_in_child``) or in-line (``inline``). A format that
+    *readers* sends to a service (``chunking.parsers.selection.document_readers``: Document Intelligence) is read
+    in-line: that is network I/O with its own timeouts, not a local library, and its client does not cross
+    processes. *kwargs* are ``read_pages``'s range arguments (``start``, ``end``, ``offset``, ``furniture``,
+    ``learnt``, …); ``max_bytes`` is ``MAX_DOCUMENT_BYTES``. Raises ``ParseError`` as ``read_pages_in_child``
+    does."""
+    if _inline(settings, source, readers):
+        return read_pages(data, source=source, max_bytes=settings.max_document_bytes, context=context,
+                          readers=readers, **kwargs)
+    return read_pages_in_child(data, source=source, max_bytes=settings.max_document_bytes, context=context,
+                               max_memory_mb=settings.isolation.max_memory_mb, **kwargs)
+
+
+def count_pages_bounded(data: bytes | Path, *, source: str, settings, context: ReadContext,
+                        readers: Mapping[str, Callable] | None = None) -> int | None:
+    """``chunking.parsers.page_count`` under *settings*, as ``read_pages_bounded`` reads: opening a PDF (and
+    scanning its compressed streams) is a parsing library's work too, so it runs in the child. ``None`` for a
+    format without page ranges."""
+    if _inline(settings, source, readers):
+        return page_count(data, source=source, context=context, readers=readers)
+    if extension_of(source) != ".pdf":
+        return None
+    for kind, value in _exchange(page_count, {"source": source}, data, source=source, context=context,
+                                 max_memory_mb=settings.isolation.max_memory_mb, stream=False):
+        return value
+    return None
+
+
+def read_head_bounded(data: bytes | Path, *, source: str, settings, context: ReadContext,
+                      readers: Mapping[str, Callable] | None = None, pages: int = 0) -> tuple[str, list[Page]]:
+    """``read_head`` (the title *source* declares, and its first *pages* pages) where ``read_pages_bounded``
+    reads: in the child, which opens the file, under ``PARSE_ISOLATION=process``; in-line otherwise. A format
+    that a service reads is read in-line for its title, except a PDF under process isolation: the worker never
+    opens a PDF, so its declared title is ``""`` (then the first heading, or the file name, is the title)."""
+    if _inline(settings, source, readers):
+        if settings.isolation.mode != "inline" and extension_of(source) == ".pdf":
+            return "", []
+        return read_head(data, source=source, context=context, pages=pages)
+    for kind, value in _exchange(read_head, {"source": source, "pages": pages}, data, source=source,
+                                 context=context, max_memory_mb=settings.isolation.max_memory_mb, stream=False):
+        return value  # type: ignore[return-value]
+    return "", []
+
+
+def read_head(data: bytes | Path, *, source: str, context: ReadContext, pages: int = 0) -> tuple[str, list[Page]]:
+    """``(title, head)``: the title *source* declares (``chunking.titles.property_title``: PDF ``/Title``,
+    ``dc:title``, ``<title>``, front matter; ``""`` if none) and, for a PDF, its first *pages* pages (``[]`` for
+    0), read within the limits and deadline of *context*. *data* is the bytes or the local file holding them: a
+    PDF is opened from the file, an Office package read whole, and other formats only in their first
+    ``_TITLE_BYTES`` (the title properties they have sit at their start).
+
+    Raises:
+        ParseError: reading the pages failed, as ``read_pages`` raises.
+    """
+    from chunking.titles import property_title
+
+    if not isinstance(data, Path):
+        title = property_title(data, source)
+    elif extension_of(source) == ".pdf":
+        title = property_title(str(data), source)  # type: ignore[arg-type]  # PDFium opens a path itself
+    elif extension_of(source) in _PACKAGES:
+        title = property_title(data.read_bytes(), source)
+    else:
+        with open(data, "rb") as file:
+            title = property_title(file.read(_TITLE_BYTES), source)
+    head = list(read_pages(data, source=source, context=context, end=pages, check_streams=False)) if pages else []
+    return title, head
+
+
+_PACKAGES = (".docx", ".pptx", ".xlsx", ".docm", ".pptm", ".xlsm")  # ZIP packages: their title is in a part
+_TITLE_BYTES = 1 << 20
+
+
+def _inline(settings, source: str, readers: Mapping[str, Callable] | None) -> bool:
+    return settings.isolation.mode == "inline" or extension_of(source) in (readers or {})
+
+
+def read_pages_in_child(data: bytes | Path, *, source: str, context: ReadContext, max_memory_mb: int,
+                        learnt: Callable[[FurnitureKeys], None] | None = None, read: Callable = read_pages,
+                        **kwargs) -> Iterator[Page]:
+    """``read(data, source=…, context=…, **kwargs)`` (``read_pages`` by default: a module-level generator of
+    pages, which the child imports by name) run in a child process, its pages passed back one at a time as the
+    child yields them: the caller holds one page, and the child blocks while the caller has not taken the ones
+    it sent (the socket's buffer). *data* is the document's bytes, sent to the child, or the path of a local
+    file, which the child opens itself (its bytes never pass through the caller). *learnt* is called with the
+    furniture keys the child learnt (``pdf.parse``). Bounded as ``parse_in_child`` is, by what is left of
+    ``context.deadline`` while waiting for each page; a caller that stops iterating stops the child.
+
+    Raises:
+        ParseError: as ``parse_in_child``.
+    """
+    for kind, value in _exchange(read, dict(kwargs, source=source), data, source=source, context=context,
+                                 max_memory_mb=max_memory_mb, stream=True, learnt=learnt is not None):
+        if kind == "page":
+            yield value  # type: ignore[misc]
+        elif kind == "learnt" and learnt is not None:
+            learnt(value)  # type: ignore[arg-type]
 
 
 def parse_in_child(data: bytes, *, source: str, max_bytes: int | None, context: ReadContext,
                    max_memory_mb: int, parse: _Parse = parse_document) -> list[Page]:
     """``parse(data, source=…, max_bytes=…, context=…)`` (``parse_document`` by default; a module-level
     function, since the child imports it by name) run in a child process, bounded by what is left of
-    ``context.deadline`` and by *max_memory_mb* MiB of address space. The child's notes are added to *context*,
-    and the title the file declares is ``context.title``.
+    ``context.deadline`` and by *max_memory_mb* MiB of address space. The child's notes are added to *context*.
 
     Returns:
         The pages, as ``parse`` returned them.
@@ -82,32 +173,54 @@ def parse_in_child(data: bytes, *, source: str, max_bytes: int | None, context: 
             than N MB (STAGE1_MAX_MEMORY_MB)``; ``the parser stopped without answering …`` when the child ended
             without an answer (a crash in a parsing library).
     """
+    for kind, value in _exchange(parse, {"source": source, "max_bytes": max_bytes}, data, source=source,
+                                 context=context, max_memory_mb=max_memory_mb, stream=False):
+        return value  # type: ignore[return-value]
+    return []
+
+
+def _exchange(target: Callable, kwargs: dict, data: bytes | Path, *, source: str, context: ReadContext,
+              max_memory_mb: int, stream: bool, learnt: bool = False) -> Iterator[tuple[str, object]]:
+    """One call of *target* in a child (the protocol of ``chunking.parse_child``): yields ``("page", page)`` and
+    ``("learnt", keys)`` as a streamed call sends them, then ``("value", result)`` or ``("end", None)``; the
+    child is killed when the deadline passes before its next message, or when the caller stops early."""
     server, start_s = _server()
     if context.deadline is not None:
         context.deadline.started += start_s  # starting the server (once per process) is not this document's time
-    remaining_s = _remaining_s(context.deadline)
     conn = server.connect()
-    pid = 0
+    pid, answered = 0, False
     try:
         pid = conn.recv()
-        conn.send((f"{parse.__module__}:{parse.__qualname__}", source, max_bytes, context.limits, remaining_s,
-                   max_memory_mb))
-        conn.send_bytes(data)
-        wait_s = None if remaining_s is None else remaining_s + _GRACE_S
-        if not conn.poll(wait_s):
-            _kill(pid)
-            raise ParseError(source, context.limits.seconds_reason())
-        kind, value, notes, context.title = conn.recv()
+        path = str(data) if isinstance(data, Path) else None
+        conn.send({"target": f"{target.__module__}:{target.__qualname__}", "kwargs": kwargs,
+                   "limits": context.limits, "remaining_s": _remaining_s(context.deadline),
+                   "max_memory_mb": max_memory_mb, "stream": stream, "learnt": learnt, "path": path})
+        if path is None:
+            conn.send_bytes(data)  # type: ignore[arg-type]
+        while True:
+            remaining_s = _remaining_s(context.deadline)
+            if not conn.poll(None if remaining_s is None else remaining_s + _GRACE_S):
+                raise ParseError(source, context.limits.seconds_reason())
+            message = conn.recv()
+            if message[0] in ("page", "learnt"):
+                yield message[0], message[1]
+                continue
+            kind, value, notes, peak_kib = message
+            answered = True
+            for note in notes:
+                context.note(note)
+            log.debug("parsed %s in a child process: peak RSS %.0f MB", source, peak_kib / 1024)
+            if kind == "error":
+                raise ParseError(source, value)
+            yield kind, value
+            return
     except (EOFError, BrokenPipeError, ConnectionResetError):
         raise ParseError(source, "the parser stopped without answering (a parsing library crashed on this file, or "
                                  f"it needed more than STAGE1_MAX_MEMORY_MB = {max_memory_mb} MB)") from None
     finally:
+        if pid and not answered:
+            _kill(pid)  # past the deadline, or the caller stopped reading: the child has nothing more to do
         conn.close()
-    for note in notes:
-        context.note(note)
-    if kind == "error":
-        raise ParseError(source, value)
-    return value
 
 
 def _remaining_s(deadline: Deadline | None) -> float | None:

@@ -34,7 +34,8 @@ from chunking.index_records import HeadingOutline, build_records
 from chunking.ledger import Ledger
 from chunking.model import Chunk, ChunkRecord, Page
 from chunking.namespaces import deployment_namespace
-from chunking.parsers import ParseError, ReadContext, no_text_error, page_count, read_pages
+from chunking.parse_sandbox import count_pages_bounded, read_pages_bounded
+from chunking.parsers import ParseError, ReadContext, no_text_error
 from chunking.parsers.furniture import FurnitureKeys
 from chunking.parsers.limits import Deadline, Limits
 from chunking.parsers.selection import document_readers
@@ -210,8 +211,8 @@ def _first_range(local: bytes | Path, source: str, size_bytes: int, settings: Se
     file is left to ``read_pages`` to reject, with its reason."""
     if not size_bytes or size_bytes > settings.max_document_bytes:
         return RangeState(0, 0, 0, 0)
-    count = page_count(local, source=source, context=ReadContext(limits=Limits.from_settings(settings)),
-                       readers=readers)
+    context = ReadContext(limits=Limits.from_settings(settings), deadline=Deadline(settings.stage1_max_seconds))
+    count = count_pages_bounded(local, source=source, settings=settings, context=context, readers=readers)
     if count is None or count <= settings.stage_one.pages_per_job:
         return RangeState(0, 0, count or 0, count or 0)
     return RangeState(0, 0, settings.stage_one.pages_per_job, count)
@@ -227,13 +228,14 @@ def _run_range(local: bytes | Path, state: RangeState, splitter: DocumentSplitte
     seen = _Seen(state)
     out.notes = context.notes  # the parser's notes go to the ledger with the version
     learnt: list[FurnitureKeys] = []
-    pages = seen.track(read_pages(local, source=result.source, size_bytes=result.size_bytes,
-                                  max_bytes=settings.max_document_bytes, context=context, start=state.page_start,
-                                  end=state.page_end if paged else None, offset=state.offset,
-                                  chars_before=state.chars, check_streams=not paged,
-                                  furniture=FurnitureKeys(frozenset(state.header_keys),
-                                                          frozenset(state.footer_keys)),
-                                  learnt=learnt.append, readers=out.readers))
+    # In a child process (PARSE_ISOLATION), its pages passed back one at a time; in-line for a service reader.
+    pages = seen.track(read_pages_bounded(local, source=result.source, settings=settings, context=context,
+                                          readers=out.readers, size_bytes=result.size_bytes, start=state.page_start,
+                                          end=state.page_end if paged else None, offset=state.offset,
+                                          chars_before=state.chars, check_streams=not paged,
+                                          furniture=FurnitureKeys(frozenset(state.header_keys),
+                                                                  frozenset(state.footer_keys)),
+                                          learnt=learnt.append))
     chunks = _split_in_time(splitter, pages, result.source, context)
     ordinal = state.ordinal
     namespace = deployment_namespace(settings, out.container)

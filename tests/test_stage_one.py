@@ -218,3 +218,19 @@ def test_stage_one_jobs_round_trip_and_reject_what_they_cannot_be():
                  '{"type": "stage-one", "schema": 1, "container": "d", "path": "p", "range": {"range_no": 1}}'):
         with pytest.raises(MessageError):
             decode_job(body)
+
+
+def test_the_streamed_sentence_splitter_keeps_the_table_setting(tmp_path):
+    from chunking.format_splitters import splitter_for
+    from chunking.model import Page
+
+    table = ("<figure><figcaption>Prices</figcaption><table><tr><th>Item</th><th>Price</th></tr>"
+             "<tr><td>Tea</td><td>3.50</td></tr><tr><td>Coffee</td><td>4.10</td></tr>"
+             "<tr><td>Cake</td><td>5.25</td></tr><tr><td>Juice</td><td>2.80</td></tr></table></figure>")
+    pages = [Page(0, 0, "Prices of the week.\n\n" + table + "\n")]
+    splitter = splitter_for("prices.pdf", _settings(tmp_path, SPLIT_MAX_TOKENS="70", SPLIT_MAX_TABLE_TOKENS="8191"))
+
+    streamed = list(splitter.stream(iter(pages)))
+
+    assert streamed == splitter.split(pages)
+    assert [c.kind for c in streamed] == ["text", "figure"] and streamed[1].text == table  # whole, over the cap

@@ -12,7 +12,7 @@ def never_returns(data: bytes, *, source: str, max_bytes, context):
     time.sleep(3600)  # one library call that checks no deadline
 
 
-def segfaults(data: bytes, *, source: str, max_bytes, context):
+def segfaults(data, *, source: str, context, **_):  # a whole-document parse or a streamed page range
     ctypes.string_at(0)  # reads address 0: SIGSEGV
 
 
@@ -25,3 +25,12 @@ def notes(data: bytes, *, source: str, max_bytes, context):
     from chunking.model import Page
 
     return [Page(0, 0, data.decode())]
+
+
+def one_page_then_hangs(data, *, source: str, context, **_):
+    """A streamed page range whose second page never comes (one PDFium call that never returns)."""
+    from chunking.model import Page
+
+    yield Page(0, 0, "the first page\n")
+    time.sleep(3600)
+    yield Page(1, 15, "never\n")

@@ -90,10 +90,11 @@ def test_a_crash_in_stage_one_is_retried_then_a_reason_and_the_others_go_in(h, m
 
 
 def _crash_on_bravo(real):
-    def crashing(pages, *args, **kwargs):
-        if any("bravo" in page.text for page in pages):
-            raise TypeError("a library failed")
-        return real(pages, *args, **kwargs)
+    def crashing(self, pages, *args, **kwargs):  # the sentence splitter, as stage 1 streams pages through it
+        for chunk in real(self, pages, *args, **kwargs):
+            if "bravo" in chunk.text:
+                raise TypeError("a library failed")
+            yield chunk
 
     return crashing
 
@@ -110,7 +111,8 @@ def _crash_reading_bravo(real):
 @pytest.mark.parametrize(("patch", "reason"), [
     (lambda mp: mp.setitem(_parsers()._PARSERS, ".txt", _crash_reading_bravo(_parsers()._PARSERS[".txt"])),
      "could not parse: TypeError: a library failed"),
-    (lambda mp: mp.setitem(_splitters()._FAMILIES, "sentence", _crash_on_bravo(_splitters()._FAMILIES["sentence"])),
+    (lambda mp: mp.setattr(_splitters().SentenceTextSplitter, "split_pages",
+                           _crash_on_bravo(_splitters().SentenceTextSplitter.split_pages)),
      "could not split: TypeError: a library failed"),
 ], ids=["parser", "splitter"])
 def test_a_crash_while_reading_or_splitting_is_a_reason_at_once(h, monkeypatch, patch, reason):
@@ -130,12 +132,12 @@ def test_a_parser_crashing_its_process_is_a_reason_and_the_worker_goes_on(h, mon
     import chunking.parse_sandbox as sandbox
     from tests.hostile import child_parsers
 
-    real = sandbox.parse_in_child
+    real = sandbox.read_pages_in_child
 
-    def segfault_on_bravo(data, **kwargs):
-        return real(data, **kwargs, **({"parse": child_parsers.segfaults} if b"bravo" in data else {}))
+    def segfault_on_bravo(data, **kwargs):  # data: the path of the blob's local copy
+        return real(data, **kwargs, **({"read": child_parsers.segfaults} if b"bravo" in data.read_bytes() else {}))
 
-    monkeypatch.setattr(sandbox, "parse_in_child", segfault_on_bravo)
+    monkeypatch.setattr(sandbox, "read_pages_in_child", segfault_on_bravo)
 
     outcomes = [_host_blob_trigger(h, path, _paragraphs(3, word)) for path, word in
                 (("a.txt", "alpha"), ("b.txt", "bravo"), ("c.txt", "charlie"))]
@@ -154,9 +156,9 @@ def _parsers():
 
 
 def _splitters():
-    import chunking.format_splitters
+    import chunking.splitters
 
-    return chunking.format_splitters
+    return chunking.splitters
 
 
 def test_a_crash_in_stage_two_poisons_only_that_document(h, monkeypatch):

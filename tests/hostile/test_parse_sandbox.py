@@ -3,11 +3,12 @@ memory ends as the document's reason within the deadline, the worker untouched."
 
 from __future__ import annotations
 
+import hashlib
 import time
 
 import pytest
 
-from chunking.parse_sandbox import parse_in_child
+from chunking.parse_sandbox import parse_in_child, read_pages_in_child
 from chunking.parsers import ParseError, ReadContext, parse_document
 from chunking.parsers.limits import Deadline, Limits
 from tests.documents import document_paths
@@ -72,3 +73,62 @@ def test_notes_come_back_and_the_next_document_is_parsed():
                            parse=child_parsers.notes)
 
     assert ([p.text for p in pages], context.notes) == (["fine"], ["read with a note"])
+
+
+def test_a_page_range_read_in_the_child_is_the_in_line_range_one_page_at_a_time(tmp_path):
+    from chunking.parsers import read_pages
+    from chunking.parsers.furniture import FurnitureKeys
+    from tests.long_documents import long_pdf
+
+    path = tmp_path / "long.pdf"
+    path.write_bytes(long_pdf(120, lines=20))
+    kwargs = {"start": 40, "end": 90, "offset": 1234, "chars_before": 5678, "check_streams": False,
+              "furniture": FurnitureKeys(frozenset({"Earlier header"}), frozenset())}
+    learnt_child: list = []
+    learnt_inline: list = []
+
+    child = read_pages_in_child(path, source="long.pdf", context=_context(), max_memory_mb=1024,
+                                learnt=learnt_child.append, **kwargs)
+    first = next(child)  # the child reads on only as the caller takes pages
+    pages = [first, *child]
+    inline = list(read_pages(path, source="long.pdf", context=ReadContext(), learnt=learnt_inline.append, **kwargs))
+
+    assert pages == inline
+    assert [p.page_num for p in pages] == list(range(40, 90)) and pages[0].offset > 1234
+    assert learnt_child == learnt_inline and "Handbook of tests" in learnt_child[0].top
+
+
+def test_a_page_that_never_comes_is_stopped_at_the_deadline():
+    started = time.monotonic()
+    pages = read_pages_in_child(b"x", source="hang.pdf", context=_context(1), max_memory_mb=1024,
+                                read=child_parsers.one_page_then_hangs)
+
+    assert next(pages).text == "the first page\n"
+    with pytest.raises(ParseError) as raised:
+        next(pages)
+    assert raised.value.reason == "stage 1 took longer than 1 s (STAGE1_MAX_SECONDS)"
+    assert time.monotonic() - started < 10
+
+
+def test_a_slow_page_in_a_later_page_range_fails_the_document_at_the_deadline(tmp_path):
+    from chunking.claim_check import MemoryPayloadStore
+    from chunking.ledger import make_ledger
+    from chunking.pipeline import run_stage_one
+    from chunking.settings import Settings
+    from chunking.storage import BlobFile
+
+    slow = b"BT /F1 1 Tf " + b"1 0 Td (ab) Tj " * 1_000_000 + b"ET\n"  # about 11 s of PDFium in one call
+    data = generate.text_pdf([generate.text_line(b"page %d of a report" % i) for i in range(5)] + [slow])
+    path = tmp_path / "report.pdf"
+    path.write_bytes(data)
+    settings = Settings.from_env({"CHUNKING_STATE_DIR": str(tmp_path / "state"), "STAGE1_PAGES_PER_JOB": "3",
+                                  "STAGE1_MAX_SECONDS": "1", "PARSE_ISOLATION": "process"})
+    started = time.monotonic()
+
+    result = run_stage_one(BlobFile(path, len(data), hashlib.sha256(data).hexdigest(), ""), source="report.pdf",
+                           container="c", settings=settings, payloads=MemoryPayloadStore(),
+                           ledger=make_ledger(settings))
+
+    assert (result.outcome, result.error) == ("failed", "stage 1 took longer than 1 s (STAGE1_MAX_SECONDS)")
+    assert result.ranges == 2
+    assert time.monotonic() - started < 10
