@@ -58,10 +58,12 @@ def worker(mode: str, path: str, blob_name: str) -> dict:
     """One run in this process; returns the figures (printed as JSON by ``--worker``)."""
     import function_app  # noqa: F401  (indexes the app as the host would)
     from chunking import handlers
+    from chunking.language import detect_language
     from chunking.splitters import SentenceTextSplitter
 
     s = handlers.services()
     list(SentenceTextSplitter().split_text("Warm-up. The tokenizer tables are built once per process."))
+    detect_language(["Warm-up: the language model is loaded once per process, before the peak is reset."])
     children = _ChildPeaks()
     logging.getLogger("chunking.parse_sandbox").addHandler(children)
     logging.getLogger("chunking.parse_sandbox").setLevel(logging.DEBUG)

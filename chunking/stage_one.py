@@ -26,6 +26,8 @@ from typing import Callable, Iterable, Iterator, Sequence
 from azure.core.exceptions import AzureError
 
 from chunking.claim_check import PayloadStore
+from chunking.document_fields import DocumentFields, SourceProperties
+from chunking.field_updates import fields_message_if_changed
 from chunking.format_splitters import DocumentSplitter, splitter_for
 from chunking.formats import HEADING_EXTENSIONS, PAGINATED_EXTENSIONS, extension_of
 from chunking.ids import doc_id as make_doc_id
@@ -40,6 +42,7 @@ from chunking.parsers.furniture import FurnitureKeys
 from chunking.parsers.limits import Deadline, Limits
 from chunking.parsers.selection import document_readers
 from chunking.stage_one_batches import HOLD_BATCHES, Batches
+from chunking.stage_one_fields import version_fields
 from chunking.redact import redact
 from chunking.settings import Settings
 from chunking.stage_one_jobs import RangeState
@@ -83,10 +86,12 @@ def source_version(data: bytes, splitter: DocumentSplitter) -> str:
 
 
 def document_records(pages: Sequence[Page], chunks: Sequence[Chunk], *, doc_id: str, version: str,
-                     source: str, namespace: str = "", first_ordinal: int = 0) -> list[ChunkRecord]:
+                     source: str, namespace: str = "", first_ordinal: int = 0,
+                     fields: DocumentFields | None = None) -> list[ChunkRecord]:
     """The index records stage 1 makes of one document version's chunks: citations per page for paginated
-    formats, heading paths from the outline for formats with headings, the deployment's *namespace*; ordinals
-    from *first_ordinal* (a page range continues the ranges before it). ``chunking split`` prints the same."""
+    formats, heading paths from the outline for formats with headings, the deployment's *namespace*, the
+    document *fields* on each; ordinals from *first_ordinal* (a page range continues the ranges before it).
+    ``chunking split`` prints the same."""
     return build_records(
         chunks,
         doc_id=doc_id,
@@ -96,6 +101,7 @@ def document_records(pages: Sequence[Page], chunks: Sequence[Chunk], *, doc_id: 
         outline=HeadingOutline(pages) if extension_of(source) in HEADING_EXTENSIONS else None,
         namespace=namespace,
         first_ordinal=first_ordinal,
+        fields=fields,
     )
 
 
@@ -113,6 +119,7 @@ def run_stage_one(
     enqueue_next: Callable[[str, RangeState], None] | None = None,
     resume: RangeState | None = None,
     resume_version: str = "",
+    properties: SourceProperties | None = None,
 ) -> StageOneResult:
     """Parse and split one source into chunk-batch messages (each ≤ ``settings.max_message_bytes`` bytes) and
     record the new version in the ledger.
@@ -132,6 +139,9 @@ def run_stage_one(
             page range per call: ``enqueue_next(version, state)`` must put the job of the next range on the
             stage-1 job queue (``chunking.stage_one_jobs``). Without it every range runs in this call.
         resume, resume_version: run the page range *resume* of version *resume_version* (a page-range job).
+        properties: what storage says about the source (URL, type, time, metadata, tags, access lists) for the
+            document fields of its records (``chunking.stage_one_fields``). For a version already indexed whose
+            metadata or access lists changed, the one message sent is a field update (``chunking.field_updates``).
 
     A version already indexed is skipped without parsing. Bad input (unsupported type, empty, corrupt,
     undecodable, too large, not what the configured splitter reads) does not raise: the result and the ledger
@@ -159,12 +169,18 @@ def run_stage_one(
         if not force and entry.status == "indexed" and entry.indexed_version == result.version:
             result.outcome = "skipped"
             result.chunks = entry.chunk_count
+            update = fields_message_if_changed(entry, properties, source=source, settings=settings,
+                                               payloads=payloads)
+            if update is not None:  # same bytes, other metadata or access lists: fields only, nothing embedded
+                result.messages = [update]
+                if send is not None:
+                    send(result.messages)
             result.seconds = time.perf_counter() - started
             log.info("unchanged %s: version %s already indexed", source, result.version[:8])
             return result
     out = Batches(result, settings, payloads, ledger, container, send, keep_old_versions,
                    streamed=resume is not None, first_batch_no=resume.batch_no if resume else 0)
-    out.readers = document_readers(settings)
+    out.readers, out.properties = document_readers(settings), properties
     try:
         state = resume or _first_range(local, source, result.size_bytes, settings, out.readers)
         last = False
@@ -228,6 +244,9 @@ def _run_range(local: bytes | Path, state: RangeState, splitter: DocumentSplitte
     seen = _Seen(state)
     out.notes = context.notes  # the parser's notes go to the ledger with the version
     learnt: list[FurnitureKeys] = []
+    if paged and out.fields is None:  # a PDF read in ranges: title and language from its first pages
+        out.fields = version_fields(local, source=result.source, size_bytes=result.size_bytes, settings=settings,
+                                    context=context, properties=out.properties, pages=None, readers=out.readers)
     # In a child process (PARSE_ISOLATION), its pages passed back one at a time; in-line for a service reader.
     pages = seen.track(read_pages_bounded(local, source=result.source, settings=settings, context=context,
                                           readers=out.readers, size_bytes=result.size_bytes, start=state.page_start,
@@ -242,15 +261,21 @@ def _run_range(local: bytes | Path, state: RangeState, splitter: DocumentSplitte
     if splitter.stream is not None and paged and extension_of(result.source) not in HEADING_EXTENSIONS:
         for chunk in chunks:
             out.add(document_records((), [chunk], doc_id=result.doc_id, version=result.version,
-                                     source=result.source, namespace=namespace, first_ordinal=ordinal))
+                                     source=result.source, namespace=namespace, first_ordinal=ordinal,
+                                     fields=out.fields))
             ordinal += 1
     else:
         seen.keep = True  # the heading outline needs every page
         chunks = list(chunks)
         if fallback_note(chunks):
             context.note(fallback_note(chunks))
+        if out.fields is None:  # read whole: the fields of every page
+            out.fields = version_fields(local, source=result.source, size_bytes=result.size_bytes,
+                                        settings=settings, context=context, properties=out.properties,
+                                        pages=seen.pages, readers=out.readers)
         out.add(document_records(seen.pages, chunks, doc_id=result.doc_id, version=result.version,
-                                 source=result.source, namespace=namespace, first_ordinal=ordinal))
+                                 source=result.source, namespace=namespace, first_ordinal=ordinal,
+                                 fields=out.fields))
         ordinal += len(chunks)
     if last and not seen.text_seen:
         raise no_text_error(result.source)

@@ -36,6 +36,8 @@ class Batches:
         self.notes: list[str] = []
         self.total_chunks = 0  # of the version, this range and the ranges before it
         self.readers: dict = {}
+        self.properties = None  # chunking.document_fields.SourceProperties of the source, if known
+        self.fields = None  # its DocumentFields, once stage 1 has read enough to know them
 
     def add(self, records: Sequence[ChunkRecord]) -> None:
         for record in records:
@@ -65,7 +67,8 @@ class Batches:
         note = "; ".join(self.notes)
         self.ledger.begin_version(self.result.doc_id, self.result.source, self.result.version, chunk_count,
                                   batch_count, self.container, note=note,
-                                  status="queued" if self.send is None else "sending")
+                                  status="queued" if self.send is None else "sending",
+                                  fields_hash=self.fields.source_hash if self.fields is not None else "")
 
     def end_range(self) -> None:
         self._take(self.packer.finish())

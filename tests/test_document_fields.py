@@ -49,30 +49,31 @@ def test_titles_and_languages_of_real_documents(name, title, language):
 
 
 
-def test_the_declared_title_is_read_where_the_parse_runs(monkeypatch):
-    # Under process isolation the child that parsed the PDF reads its /Title too: the worker never opens the file.
+def test_the_declared_title_is_read_where_the_parse_runs(monkeypatch, tmp_path):
+    # Under process isolation the child that reads the PDF reads its /Title too: the worker never opens the file.
     from chunking import parse_sandbox, titles
     from chunking.parsers import ReadContext
     from chunking.settings import Settings
 
     calls = []
-    monkeypatch.setattr(parse_sandbox, "property_title", lambda data, source: calls.append(source) or "parent")
     monkeypatch.setattr(titles, "property_title", lambda data, source: calls.append(source) or "parent")
     data = corpus_file("amc-manual.en.pdf").read_bytes()
-    context = ReadContext()
-    pages = parse_sandbox.parse_bounded(data, source="m.pdf", settings=Settings.from_env({}), context=context)
-    assert (context.title, calls) == ("Auto Multiple Choice", [])
-    assert document_title(data, "m.pdf", pages, context.title) == "Auto Multiple Choice"
+    local = tmp_path / "m.pdf"
+    local.write_bytes(data)
+    title, head = parse_sandbox.read_head_bounded(local, source="m.pdf", settings=Settings.from_env({}),
+                                                  context=ReadContext(), pages=3)
+    assert (title, [p.page_num for p in head], calls) == ("Auto Multiple Choice", [0, 1, 2], [])
+    assert document_title(data, "m.pdf", head, title) == "Auto Multiple Choice"
     assert calls == []
     # In-line, the worker reads it; a PDF that a service reads under process isolation is not opened for it.
-    inline = ReadContext()
-    parse_sandbox.parse_bounded(data, source="m.pdf", settings=Settings.from_env({"PARSE_ISOLATION": "inline"}),
-                                context=inline)
-    assert (inline.title, calls) == ("parent", ["m.pdf"])
-    service = ReadContext()
-    parse_sandbox.parse_bounded(b"%PDF", source="s.pdf", settings=Settings.from_env({}), context=service,
-                                readers={".pdf": lambda data, **kw: iter([Page(0, 0, "from the service")])})
-    assert (service.title, calls) == ("", ["m.pdf"])
+    inline = parse_sandbox.read_head_bounded(data, source="m.pdf", settings=Settings.from_env(
+        {"PARSE_ISOLATION": "inline"}), context=ReadContext())
+    assert (inline, calls) == (("parent", []), ["m.pdf"])
+    service = parse_sandbox.read_head_bounded(b"%PDF", source="s.pdf", settings=Settings.from_env({}),
+                                              context=ReadContext(),
+                                              readers={".pdf": lambda data, **kw: iter([Page(0, 0, "service")])})
+    assert (service, calls) == (("", []), ["m.pdf"])
+
 
 def test_title_rules():
     page = [Page(0, 0, "Intro text\n\n## Usage\n")]

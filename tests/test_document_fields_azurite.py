@@ -6,7 +6,6 @@ event for it) or by the trigger seeing the same bytes again, with 0 embedding ca
 from __future__ import annotations
 
 import pytest
-from azure.functions.blob import InputStream
 
 from chunking.ids import doc_id
 from chunking.index.security import security_filter
@@ -34,15 +33,10 @@ def h(azurite, tmp_path, monkeypatch, request):
 
 
 def trigger(h, path: str) -> list[str]:
-    """Run the blob function as the host does, with the blob's properties and metadata in the InputStream."""
-    blob = h.container.get_blob_client(path)
-    props = blob.get_blob_properties()
+    """Run the blob function as the host does: it gets the blob's ``BlobClient`` (SDK-type binding) and reads the
+    properties, metadata and tags from storage."""
     before = len(h.queues[-1].sent) if h.queues else 0
-    h.app.ingest_document(InputStream(
-        data=blob.download_blob().readall(), name=f"{h.cname}/{path}", length=props.size, uri=blob.url,
-        blob_properties={"ContentType": props.content_settings.content_type, "ContentLength": props.size,
-                         "LastModified": props.last_modified.isoformat()},
-        metadata=dict(props.metadata)))
+    h.app.ingest_document(h.container.get_blob_client(path))
     return h.queues[-1].sent[before:] if h.queues else []
 
 

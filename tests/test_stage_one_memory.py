@@ -23,10 +23,12 @@ from chunking.pipeline import run_stage_one
 from chunking.settings import Settings
 from chunking.splitters import SentenceTextSplitter
 from chunking.storage import BlobFile
+from chunking.language import detect_language
 
 path, mode = Path(sys.argv[1]), sys.argv[2]
 settings = Settings.from_env({"CHUNKING_STATE_DIR": str(path.parent / mode), "MAX_DOCUMENT_CHARS": "100000000"})
 list(SentenceTextSplitter().split_text("Warm-up. The tokenizer tables are built once per process."))
+detect_language(["Warm-up: the language model is loaded once per process, before the peak is reset."])
 # Imports may peak higher than what follows (a model inflated once): the peak is reset here (Linux:
 # clear_refs 5), so the peak after the run is this document's.
 with open("/proc/self/clear_refs", "w") as f:
