@@ -93,7 +93,8 @@ def apply_fields_message(message: FieldsMessage, *, index: SearchIndex, ledger: 
     """Update the fields of every stored chunk of the message's version; returns ``(records updated, why
     dropped or "")``.
 
-    Keys come from the ledger's batch records of the version (the index is not asked: its queries lag).
+    Keys come from the ledger's batch records of the version (the index is not asked: its queries lag); only a
+    version with none recorded asks the index for its keys.
 
     Raises:
         IndexError_: the index refused the update (the queue retries the message).
@@ -104,6 +105,8 @@ def apply_fields_message(message: FieldsMessage, *, index: SearchIndex, ledger: 
     if entry.fields_hash == message.fields_hash:
         return 0, "unchanged"
     keys = [key for batch in ledger.batch_records(message.doc_id, message.version) for key in batch.keys]
+    if not keys and entry.chunk_count:  # no batch records (forgotten, or a ledger older than them)
+        keys = sorted(key for key, version in index.keys_of(message.doc_id).items() if version == message.version)
     updated = index.update_fields(keys, message.fields) if keys else 0
     ledger.record_fields(message.doc_id, message.source, message.version, message.fields_hash)
     log.info("updated the fields of %s version %s: %d records (%s)", message.source, message.version[:8], updated,

@@ -128,3 +128,20 @@ def test_long_access_lists_go_by_claim_check(env):
                            ledger=ledger, properties=SourceProperties(metadata={"acl_groups": groups}))
     assert len(update.messages[0].encode()) <= 2_000 and '"payload":' in update.messages[0]
     assert len(decode_fields_message(update.messages[0], payloads).fields["acl_groups"]) == 300
+
+
+def test_a_version_without_batch_records_is_updated_through_the_index_keys(env):
+    tmp_path, _, services = env
+    settings, index, ledger, embedder = (services[k] for k in ("settings", "index", "ledger", "embedder"))
+    payloads = MemoryPayloadStore()
+    one = run_stage_one(TEXT.encode(), source="pay.md", container="docs", settings=settings, payloads=payloads,
+                        ledger=ledger, properties=SourceProperties())
+    for message in one.messages:
+        run_stage_two(message, settings=settings, embedder=embedder, index=index, payloads=payloads, ledger=ledger)
+    ledger.forget_batches(one.doc_id, one.version)  # as in a ledger written before batch records were kept
+    update = run_stage_one(TEXT.encode(), source="pay.md", container="docs", settings=settings, payloads=payloads,
+                           ledger=ledger, properties=SourceProperties(metadata={"acl_groups": "hr"}))
+    two = run_stage_two(update.messages[0], settings=settings, embedder=embedder, index=index, payloads=payloads,
+                        ledger=ledger)
+    assert (two.records, two.embedded, two.dropped) == (one.chunks, 0, "")
+    assert {r.acl_groups for r in index.records_of(one.doc_id)} == {("hr",)}
