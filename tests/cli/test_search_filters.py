@@ -85,3 +85,30 @@ def test_status_names_the_schema(ingested):
     status = ingested("status")
     assert status.status == 0, status.err
     assert "schema 2 (current)" in status.out
+
+
+def test_the_readme_metadata_example_does_what_it_says(cli, monkeypatch):
+    # The commands of the README's "metadata" block, and what the README says of their hits (not the scores).
+    from tests.cli.conftest import ROOT
+
+    monkeypatch.setenv("METADATA_FIELDS", "category")
+    monkeypatch.delenv("ACL_DEFAULT", raising=False)
+    (cli.cwd / "samples").mkdir()
+    for name in ("pyenv-README.md", "amc-manual.en.pdf", "aptitude-ch02s05s05.ja.html"):
+        (cli.cwd / "samples" / name).write_bytes((ROOT / "samples" / name).read_bytes())
+    assert cli("ingest", "samples/pyenv-README.md", "--metadata", "category=tools", "--metadata",
+               "acl_groups=developers").status == 0
+    assert cli("ingest", "samples/amc-manual.en.pdf", "samples/aptitude-ch02s05s05.ja.html", "--metadata",
+               "category=manual").status == 0
+    filtered = json.loads(cli("search", "install", "-k", "3", "--json", "--filter",
+                              "category eq 'tools' and language eq 'en'").out)
+    assert [(h["source"], h["title"]) for h in filtered] == [
+        ("samples/pyenv-README.md", "Simple Python Version Management: pyenv")] * 3
+    text = cli("search", "install", "-k", "3", "--filter", "category eq 'tools' and language eq 'en'").out
+    assert text.startswith("1. samples/pyenv-README.md  relevance ")
+    assert text.splitlines()[0].endswith("  “Simple Python Version Management: pyenv”")
+    trimmed = json.loads(cli("search", "install", "-k", "3", "--json", "--user", "alice", "--groups", "staff").out)
+    assert len(trimmed) == 3 and "samples/pyenv-README.md" not in {h["source"] for h in trimmed}
+    assert {h["title"] for h in trimmed} <= {"Auto Multiple Choice", "Configuration file reference"}
+    status = cli("status").out.splitlines()[-1]
+    assert status.startswith("index: local .chunking/index.sqlite3, schema 2 (current), metadata fields category, ")
