@@ -226,3 +226,27 @@ def test_the_inflated_model_cache_answers_as_the_shipped_model(tmp_path, monkeyp
         assert not (tmp_path / "model.npz").exists()  # removed: the next process inflates it again
     finally:
         language._identifier.cache_clear()
+
+
+def test_stage_one_records_carry_the_title_the_child_read(tmp_path, monkeypatch):
+    # Through stage 1 as the Functions run it (process isolation): the DOCX's dc:title reaches every record, read
+    # by the parsing child; the worker does not open the package for it.
+    from chunking import titles
+    from chunking.claim_check import MemoryPayloadStore
+    from chunking.ledger import Ledger, LocalLedgerStore
+    from chunking.pipeline import run_stage_one
+    from chunking.queue_messages import decode_message, load_records
+    from chunking.settings import Settings
+
+    monkeypatch.setattr(titles, "property_title", lambda data, source: "read in the worker")
+    document = docx.Document()
+    document.core_properties.title = "Travel expenses"
+    document.add_paragraph("Receipts are kept for seven years. Travel is booked through the portal.")
+    buffer = io.BytesIO()
+    document.save(buffer)
+    payloads = MemoryPayloadStore()
+    result = run_stage_one(buffer.getvalue(), source="hr/travel.docx", container="docs",
+                           settings=Settings(state_dir=tmp_path), payloads=payloads,
+                           ledger=Ledger(LocalLedgerStore(tmp_path / "ledger.sqlite3")))
+    records = [r for body in result.messages for r in load_records(decode_message(body), payloads)]
+    assert records and {(r.title, r.language) for r in records} == {("Travel expenses", "en")}
