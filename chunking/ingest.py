@@ -51,7 +51,8 @@ log = logging.getLogger("chunking.ingest")
 
 @dataclass
 class DocumentRow:
-    """One source of a batch run. ``outcome``: added, updated, skipped, failed (or deleted by cleanup)."""
+    """One source of a batch run. ``outcome``: added, updated, skipped, failed (or deleted by cleanup).
+    ``fields_updated``: chunks of a skipped (unchanged) document whose metadata or access lists were updated."""
 
     source: str
     outcome: str = ""
@@ -64,6 +65,7 @@ class DocumentRow:
     stage1_seconds: float = 0.0
     stage2_seconds: float = 0.0
     error: str | None = None
+    fields_updated: int = 0
 
 
 @dataclass
@@ -92,6 +94,7 @@ class IngestSummary:
             "added": self.count("added"),
             "updated": self.count("updated"),
             "skipped": self.count("skipped"),
+            "fields_updated": sum(1 for r in self.rows if r.fields_updated),
             "deleted": len(self.deleted),
             "failed": self.count("failed"),
             "pages": sum(r.pages for r in ok),
@@ -110,7 +113,7 @@ class IngestSummary:
                 {"source": r.source, "outcome": r.outcome, "pages": r.pages, "chunks": r.chunks,
                  "max_chunk_tokens": r.max_tokens, "tokens": r.tokens, "embedding_tokens": r.embedding_tokens,
                  "stage1_seconds": round(r.stage1_seconds, 3), "stage2_seconds": round(r.stage2_seconds, 3),
-                 "error": r.error}
+                 "fields_updated": r.fields_updated, "error": r.error}
                 for r in self.rows
             ],
         }
@@ -256,6 +259,8 @@ def _ingest_one(file: Path, source: str, row: DocumentRow, *, settings: Settings
         row.stage2_seconds += two.seconds
         row.embedding_tokens += two.embedding_tokens
         row.embedding_requests += two.embedding_requests
+        if one.outcome == "skipped":  # a field update: the same bytes with other metadata or access lists
+            row.fields_updated += two.records
 
 
 def _record_failure(ledger: Ledger, source: str, reason: str, failure) -> None:

@@ -63,6 +63,7 @@ def test_ingest_with_new_metadata_updates_fields_without_embedding(env):
     second = ingest(tmp_path, docs, services, acl_groups="sales; finance", department="Finance")
     row = second.rows[0]
     assert (row.outcome, row.embedding_requests, embedder.requests) == ("skipped", 0, requests)
+    assert (row.fields_updated, second.to_dict()["fields_updated"]) == (len(stored), 1)
     now = index.records_of(stored[0].doc_id)
     assert {r.id for r in now} == keys  # the same chunks, same version, updated in place
     assert {(r.acl_groups, r.metadata, r.version) for r in now} == {
@@ -70,7 +71,7 @@ def test_ingest_with_new_metadata_updates_fields_without_embedding(env):
     assert hits(services, groups=["hr"]) == [] and hits(services, groups=["finance"]) == ["policies/pay.md"]
     assert services["ledger"].get(stored[0].doc_id).fields_hash  # recorded: the next run sends nothing
     third = ingest(tmp_path, docs, services, acl_groups="sales; finance", department="Finance")
-    assert (third.rows[0].outcome, embedder.requests) == ("skipped", requests)
+    assert (third.rows[0].outcome, third.rows[0].fields_updated, embedder.requests) == ("skipped", 0, requests)
 
 
 def test_the_stages_message_by_message(env):

@@ -102,7 +102,8 @@ def run(args: argparse.Namespace, settings) -> int:
 
 def _print_summary(summary, totals: dict, settings) -> None:
     rows = [(r.source, r.pages, r.chunks, r.max_tokens, r.tokens, r.embedding_tokens, f"{r.stage1_seconds:.2f}",
-             f"{r.stage2_seconds:.2f}", r.outcome if r.outcome != "failed" else f"FAILED: {r.error}")
+             f"{r.stage2_seconds:.2f}", f"FAILED: {r.error}" if r.outcome == "failed"
+             else "skipped, fields updated" if r.fields_updated else r.outcome)
             for r in summary.rows]
     rows.append(("TOTAL", totals["pages"], totals["chunks"], "", totals["tokens"], totals["embedding_tokens"],
                  f"{sum(r.stage1_seconds for r in summary.rows):.2f}",
@@ -114,6 +115,10 @@ def _print_summary(summary, totals: dict, settings) -> None:
           f"{plural(totals['embedding_tokens'], 'embedding token')} in "
           f"{plural(totals['embedding_requests'], 'request')} ({settings.embedding_backend}) -> {where}; "
           f"{summary.seconds:.1f} s")
+    if totals["fields_updated"]:
+        print(f"new metadata or access lists: the fields of "
+              f"{plural(sum(r.fields_updated for r in summary.rows), 'chunk')} of "
+              f"{plural(totals['fields_updated'], 'unchanged document')} updated in place, nothing embedded")
     if summary.pruned:
         print(f"{plural(sum(summary.pruned.values()), 'chunk')} of old versions deleted from "
               f"{plural(len(summary.pruned), 'document')}")

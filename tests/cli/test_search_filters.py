@@ -81,6 +81,17 @@ def test_a_bad_filter_is_a_usage_error_that_says_why(ingested):
                                                                "groups, or both\n")
     assert sources(cli, "--user", "bob", "--groups", "") == ["notes/canteen.md"]
 
+def test_ingest_says_when_only_metadata_changed(ingested):
+    run = ingested("ingest", "notes", "--metadata", "category=memo")
+    assert run.status == 0, run.err
+    assert "skipped, fields updated" in run.out
+    assert run.out.splitlines()[-1] == ("new metadata or access lists: the fields of 1 chunk of 1 unchanged document "
+                                        "updated in place, nothing embedded")
+    assert sources(ingested, "--filter", "category eq 'memo'") == ["notes/canteen.md"]
+    again = ingested("ingest", "notes", "--metadata", "category=memo")
+    assert "fields updated" not in again.out and "0 embedding tokens in 0 requests" in again.out
+
+
 def test_status_names_the_schema(ingested):
     status = ingested("status")
     assert status.status == 0, status.err
