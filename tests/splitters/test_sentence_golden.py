@@ -61,6 +61,18 @@ def test_counts_add_up_across_every_pre_token_boundary(text):
 
 
 @PROPERTIES
+@given(TEXTS, st.sampled_from(["\n", "\r", "\r\n", " \n", "\n\n", ".\n", "\t\n  \n"]), TEXTS)
+@example("Tabla", "\n", "<figure><table><tr><td>1</td></tr></table></figure>")
+def test_counts_add_up_after_a_line_break_before_a_non_space(head, line_break, tail):
+    # The rule that lets a figure's count be reused after the prose before it.
+    tail = tail.lstrip()
+    if not tail:
+        return
+    count = get_backend().count
+    assert count(head + line_break) + count(tail) == len(_ENCODE(head + line_break + tail))
+
+
+@PROPERTIES
 @given(TEXTS, st.data())
 def test_exact_slice_counts_from_block_tokens_equal_direct_counts(text, data):
     measure = TokenMeasure("cl100k_base")
@@ -133,3 +145,4 @@ def test_figure_split_stopping_at_the_budget_equals_full_counts(rows, budget):
     assert split_figure(page, start, end, budget=budget, boundaries=_boundaries(), count=count,
                         count_within=till) == full
     assert all(part.tokens == count(part.text) for part in full)
+

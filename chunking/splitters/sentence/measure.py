@@ -209,12 +209,20 @@ class TokenMeasure:
                 return part[0].exact_count(part[1], part[2], self.count)  # type: ignore[index]
         pending: list[str] = []
         total = 0
+        last = parts[-1]
         for part in parts:
             if isinstance(part, str):
                 pending.append(part)
                 continue
             block, start, end = part[0], part[1], part[2]  # type: ignore[index]
             text = block.text
+            if part is last and not suffix and isinstance(block, PlainText) and (start, end) in block.known:
+                # A figure measured before, at the end of the chunk: after a line break and before a non-space
+                # character the text is cut at a pre-token boundary, so the two sides add up
+                # (docs/splitters.md#exact-counts-from-pre-token-boundaries).
+                head = "".join(pending)
+                if head and head[-1] in "\r\n" and not text[start].isspace():
+                    return total + self.count(head) + block.known[(start, end)]
             inner = block.reusable_interior(start, end)
             if inner is None:
                 pending.append(text[start:end])
@@ -229,12 +237,15 @@ class TokenMeasure:
 
 
 class PlainText:
-    """Page text whose tokens are not known (figure blocks): slices of it are always re-encoded."""
+    """Page text whose tokens are not known (figure blocks): slices of it are re-encoded, except a slice whose
+    exact count was recorded in ``known`` (``(start, end) -> tokens``) when it is measured after a line break
+    (see :meth:`TokenMeasure.exact`)."""
 
-    __slots__ = ("text",)
+    __slots__ = ("text", "known")
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self.known: dict[tuple[int, int], int] = {}
 
     def reusable_interior(self, start: int, end: int) -> None:
         return None

@@ -299,6 +299,7 @@ class SentenceTextSplitter:
         # and the figure stands alone (docs/splitters.md#step-3-accumulate).
         if builder is not None and builder[3] + f <= cfg.max_tokens:
             block, a, hi, est = builder
+            plain.known[(fs, fe)] = f  # the final measurement adds it to the prose before it
             self._add_range(out, text, block, a, fe, offset, page_num, est + f, "figure", tail=(plain, fs, fe))
             return
         if builder is not None:
