@@ -174,19 +174,6 @@ var useExistingDocIntel = !empty(documentIntelligenceAccountName)
 var useDocIntel = documentIntelligenceEnabled || useExistingDocIntel
 var docIntelGroup = empty(documentIntelligenceResourceGroupName) ? resourceGroup().name : documentIntelligenceResourceGroupName
 
-// ---- Built-in roles (IDs are the same in every tenant) ----
-var roles = {
-  storageBlobDataOwner: 'b7e6dc6d-f1e8-4753-8033-0f276bb0955b'
-  storageBlobDataContributor: 'ba92f5b4-2d11-453d-a403-e96b0029c9fe'
-  storageQueueDataContributor: '974c5e8b-45b9-4653-ba55-5f855dd0fb88'
-  storageTableDataContributor: '0a9a7e1f-b9d0-4cc4-a60d-0319b160aaa3'
-  searchIndexDataContributor: '8ebe5a00-799e-43f5-93ac-243d3dce84a7'
-  searchServiceContributor: '7ca78c08-252a-4471-8644-bb5ff32d4ba0'
-  cognitiveServicesOpenAiUser: '5e0bd9bd-7b93-4f28-af87-19fc36ad61bd'
-  cognitiveServicesUser: 'a97b65f3-24c7-4388-baec-2e87135dc908'
-  monitoringMetricsPublisher: '3913510d-42f4-4e42-8a64-420c390055eb'
-}
-
 resource identity 'Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31' = {
   name: 'id-${token}'
   location: location
@@ -310,10 +297,11 @@ var appSettings = {
   SPLIT_MAX_TOKENS: string(splitMaxTokens)
 }
 
+// The host reads its storage with the identity from its first start: the roles come first.
 module functionApp 'modules/functionapp.bicep' = {
   name: 'functionapp'
   dependsOn: [
-    functionStorageRoles
+    roles
   ]
   params: {
     name: functionAppName
@@ -329,156 +317,29 @@ module functionApp 'modules/functionapp.bicep' = {
   }
 }
 
-// ---- Roles of the function app's identity: every call the code makes ----
-// Blob trigger, host leases and keys, deployment package, documents and payloads: Blob Data Owner.
-// Queue trigger and output, the blob trigger's poison queue: Queue Data Contributor. Ledger: Table Data
-// Contributor (the table is created if missing).
-module functionStorageRoles 'modules/storage-roles.bicep' = {
-  name: 'function-storage-roles'
-  params: {
-    storageAccountName: storage.outputs.name
-    principalId: identity.properties.principalId
-    principalType: 'ServicePrincipal'
-    roleIds: [
-      roles.storageBlobDataOwner
-      roles.storageQueueDataContributor
-      roles.storageTableDataContributor
-    ]
-  }
-}
-
-// Index documents (upsert, delete, query): Search Index Data Contributor. Index creation and schema updates:
-// Search Service Contributor.
-module functionSearchRoles 'modules/search-roles.bicep' = {
-  name: 'function-search-roles'
-  scope: resourceGroup(searchGroup)
-  dependsOn: [
-    search
-  ]
-  params: {
-    searchServiceName: searchName
-    principalId: identity.properties.principalId
-    principalType: 'ServicePrincipal'
-    roleIds: [
-      roles.searchIndexDataContributor
-      roles.searchServiceContributor
-    ]
-  }
-}
-
-// Embeddings (and the optional chat model): Cognitive Services OpenAI User.
-module functionOpenAiRoles 'modules/openai-roles.bicep' = {
-  name: 'function-openai-roles'
-  scope: resourceGroup(openAiGroup)
-  dependsOn: [
-    openAi
-  ]
-  params: {
-    openAiAccountName: openAiName
-    principalId: identity.properties.principalId
-    principalType: 'ServicePrincipal'
-    roleIds: [
-      roles.cognitiveServicesOpenAiUser
-    ]
-  }
-}
-
-// Layout analysis (analyze requests and their results): Cognitive Services User.
-module functionDocIntelRoles 'modules/docintel-roles.bicep' = if (useDocIntel) {
-  name: 'function-docintel-roles'
-  scope: resourceGroup(docIntelGroup)
-  dependsOn: [
-    docIntel
-  ]
-  params: {
-    accountName: docIntelName
-    principalId: identity.properties.principalId
-    principalType: 'ServicePrincipal'
-    roleIds: [
-      roles.cognitiveServicesUser
-    ]
-  }
-}
-
-// Telemetry with Entra ID authentication (local authentication is off): Monitoring Metrics Publisher.
-resource appInsights 'Microsoft.Insights/components@2020-02-02' existing = {
-  name: applicationInsightsName
-}
-
-resource functionTelemetryRole 'Microsoft.Authorization/roleAssignments@2022-04-01' = {
-  name: guid(resourceGroup().id, applicationInsightsName, identity.id, roles.monitoringMetricsPublisher)
-  scope: appInsights
+// ---- Roles: the function app's identity (every call the code makes) and the person deploying ----
+module roles 'modules/roles.bicep' = {
+  name: 'roles'
   dependsOn: [
     monitoring
-  ]
-  properties: {
-    principalId: identity.properties.principalId
-    principalType: 'ServicePrincipal'
-    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', roles.monitoringMetricsPublisher)
-  }
-}
-
-// ---- Roles of the person deploying, so `chunking upload`, `status` and `search` work from a workstation ----
-module userStorageRoles 'modules/storage-roles.bicep' = if (!empty(principalId)) {
-  name: 'user-storage-roles'
-  params: {
-    storageAccountName: storage.outputs.name
-    principalId: principalId
-    principalType: principalType
-    roleIds: [
-      roles.storageBlobDataContributor
-      roles.storageQueueDataContributor
-      roles.storageTableDataContributor
-    ]
-  }
-}
-
-module userSearchRoles 'modules/search-roles.bicep' = if (!empty(principalId)) {
-  name: 'user-search-roles'
-  scope: resourceGroup(searchGroup)
-  dependsOn: [
     search
-  ]
-  params: {
-    searchServiceName: searchName
-    principalId: principalId
-    principalType: principalType
-    roleIds: [
-      roles.searchIndexDataContributor
-      roles.searchServiceContributor
-    ]
-  }
-}
-
-module userOpenAiRoles 'modules/openai-roles.bicep' = if (!empty(principalId)) {
-  name: 'user-openai-roles'
-  scope: resourceGroup(openAiGroup)
-  dependsOn: [
     openAi
-  ]
-  params: {
-    openAiAccountName: openAiName
-    principalId: principalId
-    principalType: principalType
-    roleIds: [
-      roles.cognitiveServicesOpenAiUser
-    ]
-  }
-}
-
-module userDocIntelRoles 'modules/docintel-roles.bicep' = if (useDocIntel && !empty(principalId)) {
-  name: 'user-docintel-roles'
-  scope: resourceGroup(docIntelGroup)
-  dependsOn: [
     docIntel
   ]
   params: {
-    accountName: docIntelName
+    functionPrincipalId: identity.properties.principalId
+    identityId: identity.id
     principalId: principalId
     principalType: principalType
-    roleIds: [
-      roles.cognitiveServicesUser
-    ]
+    storageAccountName: storage.outputs.name
+    searchServiceName: searchName
+    searchResourceGroupName: searchGroup
+    openAiAccountName: openAiName
+    openAiResourceGroupName: openAiGroup
+    docIntelEnabled: useDocIntel
+    docIntelAccountName: docIntelName
+    docIntelResourceGroupName: docIntelGroup
+    applicationInsightsName: applicationInsightsName
   }
 }
 

@@ -3,7 +3,8 @@
 What is needed comes from the code: the Azure SDK clients the package imports and the triggers of
 function_app.py (the Functions host's own needs: docs "Connecting to host storage with an identity" and the
 storage binding pages list Storage Blob Data Owner and Storage Queue Data Contributor for the blob trigger and
-host storage). A new client class fails the test until its role is added here and in infra/main.bicep.
+host storage). A new client class fails the test until its role is added here and in infra/modules/roles.bicep,
+which main.bicep calls with the function app's identity.
 """
 
 from __future__ import annotations
@@ -63,17 +64,18 @@ TRIGGER_ROLES = {
     "timer_trigger": [{"Storage Blob Data Owner"}],
 }
 MODULE_RESOURCE = {
-    "modules/storage-roles.bicep": "storage",
-    "modules/search-roles.bicep": "search",
-    "modules/openai-roles.bicep": "openai",
-    "modules/docintel-roles.bicep": "docintel",
+    "storage-roles.bicep": "storage",
+    "search-roles.bicep": "search",
+    "openai-roles.bicep": "openai",
+    "docintel-roles.bicep": "docintel",
 }
-FUNCTION_IDENTITY = "identity.properties.principalId"
+ROLES = INFRA / "modules" / "roles.bicep"
+FUNCTION_IDENTITY = "functionPrincipalId"  # the parameter of roles.bicep main.bicep gives the identity's ID
 
 
 def _assigned() -> dict[str, set[str]]:
-    """resource -> role names assigned to the function app's identity in infra/main.bicep."""
-    tree = parse(MAIN)
+    """resource -> role names assigned to the function app's identity in infra/modules/roles.bicep."""
+    tree = parse(ROLES)
     roles: dict[str, set[str]] = {}
     for module in tree["modules"].values():
         config = module["config"]["config"] if "condition" in module["config"] else module["config"]
@@ -98,8 +100,24 @@ def _assigned() -> dict[str, set[str]]:
     return roles
 
 
-def test_role_ids_in_the_bicep_are_the_built_in_ones() -> None:
+def test_main_gives_the_roles_module_the_function_identity_and_what_it_runs_on() -> None:
     tree = parse(MAIN)
+    call = tree["modules"]["roles"]
+    assert call["detail"]["path"] == "modules/roles.bicep" and "condition" not in call["config"]
+    params = call["config"]["params"]
+    assert dotted(params["functionPrincipalId"]) == "identity.properties.principalId"
+    assert dotted(params["identityId"]) == "identity.id"
+    assert dotted(params["storageAccountName"]) == "storage.outputs.name"
+    assert (params["searchServiceName"], params["openAiAccountName"], params["docIntelEnabled"]) == (
+        "searchName", "openAiName", "useDocIntel")
+    assert params["applicationInsightsName"] == "applicationInsightsName"
+    # The accounts exist before their roles are assigned, and the app starts with its roles.
+    assert set(call["config"]["dependsOn"]) == {"monitoring", "search", "openAi", "docIntel"}
+    assert tree["modules"]["functionApp"]["config"]["dependsOn"] == ["roles"]
+
+
+def test_role_ids_in_the_bicep_are_the_built_in_ones() -> None:
+    tree = parse(ROLES)
     declared = evaluate(tree, tree["variables"]["roles"]["value"])
     assert set(declared.values()) <= set(NAMES), set(declared.values()) - set(NAMES)
 
