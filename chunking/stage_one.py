@@ -166,7 +166,9 @@ def run_stage_one(
         result.outcome = "updated" if entry is not None and entry.indexed_version else "added"
     elif entry is not None and entry.status != "deleted":
         result.outcome = "updated"
-        if not force and entry.status == "indexed" and entry.indexed_version == result.version:
+        # A version indexed before the document fields existed (no fields hash in the ledger) is read again once:
+        # its title, language and size come from the bytes, which a field update cannot give it.
+        if not force and entry.status == "indexed" and entry.indexed_version == result.version and entry.fields_hash:
             result.outcome = "skipped"
             result.chunks = entry.chunk_count
             update = fields_message_if_changed(entry, properties, source=source, settings=settings,

@@ -146,3 +146,31 @@ def test_a_version_without_batch_records_is_updated_through_the_index_keys(env):
                         ledger=ledger)
     assert (two.records, two.embedded, two.dropped) == (one.chunks, 0, "")
     assert {r.acl_groups for r in index.records_of(one.doc_id)} == {("hr",)}
+
+
+def test_a_version_indexed_before_the_document_fields_is_read_again_once(env):
+    tmp_path, _, services = env
+    settings, index, ledger, embedder = (services[k] for k in ("settings", "index", "ledger", "embedder"))
+    payloads = MemoryPayloadStore()
+
+    def stage_one():
+        return run_stage_one(TEXT.encode(), source="pay.md", container="docs", settings=settings, payloads=payloads,
+                             ledger=ledger, properties=SourceProperties(metadata={"acl_groups": "hr"}))
+
+    def stage_two(messages):
+        for message in messages:
+            run_stage_two(message, settings=settings, embedder=embedder, index=index, payloads=payloads,
+                          ledger=ledger)
+
+    one = stage_one()
+    stage_two(one.messages)
+    ledger.record_fields(one.doc_id, "pay.md", one.version, "")  # as the ledger of an index of schema 1 says
+    again = stage_one()  # the same bytes: read again for the fields only the bytes give, not skipped
+    assert (again.outcome, again.version, len(again.messages)) == ("updated", one.version, len(one.messages))
+    assert not any(is_fields_message(m) for m in again.messages)
+    stage_two(again.messages)
+    assert {(r.title, r.language, r.acl_groups) for r in index.records_of(one.doc_id)} == {
+        ("Payroll policy", "en", ("hr",))}
+    entry = ledger.get(one.doc_id)
+    assert (entry.status, bool(entry.fields_hash)) == ("indexed", True)
+    assert (stage_one().outcome, stage_one().messages) == ("skipped", [])  # once only
