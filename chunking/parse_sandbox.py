@@ -207,6 +207,10 @@ def _exchange(target: Callable, kwargs: dict, data: bytes | Path, *, source: str
                 continue
             kind, value, notes, peak_kib = message
             answered = True
+            if remaining_s is not None and _remaining_s(context.deadline) == 0.0:
+                # An answer that came in the grace after the deadline: the document took too long all the same
+                # (the reason must not depend on how fast the machine was in those seconds).
+                raise ParseError(source, context.limits.seconds_reason())
             for note in notes:
                 context.note(note)
             log.debug("parsed %s in a child process: peak RSS %.0f MB", source, peak_kib / 1024)

@@ -34,3 +34,12 @@ def one_page_then_hangs(data, *, source: str, context, **_):
     yield Page(0, 0, "the first page\n")
     time.sleep(3600)
     yield Page(1, 15, "never\n")
+
+
+def refuses_late(data: bytes, *, source: str, max_bytes, context):
+    """One library call that ends just after a 1 s deadline (within the parent's grace) with a reason of its own,
+    as PDFium does on a fast machine with a page too long to keep."""
+    from chunking.parsers import ParseError
+
+    time.sleep(1.5)
+    raise ParseError(source, "page 1 has more than 1000000 characters (MAX_PAGE_CHARS)")

@@ -39,6 +39,16 @@ def test_one_call_that_never_returns_is_stopped_at_the_deadline():
     assert time.monotonic() - started < 10
 
 
+def test_an_answer_after_the_deadline_is_the_deadline_reason_whatever_it_says():
+    # The parent waits a short grace past the deadline for the child's own reason; an answer in that grace is
+    # late all the same, so the reason does not depend on how fast the machine was.
+    with pytest.raises(ParseError) as raised:
+        parse_in_child(b"x", source="late.pdf", max_bytes=None, context=_context(1), max_memory_mb=1024,
+                       parse=child_parsers.refuses_late)
+
+    assert raised.value.reason == "stage 1 took longer than 1 s (STAGE1_MAX_SECONDS)"
+
+
 def test_one_slow_pdfium_call_is_stopped_at_the_deadline():
     # One page whose text takes PDFium about 11 s to lay out, in one call that no deadline check can interrupt.
     data = generate.text_pdf([b"BT /F1 1 Tf " + b"1 0 Td (ab) Tj " * 1_000_000 + b"ET\n"])
