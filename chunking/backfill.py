@@ -4,10 +4,10 @@ A document's indexed version records what made it (``chunking.ledger.LedgerEntry
 (``made_with``: the splitter's fingerprint, which covers the splitter, its parameters and the splitting rules,
 and the namespace the chunks carry) and the embedder (``indexed_embedder``: model and dimensions). When the
 current settings make something else for a blob, the document is *stale*: reconcile re-enqueues it, a bounded
-number per run (docs/operations.md#backfill-after-a-settings-change).
+number per run, and ``chunking reprocess`` on demand (docs/operations.md#backfill-after-a-settings-change).
 
 A document indexed before these were recorded has none of them; it is not taken for stale (nothing says its
-settings differ).
+settings differ): ``chunking reprocess --all`` re-processes such documents once.
 """
 
 from __future__ import annotations

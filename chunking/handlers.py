@@ -24,6 +24,7 @@ from chunking.queue_messages import MessageError, decode_message
 from chunking.stage_one_jobs import RangeState, StageOneJob, decode_job, encode_job, enqueue_stage_one
 from chunking.reconcile import ReconcileReport, delete_document, parse_blob_events, reconcile
 from chunking.redact import install_log_redaction, register_settings
+from chunking.reprocess import ReprocessReport, reprocess, select
 from chunking.service_errors import describe_failure
 from chunking.settings import Settings
 from chunking.storage import (
@@ -32,7 +33,8 @@ from chunking.storage import (
 
 __all__ = [
     "Services", "enqueue_stage_one_jobs", "handle_batch", "handle_batch_poison", "handle_blob", "handle_blob_event",
-    "handle_blob_poison", "handle_reconcile", "handle_stage_one_job", "handle_stage_one_poison", "services",
+    "handle_blob_poison", "handle_reconcile", "handle_reprocess", "handle_stage_one_job", "handle_stage_one_poison",
+    "services",
 ]
 
 log = logging.getLogger("chunking.handlers")
@@ -314,13 +316,14 @@ def handle_blob_event(body: bytes | str) -> int:
 
 
 def handle_reconcile() -> ReconcileReport:
-    """The reconcile timer (also ``python -m chunking reconcile``): documents container vs ledger vs index."""
+    """The reconcile timer (also ``python -m chunking reconcile``): documents container vs ledger vs index.
+    What needs stage 1 again goes on the stage-1 job queue as a forced job: reconcile never parses."""
     s = services()
     container = _container(s.settings)
     create_container(container)
 
     def enqueue(path: str) -> None:
-        _stage_one(s, container.get_blob_client(path), StageOneJob(s.settings.documents_container, path, force=True))
+        enqueue_stage_one_jobs([path], force=True, reason="reconcile")
 
     report = reconcile(
         container=s.settings.documents_container,
@@ -339,6 +342,27 @@ def handle_reconcile() -> ReconcileReport:
     from chunking.field_sweep import refresh_fields  # metadata-only changes raise no storage event
 
     refresh_fields(container, settings=s.settings, ledger=s.ledger, payloads=s.payloads, send=s.batches.send)
+    return report
+
+
+def handle_reprocess(*, every: bool = False, prefix: str | None = None, dry_run: bool = False,
+                     progress=lambda n: None, total=lambda n: None) -> ReprocessReport:
+    """``chunking reprocess``: forced stage-1 jobs for the stale documents of the documents container (all of
+    them, no per-run limit), or *every* one, or those under *prefix* (``chunking.reprocess``). *total(n)* is
+    called once the selection is known, *progress(n)* after each group of jobs sent."""
+    s = services()
+    container = _container(s.settings)
+    create_container(container)
+    paths = _blob_names(container)
+    chosen = select(paths, {e.doc_id: e for e in s.ledger.entries()}, container=s.settings.documents_container,
+                    every=every, prefix=prefix, made_with=expected_settings(s.settings, s.settings.documents_container),
+                    embedder=s.embedder.name)
+    total(len(chosen))
+    report = reprocess(chosen, container=s.settings.documents_container, ledger=s.ledger, checked=len(paths),
+                       send=lambda batch: enqueue_stage_one_jobs(batch, force=True, reason="reprocess"),
+                       dry_run=dry_run, progress=progress)
+    log.info("reprocess: %d selected, %d enqueued, %d failed", len(report.selected), len(report.enqueued),
+             len(report.failed))
     return report
 
 

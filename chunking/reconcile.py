@@ -157,7 +157,7 @@ def reconcile(
     A document enqueued less than *stuck_after_seconds* ago (``requeued_at``) whose stage 1 has not begun yet is
     not enqueued again, whatever its category.
 
-    ``enqueue`` runs stage 1 again for the document (the handlers download and parse it); every one enqueued is marked
+    ``enqueue`` puts stage-1 work on a queue (reconcile never parses); every document enqueued is marked
     ``requeued_at`` in the ledger. An ``enqueue`` that raises is logged and listed in ``failed`` (its entry keeps
     its status, so the next reconcile tries again); the other documents go on.
     """

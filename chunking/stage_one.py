@@ -35,6 +35,7 @@ from chunking.ids import document_version
 from chunking.index_records import HeadingOutline, build_records
 from chunking.ledger import Ledger
 from chunking.model import Chunk, ChunkRecord, Page
+from chunking.backfill import stage_one_settings
 from chunking.namespaces import deployment_namespace
 from chunking.parse_sandbox import count_pages_bounded, read_pages_bounded
 from chunking.parsers import ParseError, ReadContext, no_text_error
@@ -180,8 +181,10 @@ def run_stage_one(
             result.seconds = time.perf_counter() - started
             log.info("unchanged %s: version %s already indexed", source, result.version[:8])
             return result
+    # What made this version, for backfill after a settings change (chunking.backfill).
+    made_with = stage_one_settings(splitter.fingerprint, deployment_namespace(settings, container))
     out = Batches(result, settings, payloads, ledger, container, send, keep_old_versions,
-                   streamed=resume is not None, first_batch_no=resume.batch_no if resume else 0)
+                  streamed=resume is not None, first_batch_no=resume.batch_no if resume else 0, made_with=made_with)
     out.readers, out.properties = document_readers(settings), properties
     try:
         state = resume or _first_range(local, source, result.size_bytes, settings, out.readers)
@@ -199,7 +202,7 @@ def run_stage_one(
     except ValueError as exc:  # ParseError, or a text the configured splitter cannot take (json on Markdown)
         reason = exc.reason if isinstance(exc, ParseError) else str(exc)
         result.outcome, result.error, result.messages = "failed", reason, []
-        ledger.mark_failed(result.doc_id, source, result.version, reason, container=container)
+        ledger.mark_failed(result.doc_id, source, result.version, reason, container=container, made_with=made_with)
         result.seconds = time.perf_counter() - started
         log.error("rejected %s: %s", source, reason)
         return result

@@ -23,13 +23,15 @@ class Batches:
     they fill; the ledger learns the version before its first batch is sent and the totals after its last."""
 
     def __init__(self, result, settings: Settings, payloads: PayloadStore, ledger: Ledger,
-                 container: str, send, keep_old_versions: bool, *, streamed: bool, first_batch_no: int) -> None:
+                 container: str, send, keep_old_versions: bool, *, streamed: bool, first_batch_no: int,
+                 made_with: str = "") -> None:
         self.result, self.payloads, self.ledger, self.container, self.send = (result, payloads, ledger, container,
                                                                                send)
         self.packer = BatchPacker(result.doc_id, result.version, result.source,
                                   max_message_bytes=settings.max_message_bytes, max_records=settings.batch_max_chunks,
                                   keep_old_versions=keep_old_versions)
         self.held: list[Group] = []
+        self.made_with = made_with  # the stage-1 settings of the version (chunking.backfill), for the ledger
         self.streamed = streamed  # the version was begun and batches went out before the totals were known
         self.next_batch_no = first_batch_no
         self.sent = 0
@@ -67,7 +69,7 @@ class Batches:
         note = "; ".join(self.notes)
         self.ledger.begin_version(self.result.doc_id, self.result.source, self.result.version, chunk_count,
                                   batch_count, self.container, note=note,
-                                  status="queued" if self.send is None else "sending",
+                                  status="queued" if self.send is None else "sending", made_with=self.made_with,
                                   fields_hash=self.fields.source_hash if self.fields is not None else "")
 
     def end_range(self) -> None:

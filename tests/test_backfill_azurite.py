@@ -9,6 +9,7 @@ import hashlib
 import pytest
 
 from chunking.embeddings import OfflineLexicalEmbedder
+from chunking.ids import doc_id
 from tests.azurite_harness import Harness, _paragraphs
 
 pytestmark = pytest.mark.integration
@@ -68,4 +69,47 @@ def test_an_embedding_model_change_is_backfilled_seven_per_run(h, monkeypatch):
         stored = index.vectors_by_key([r.id for r in records])
         for r in records:
             assert stored[r.id] == pytest.approx(tuple(new.embed([r.text_to_embed])[0])), r.id
+    h.assert_index_is_exactly_current()
+
+
+def test_a_splitters_change_is_backfilled_through_the_stage_one_queue(h, monkeypatch):
+    """Reconcile parses nothing: it puts forced jobs on the stage-1 queue, which the queue-triggered stage 1
+    runs; after SPLITTERS changes, a backlog of 20 unchanged blobs at 7 per run is done in three runs, every
+    one of them re-made with the new splitter, and the index is exactly current."""
+    import chunking.stage_one as stage_one
+
+    paths = [f"split/{i:02d}.txt" for i in range(20)]
+    for i, path in enumerate(paths):
+        h.upload(path, _paragraphs(4 + i % 3, f"split{i}"))
+    h.drain()
+    before = {p: h.s.ledger.get(doc_id(h.cname, p)) for p in paths}
+    monkeypatch.setenv("SPLITTERS", ".txt=markdown")
+    h.handlers.services.cache_clear()
+    parsed: list[str] = []  # every page count and page read of stage 1, with the source it was for
+
+    def probe(real):
+        def recording(data, *, source, **kwargs):
+            parsed.append(source)
+            return real(data, source=source, **kwargs)
+        return recording
+
+    monkeypatch.setattr(stage_one, "read_pages_bounded", probe(stage_one.read_pages_bounded))
+    monkeypatch.setattr(stage_one, "count_pages_bounded", probe(stage_one.count_pages_bounded))
+    per_run = []
+    for _ in range(6):
+        h.settle()
+        report = h.handlers.handle_reconcile()
+        assert parsed == [] and h._jobs_left() == len(report.backfilled)  # enqueued, not parsed
+        assert all(line.endswith(": splitter settings") for line in report.backfilled)
+        per_run.append(len(report.backfilled))
+        h.drain()
+        assert sorted(set(parsed)) == sorted(line.split(":")[0] for line in report.backfilled)  # the jobs parse
+        parsed.clear()
+        if not report.backfilled:
+            break
+    print("backfill (SPLITTERS): re-enqueued per run", per_run)
+    assert per_run == [7, 7, 6, 0]
+    after = {p: h.s.ledger.get(doc_id(h.cname, p)) for p in paths}
+    assert all(after[p].status == "indexed" and after[p].indexed_version != before[p].indexed_version
+               and after[p].indexed_made_with != before[p].indexed_made_with for p in paths)
     h.assert_index_is_exactly_current()

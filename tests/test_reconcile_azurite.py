@@ -142,7 +142,9 @@ def test_queued_only_after_every_batch_was_sent(h, monkeypatch):
     assert h.handlers.handle_reconcile().stuck == []
     _age(h.s.ledger, entry.doc_id, 10)
     assert h.handlers.handle_reconcile().stuck == ["late.txt"]
-    assert h.s.ledger.get(entry.doc_id).status == "queued"
+    # Reconcile parsed nothing: a forced stage-1 job is on its queue, and the version is still sending.
+    assert (h.s.ledger.get(entry.doc_id).status, h._jobs_left()) == ("sending", 1)
+    assert h.handlers.handle_reconcile().stuck == []  # enqueued once, not again while its job waits
     h.drain()
     assert h.s.ledger.get(entry.doc_id).status == "indexed"
     h.assert_index_is_exactly_current()
@@ -151,23 +153,24 @@ def test_queued_only_after_every_batch_was_sent(h, monkeypatch):
 def test_a_failed_enqueue_is_reported_and_the_others_go_on(h, monkeypatch):
     h.container.upload_blob("a.txt", _paragraphs(3, "a"))
     h.container.upload_blob("b.txt", _paragraphs(3, "b"))
-    sender = h.s.batches.inner
+    sender = h.s.jobs  # reconcile puts stage-1 jobs on their queue
     real = sender.send
     calls = []
 
-    def first_fails(messages):
+    def first_fails(messages, **kwargs):
         calls.append(len(messages))
         if len(calls) == 1:
             raise StorageError("queue 'x' refused (simulated)")
-        real(messages)
+        real(messages, **kwargs)
 
     monkeypatch.setattr(sender, "send", first_fails)
     report = h.handlers.handle_reconcile()
     assert (report.missing, report.failed) == (["b.txt"], ["a.txt: queue 'x' refused (simulated)"])
-    assert h.s.ledger.get(doc_id(h.cname, "a.txt")).status == "sending"  # never "queued": nothing was sent
-    _age(h.s.ledger, doc_id(h.cname, "a.txt"), 10)
+    assert h.s.ledger.get(doc_id(h.cname, "a.txt")) is None and h._jobs_left() == 1  # only b.txt's job
+    h.drain()
+    h.settle()
     again = h.handlers.handle_reconcile()
-    assert (again.stuck, again.failed) == (["a.txt"], [])
+    assert (again.missing, again.failed) == (["a.txt"], [])  # tried again by the next run
     h.drain()
     assert {e.source: e.status for e in h.s.ledger.entries()} == {"a.txt": "indexed", "b.txt": "indexed"}
 
@@ -179,7 +182,8 @@ def test_reconcile_on_empty_storage_creates_what_it_needs(azurite, tmp_path, mon
     from chunking import handlers
 
     env = {"AzureWebJobsStorage": azurite.connection_string, "DOCUMENTS_CONTAINER": "fresh-docs",
-           "CHUNK_BATCH_QUEUE": "fresh-batches", "PAYLOAD_CONTAINER": "fresh-payloads", "LEDGER_TABLE": "freshledger",
+           "CHUNK_BATCH_QUEUE": "fresh-batches", "STAGE1_JOB_QUEUE": "fresh-jobs", "PAYLOAD_CONTAINER": "fresh-payloads",
+           "LEDGER_TABLE": "freshledger",
            "CHUNKING_STATE_DIR": str(tmp_path)}
     for key, value in env.items():
         monkeypatch.setenv(key, value)
@@ -193,9 +197,9 @@ def test_reconcile_on_empty_storage_creates_what_it_needs(azurite, tmp_path, mon
         tables = TableServiceClient.from_connection_string(azurite.connection_string)
         assert "freshledger" in {t.name for t in tables.list_tables()}
         blobs.get_container_client("fresh-docs").upload_blob("one.txt", _paragraphs(3, "one"))
-        assert handlers.handle_reconcile().missing == ["one.txt"]  # the queue is created on the first send
-        assert handlers.services().batches.queue.get_queue_properties().approximate_message_count >= 1
-        assert handlers.services().ledger.get(doc_id("fresh-docs", "one.txt")).status == "queued"
+        assert handlers.handle_reconcile().missing == ["one.txt"]  # the job queue is created on the first send
+        assert handlers.services().jobs.queue.get_queue_properties().approximate_message_count == 1
+        assert handlers.services().ledger.get(doc_id("fresh-docs", "one.txt")) is None  # enqueued, not parsed
     finally:
         handlers.services.cache_clear()
 

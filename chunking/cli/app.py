@@ -11,12 +11,12 @@ from typing import Sequence
 
 from chunking import __version__
 from chunking.cli import eval as eval_command
-from chunking.cli import ingest, reconcile, search, split, status, upload
+from chunking.cli import ingest, reconcile, reprocess, search, split, status, upload
 
 __all__ = ["COMMANDS", "LOCAL_SETTINGS", "build_parser", "main"]
 
 #: The command modules in --help order; each has ``add_parser(sub)`` and ``run(args, settings)``.
-COMMANDS = (ingest, upload, status, reconcile, search, eval_command, split)
+COMMANDS = (ingest, upload, status, reconcile, reprocess, search, eval_command, split)
 
 #: The Functions local settings file, read from the working directory as ``func start`` reads it.
 LOCAL_SETTINGS = "local.settings.json"
@@ -30,7 +30,7 @@ to use Azure instead; every setting is in the README.
 
 Page numbers: fields (page_start, page_end, --format jsonl) are 0-based; sourcepage (#page=N) and the tables
 printed for people are 1-based.
-Exit status: 0 success; 1 a document failed (ingest, split, reconcile) or a folder held no supported file
+Exit status: 0 success; 1 a document failed (ingest, split, reconcile, reprocess) or a folder held no supported file
 (ingest); 2 bad usage (unknown option, bad value, missing file) or a service that cannot be reached or
 refuses; 130 interrupted; 141 the output was closed early (piped into head), as for other Unix tools.
 """

@@ -15,12 +15,11 @@ def add_parser(sub) -> None:
     """Add the ``reconcile`` subparser to *sub* (``argparse`` subparsers)."""
     rec = sub.add_parser(
         "reconcile", help="repair drift between the documents container, the ledger and the index",
-        description="The reconcile timer's code: run stage 1 again (download, parse, split, send the chunk "
-        "batches) for blobs that are missing from the index, stuck, failed by a transient cause, or indexed with "
-        "other settings than the current ones (at most BACKFILL_MAX_PER_RUN of these per run), and delete chunks of "
-        "blobs that no longer exist (only this deployment's: NAMESPACE). Needs the storage connection "
-        "(AzureWebJobsStorage). Exits 1 when some document could not be enqueued, 2 when the storage cannot be "
-        "reached.")
+        description="The reconcile timer's code: put blobs that are missing from the index, stuck, failed by a "
+        "transient cause, or indexed with other settings than the current ones (at most BACKFILL_MAX_PER_RUN of "
+        "these per run) on the stage-1 job queue, and delete chunks of blobs that no longer exist (only this "
+        "deployment's: NAMESPACE). Nothing is parsed here. Needs the storage connection (AzureWebJobsStorage). "
+        "Exits 1 when some document could not be enqueued, 2 when the storage cannot be reached.")
     rec.add_argument("--json", action="store_true", help="print the report as one JSON object")
     rec.set_defaults(func=run)
 

@@ -206,14 +206,16 @@ class Ledger:
         self._change(doc_id, source, fn)
 
     def mark_failed(self, doc_id: str, source: str, version: str, error: str, *, only_if_current: bool = False,
-                    container: str = "", kind: str = "permanent", now: dt.datetime | None = None) -> LedgerEntry | None:
+                    container: str = "", kind: str = "permanent", now: dt.datetime | None = None,
+                    made_with: str = "") -> LedgerEntry | None:
         """*version* failed: status ``failed`` with the reason. The indexed version, if any, is untouched and stays
         searchable. Stage 1 rejecting a new upload makes *version* current; a poisoned batch
         (``only_if_current=True``) changes nothing once another version has become current, nor once *version*
         is already ``failed`` (the first reason stays: no reason is nested in another).
 
         *kind* ``transient``: reconcile retries the version at ``retry_at`` (exponential back-off over its
-        failures, ``RETRY_BASE_S`` … ``RETRY_CAP_S``); after ``MAX_TRANSIENT_FAILURES`` it becomes permanent."""
+        failures, ``RETRY_BASE_S`` … ``RETRY_CAP_S``); after ``MAX_TRANSIENT_FAILURES`` it becomes permanent.
+        *made_with*: the stage-1 settings the version was tried with (stage 1 rejecting it), for backfill."""
         now = now or dt.datetime.now(dt.timezone.utc)
 
         def fn(e: LedgerEntry) -> LedgerEntry | None:
@@ -229,7 +231,8 @@ class Ledger:
                     retry_at = (now + dt.timedelta(seconds=delay)).isoformat(timespec="seconds")
             return dataclasses.replace(e, source=source, container=container or e.container, version=version,
                                        status="failed", error=redact(reason)[:_MAX_ERROR_CHARS], attempts=e.attempts + 1,
-                                       failure=failure, failures=failures, retry_at=retry_at)
+                                       failure=failure, failures=failures, retry_at=retry_at,
+                                       made_with=made_with or (e.made_with if e.version == version else ""))
 
         return self._change(doc_id, source, fn)
 
@@ -267,8 +270,8 @@ class Ledger:
         return done
 
     def mark_requeued(self, doc_id: str, source: str, now: dt.datetime | None = None) -> None:
-        """Reconcile sent the document to stage 1 again: ``requeued_at`` says when. Nothing happens for an unknown
-        document."""
+        """The document was put on the stage-1 job queue (reconcile, ``chunking reprocess``): ``requeued_at``
+        says when. Nothing happens for an unknown document."""
         at = (now or dt.datetime.now(dt.timezone.utc)).isoformat(timespec="seconds")
         self._change(doc_id, source, lambda e: dataclasses.replace(e, requeued_at=at) if e.updated_at else None)
 
