@@ -17,12 +17,18 @@ from typing import Callable
 from chunking.formats import extension_of
 from chunking.ledger import LedgerEntry
 
-__all__ = ["expected_settings", "stage_one_settings", "why_stale"]
+__all__ = ["KEY_SCHEME", "expected_settings", "stage_one_settings", "why_stale"]
+
+
+#: The chunk-key scheme stage 1 writes: 2 since the namespace is part of every key (``chunking.ids.document_version``).
+#: Recorded in ``made_with``, so the documents indexed under an older scheme are stale once, and backfilled.
+KEY_SCHEME = 2
 
 
 def stage_one_settings(splitter_fingerprint: str, namespace: str) -> str:
-    """What the ledger records as ``made_with`` for a version: ``splitter=<fingerprint>;namespace=<namespace>``."""
-    return f"splitter={splitter_fingerprint};namespace={namespace}"
+    """What the ledger records as ``made_with`` for a version:
+    ``splitter=<fingerprint>;namespace=<namespace>;keys=<KEY_SCHEME>``."""
+    return f"splitter={splitter_fingerprint};namespace={namespace};keys={KEY_SCHEME}"
 
 
 def expected_settings(settings, container: str) -> Callable[[str], str]:
@@ -75,6 +81,8 @@ def _difference(old: str, new: str) -> str:
     for name in changed:
         if name == "namespace":
             words.append(f"namespace {before.get(name, '')} → {after.get(name, '')}")
+        elif name == "keys":  # made_with of scheme 1 had no keys part
+            words.append(f"chunk keys {before.get(name, '1')} → {after.get(name, '')}")
         else:
             words.append(f"{name} settings")
     return ", ".join(words) or "settings"

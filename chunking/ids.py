@@ -22,12 +22,18 @@ def doc_id(container: str, path: str) -> str:
     return "d" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
 
 
-def document_version(data_sha256: str, fingerprint: str) -> str:
-    """Version of a document: 24 hex characters over the source bytes' SHA-256 and the settings fingerprint.
+def document_version(data_sha256: str, fingerprint: str, namespace: str = "") -> str:
+    """Version of a document: 24 hex characters over the source bytes' SHA-256, the settings fingerprint and
+    the *namespace* of the deployment that writes it (``chunking.namespaces``).
 
-    The same bytes chunked with other settings are another version, so a settings change re-indexes.
+    The same bytes chunked with other settings are another version, so a settings change re-indexes. The
+    namespace is in it because the version is in every chunk key (``chunk_id``): two deployments sharing an
+    index, with the same container name, path, bytes and settings, write different keys, so neither one's
+    upsert overwrites the other's chunk, nor its delete removes it. Without a namespace (``""``) the version
+    is what it was before namespaces were part of it (docs/operations.md#sharing-one-index: keys change once).
     """
-    return hashlib.sha256(f"{data_sha256}:{fingerprint}".encode()).hexdigest()[:24]
+    key = f"{data_sha256}:{fingerprint}" + (f":{namespace}" if namespace else "")
+    return hashlib.sha256(key.encode()).hexdigest()[:24]
 
 
 def chunk_id(document_id: str, version: str, ordinal: int) -> str:

@@ -81,9 +81,10 @@ class StageOneResult:
     continues: RangeState | None = None
 
 
-def source_version(data: bytes, splitter: DocumentSplitter) -> str:
-    """The version of a source: the hash of its bytes and of the splitter's fingerprint."""
-    return document_version(hashlib.sha256(data).hexdigest(), splitter.fingerprint)
+def source_version(data: bytes, splitter: DocumentSplitter, namespace: str = "") -> str:
+    """The version of a source: the hash of its bytes, of the splitter's fingerprint and of the deployment's
+    *namespace* (``chunking.ids.document_version``)."""
+    return document_version(hashlib.sha256(data).hexdigest(), splitter.fingerprint, namespace)
 
 
 def document_records(pages: Sequence[Page], chunks: Sequence[Chunk], *, doc_id: str, version: str,
@@ -156,7 +157,8 @@ def run_stage_one(
         result.size_bytes, digest = data.size_bytes, data.sha256
     else:
         local, result.size_bytes, digest = data, len(data), hashlib.sha256(data).hexdigest()
-    result.version = document_version(digest, splitter.fingerprint)
+    namespace = deployment_namespace(settings, container)
+    result.version = document_version(digest, splitter.fingerprint, namespace)
     entry = ledger.get(result.doc_id)
     if resume is not None:
         why = _stale_range(ledger, entry, result.doc_id, result.version, resume_version, resume)
@@ -182,7 +184,7 @@ def run_stage_one(
             log.info("unchanged %s: version %s already indexed", source, result.version[:8])
             return result
     # What made this version, for backfill after a settings change (chunking.backfill).
-    made_with = stage_one_settings(splitter.fingerprint, deployment_namespace(settings, container))
+    made_with = stage_one_settings(splitter.fingerprint, namespace)
     out = Batches(result, settings, payloads, ledger, container, send, keep_old_versions,
                   streamed=resume is not None, first_batch_no=resume.batch_no if resume else 0, made_with=made_with)
     out.readers, out.properties = document_readers(settings), properties

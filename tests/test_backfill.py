@@ -41,6 +41,9 @@ def test_why_stale():
     assert why_stale(entry(), NEW, "emb/4") == "splitter settings"
     assert why_stale(entry(), stage_one_settings("aaaa", "docs-2"), "emb/4") == "namespace docs-1 → docs-2"
     assert why_stale(entry(), OLD, "emb/8") == "embedder emb/4 → emb/8"
+    # Indexed under the key scheme before the namespace was part of every chunk key: stale once.
+    assert OLD == "splitter=aaaa;namespace=docs-1;keys=2"
+    assert why_stale(entry(indexed_made_with="splitter=aaaa;namespace=docs-1"), OLD, "emb/4") == "chunk keys 1 → 2"
     # Unknown (indexed before settings were recorded): not stale.
     assert why_stale(entry(indexed_made_with="", indexed_embedder=""), NEW, "emb/8") == ""
     # Queued work is not stale (it is being made now); a permanent failure under other settings is.

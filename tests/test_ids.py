@@ -31,6 +31,17 @@ def test_version_changes_with_bytes_or_settings():
     assert v != document_version("01" * 32, "fp1")
 
 
+def test_the_namespace_is_part_of_the_version_so_of_every_chunk_key():
+    import hashlib
+
+    d = doc_id("documents", "guide.txt")
+    a, b = document_version("00" * 32, "fp1", "documents-1f0c9a2e"), document_version("00" * 32, "fp1", "documents-77")
+    assert a != b and chunk_id(d, a, 0) != chunk_id(d, b, 0)
+    assert a == hashlib.sha256(("00" * 32 + ":fp1:documents-1f0c9a2e").encode()).hexdigest()[:24]
+    # Without one, the version of the scheme before (what the keys were until they changed once).
+    assert document_version("00" * 32, "fp1", "") == hashlib.sha256(("00" * 32 + ":fp1").encode()).hexdigest()[:24]
+
+
 def test_content_hash():
     assert content_hash("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
 

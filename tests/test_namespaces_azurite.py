@@ -97,3 +97,41 @@ def test_two_deployments_sharing_one_index_never_delete_each_others_chunks(pair)
                     enqueue=lambda path: None, stuck_after_seconds=3600)
     assert sorted(old.orphaned) == sorted([doc_id(b.cname, "guide.txt"), doc_id(b.cname, "beta.txt")])
     assert contents(a, ns_b) == {}
+
+
+def test_the_same_container_name_path_and_bytes_in_two_deployments_keep_apart(azurite, tmp_path, monkeypatch):
+    """Two deployments whose containers have the same name (on two storage accounts; one Azurite here, so one
+    container), the same blob path and bytes, and one shared index: the namespace is in every chunk key, so
+    B's upsert does not overwrite A's chunks, and B's delete leaves them."""
+    from chunking.reconcile import delete_document
+
+    a = Harness(azurite, "nskeya", tmp_path / "a", monkeypatch)
+    b = Harness(azurite, "nskeyb", tmp_path / "b", monkeypatch)
+    b.search = a.search  # one search service, one index "chunks": shared
+    b.env["DOCUMENTS_CONTAINER"], b.cname, b.container = a.cname, a.cname, a.container
+    data = _paragraphs(6, "shared guide")
+    did = doc_id(a.cname, "guide.txt")
+    a.activate()
+    ns_a = deployment_namespace(a.s.settings, a.cname)
+    a.upload("guide.txt", data)
+    a.drain()
+    keys_a = {k for r in a.s.ledger.batch_records(did) for k in r.keys}
+    b.activate()
+    ns_b = deployment_namespace(b.s.settings, b.cname)
+    b.upload("guide.txt", data)
+    b.drain()
+    keys_b = {k for r in b.s.ledger.batch_records(did) for k in r.keys}
+
+    assert ns_a != ns_b and len(keys_a) == len(keys_b) > 1 and not keys_a & keys_b
+    assert contents(b, ns_b) == expected(b, ["guide.txt"])
+    a.activate()
+    assert contents(a, ns_a) == expected(a, ["guide.txt"])  # not overwritten by B's upsert
+
+    b.activate()
+    delete_document(did, "guide.txt", index=b.s.index, ledger=b.s.ledger, payloads=b.s.payloads, namespace=ns_b)
+    assert contents(b, ns_b) == {}
+    a.activate()
+    assert contents(a, ns_a) == expected(a, ["guide.txt"])  # B's delete removed only B's chunks
+    a.settle()
+    report = a.handlers.handle_reconcile()
+    assert (report.orphaned, report.missing, report.swept) == ([], [], [])

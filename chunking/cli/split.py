@@ -73,9 +73,10 @@ def run(args: argparse.Namespace, settings) -> int:
     from chunking.document_fields import configured_fields, file_properties
 
     fields = configured_fields(settings, data, source, pages, file_properties(path))  # as `ingest` stores them
+    namespace = deployment_namespace(settings, LOCAL_CONTAINER)
     records = document_records(pages, chunks, doc_id=doc_id(LOCAL_CONTAINER, source),
-                               version=source_version(data, splitter), source=source,
-                               namespace=deployment_namespace(settings, LOCAL_CONTAINER), fields=fields)
+                               version=source_version(data, splitter, namespace), source=source,
+                               namespace=namespace, fields=fields)
     if args.format == "jsonl":
         for record in records:
             row = record.to_dict()
