@@ -22,8 +22,9 @@ from tests.long_documents import long_pdf
 
 
 def _settings(tmp_path, **env) -> Settings:
-    return Settings.from_env({"CHUNKING_STATE_DIR": str(tmp_path), "SPLIT_MAX_TOKENS": "60", "SPLIT_MAX_CHARS": "300",
-                              "BATCH_MAX_CHUNKS": "4", "STAGE1_PAGES_PER_JOB": "7", **env})
+    # One namespace for every world of a test: they stand for one deployment, so their chunk keys are the same.
+    return Settings.from_env({"CHUNKING_STATE_DIR": str(tmp_path), "NAMESPACE": "tests", "SPLIT_MAX_TOKENS": "60",
+                              "SPLIT_MAX_CHARS": "300", "BATCH_MAX_CHUNKS": "4", "STAGE1_PAGES_PER_JOB": "7", **env})
 
 
 class _World:

@@ -43,3 +43,12 @@ def refuses_late(data: bytes, *, source: str, max_bytes, context):
 
     time.sleep(1.5)
     raise ParseError(source, "page 1 has more than 1000000 characters (MAX_PAGE_CHARS)")
+
+
+def hangs_after_the_first_range(data, *, source: str, context, start: int = 0, **kwargs):
+    """``read_pages``, except that a page range after the first never answers (one call that never returns)."""
+    from chunking.parsers import read_pages
+
+    if start > 0:
+        time.sleep(3600)
+    yield from read_pages(data, source=source, context=context, start=start, **kwargs)
