@@ -120,6 +120,7 @@ def workdir(azurite, tmp_path):
     values = {**SAMPLE["Values"], "AzureWebJobsStorage": azurite.connection_string,
               "DOCUMENTS_CONTAINER": "docs-" + tmp_path.name[-12:].lower().replace("_", ""),
               "CHUNK_BATCH_QUEUE": "batches-" + tmp_path.name[-12:].lower().replace("_", ""),
+              "STAGE1_JOB_QUEUE": "jobs-" + tmp_path.name[-12:].lower().replace("_", ""),
               "LEDGER_TABLE": "ledger" + "".join(c for c in tmp_path.name[-12:] if c.isalnum()),
               "CHUNKING_STATE_DIR": str(tmp_path / ".chunking")}
     (tmp_path / "local.settings.json").write_text(json.dumps({"IsEncrypted": False, "Values": values}))
@@ -227,8 +228,12 @@ def test_reconcile_on_fresh_storage_then_status(workdir):
     assert second.stdout.splitlines() == [
         "checked 1 blob: 1 missing (enqueued), 0 stuck (enqueued), 0 failed by a transient cause (retried), 0 orphaned (deleted), 0 with stray chunks (swept), 0 indexed with other settings (enqueued)",
         "  missing: docs/pyenv-README.md"]
-    status = json.loads(run(["status", "--json"], cwd).stdout)
-    assert status["counts"]["queued"] == 1  # its batches are on the queue
+    # Reconcile parsed nothing: a forced stage-1 job is on the job queue, for the queue-triggered stage 1.
+    jobs = QueueClient.from_connection_string(values["AzureWebJobsStorage"], values["STAGE1_JOB_QUEUE"],
+                                              message_decode_policy=TextBase64DecodePolicy())
+    [job] = [json.loads(m.content) for m in jobs.peek_messages(max_messages=32)]
+    assert (job["path"], job["force"], job["reason"]) == ("docs/pyenv-README.md", True, "reconcile")
+    assert json.loads(run(["status", "--json"], cwd).stdout)["counts"].get("queued", 0) == 0
 
 
 def test_unreachable_storage_is_one_clear_line(workdir):
