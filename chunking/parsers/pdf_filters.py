@@ -30,7 +30,7 @@ def flate(pieces: _Pieces, _params: bytes = b"") -> Iterator[bytes]:
             while True:
                 if out:
                     yield out
-                if not inflater.unconsumed_tail:
+                if inflater.eof or not inflater.unconsumed_tail:  # past the end, the tail is the file's rest
                     break
                 out = inflater.decompress(inflater.unconsumed_tail, PIECE_BYTES)
             if inflater.eof:

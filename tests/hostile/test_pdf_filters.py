@@ -73,3 +73,13 @@ def test_an_indirect_length_bounds_a_run_length_stream():
         b"<< /Length %d " % len(encoded), b"<< /Length 6 0 R ", 1)
     body = body.replace(b"xref", b"6 0 obj\n%d\nendobj\nxref" % len(encoded), 1)
     assert inflated_bytes(body, 1 << 20) == 3
+
+
+def test_flate_stops_at_the_end_of_its_zlib_stream_when_more_bytes_follow_it():
+    # A stream inflating to more than one piece, then the rest of the file in the same raw piece (a Flate chain
+    # is fed to the end of the file): the inflater reaches its end with input left over, and must stop there.
+    raw = b"1 0 Td (ab) Tj " * 300_000  # 4.5 MB of output: five pieces
+    piece = zlib.compress(raw) + b"\nendstream\nendobj\n" * 100
+    assert b"".join(pdf_filters.flate(iter([piece]))) == raw
+    data = generate.text_pdf([b"BT /F1 1 Tf " + raw + b"ET\n"])
+    assert len(raw) < inflated_bytes(data, 100 << 20) < len(raw) + 1000
