@@ -140,12 +140,7 @@ class AzureSearchIndex:
                 field has another dimension, or a document field exists with another definition; or the service
                 refused to create or update it.
         """
-        try:
-            existing = self._indexes.get_index(self.index_name)
-        except ResourceNotFoundError:
-            existing = None
-        except HttpResponseError as exc:
-            raise IndexError_(f"reading index {self.index_name!r} failed: {exc.message}") from exc
+        existing = self._existing_index()
         if existing is None:
             try:
                 definition = index_definition(self.index_name, self.dimensions, bool(self.strategy_fields),
@@ -199,14 +194,22 @@ class AzureSearchIndex:
         return [*_SELECT, *(STRATEGY_FIELDS if self._has_strategy_fields else ()), *doc_fields.DOCUMENT_FIELDS,
                 *self.metadata_fields]
 
-    def schema_info(self) -> SchemaInfo:
-        """The index's schema as the service holds it (nothing is changed)."""
+    def _existing_index(self):
+        """The index definition as the service holds it, or None when there is none.
+
+        Raises:
+            IndexError_: reading it failed (the service's message).
+        """
         try:
-            existing = self._indexes.get_index(self.index_name)
+            return self._indexes.get_index(self.index_name)
         except ResourceNotFoundError:
-            existing = None
+            return None
         except HttpResponseError as exc:
             raise IndexError_(f"reading index {self.index_name!r} failed: {exc.message}") from exc
+
+    def schema_info(self) -> SchemaInfo:
+        """The index's schema as the service holds it (nothing is changed)."""
+        existing = self._existing_index()
         return doc_fields.schema_info(existing, f"{self.endpoint}/indexes/{self.index_name}", self.metadata_fields,
                                       self.count() if existing is not None else None)
 
