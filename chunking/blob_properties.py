@@ -14,7 +14,7 @@ from typing import Any
 
 from chunking.document_fields import SourceProperties, iso_utc
 
-__all__ = ["listed_properties", "needs_storage_read", "read_properties", "trigger_properties"]
+__all__ = ["listed_properties", "read_properties"]
 
 log = logging.getLogger("chunking.blob_properties")
 # Error codes meaning "this account has no blob index tags" (hierarchical namespace, or an emulator without them).
@@ -53,41 +53,6 @@ def _adls_lists(settings: Any, container: str, path: str) -> tuple[tuple[str, ..
 
         client = DataLakeFileClient(url, container, path, credential=DefaultAzureCredential())
     return path_access_lists(client)
-
-
-def _moment(raw: Any):
-    import datetime as dt
-    from email.utils import parsedate_to_datetime
-
-    if isinstance(raw, dt.datetime) or raw is None:
-        return raw
-    try:
-        return dt.datetime.fromisoformat(str(raw).replace("Z", "+00:00"))
-    except ValueError:
-        try:
-            return parsedate_to_datetime(str(raw))  # an HTTP date
-        except (TypeError, ValueError):
-            return None
-
-
-def trigger_properties(blob: Any) -> SourceProperties:
-    """The properties a blob trigger hands over with the blob (``uri``, ``blob_properties``, ``metadata`` of
-    ``azure.functions.blob.InputStream``; duck-typed, so this module needs no ``azure.functions``)."""
-    props = dict(getattr(blob, "blob_properties", None) or {})
-    size = props.get("ContentLength") or props.get("Length") or getattr(blob, "length", None)
-    return SourceProperties(
-        storage_url=_plain_url(str(getattr(blob, "uri", "") or "")),
-        content_type=str(props.get("ContentType") or ""),
-        last_modified=iso_utc(_moment(props.get("LastModified"))),
-        size_bytes=int(size) if size not in (None, "") else None,
-        metadata={str(k): str(v) for k, v in dict(getattr(blob, "metadata", None) or {}).items()},
-    )
-
-
-def needs_storage_read(settings: Any) -> bool:
-    """Whether the document fields need more than a trigger hands over: index tags (``METADATA_FIELDS`` may name
-    one) or the ADLS path ACL."""
-    return bool(settings.metadata.metadata_fields) or settings.metadata.acl_source == "adls"
 
 
 def read_properties(settings: Any, container_client: Any, path: str) -> SourceProperties:

@@ -185,25 +185,6 @@ def test_metadata_fields_setting():
         Settings.from_env({"ACL_USERS_METADATA": "who", "ACL_GROUPS_METADATA": "WHO"})
 
 
-def test_trigger_properties_from_what_the_host_hands_over():
-    from azure.functions.blob import InputStream
-
-    from chunking.blob_properties import trigger_properties
-
-    blob = InputStream(data=b"x", name="documents/a.pdf", length=1,
-                       uri="https://acct.blob.core.windows.net/documents/a.pdf?sig=secret",
-                       blob_properties={"ContentType": "application/pdf", "ContentLength": "1234",
-                                        "LastModified": "2024-05-01T12:20:30+02:00"},
-                       metadata={"acl_groups": "hr"})
-    assert trigger_properties(blob) == SourceProperties(
-        storage_url="https://acct.blob.core.windows.net/documents/a.pdf", content_type="application/pdf",
-        last_modified="2024-05-01T10:20:30Z", size_bytes=1234, metadata={"acl_groups": "hr"})
-    http_date = InputStream(data=b"", name="d/b.txt",
-                            blob_properties={"LastModified": "Wed, 01 May 2024 10:20:30 GMT"})
-    assert trigger_properties(http_date).last_modified == "2024-05-01T10:20:30Z"
-    assert trigger_properties(InputStream(data=b"", name="d/c.txt")) == SourceProperties()
-
-
 def test_the_inflated_model_cache_answers_as_the_shipped_model(tmp_path, monkeypatch):
     from py3langid.langid import MODEL_FILE, LanguageIdentifier
 
