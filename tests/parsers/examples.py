@@ -38,24 +38,9 @@ class Example:
 
 
 def _pdf() -> bytes:
-    from fpdf import FPDF
+    from tests.parsers.helpers import draw_prices, one_page_pdf
 
-    pdf = FPDF()
-    pdf.add_page()
-    pdf.set_font("helvetica", size=11)
-    pdf.multi_cell(0, 6, "Prices for the coming season are listed below.")
-    pdf.ln(4)
-    with pdf.table(col_widths=(60, 40, 40)) as table:
-        row = table.row()
-        row.cell("Fruit & kind")
-        row.cell("Price", colspan=2)
-        for values in (("Apple", "1.20", "EUR"), ("Pear", "0.90", "EUR")):
-            row = table.row()
-            for value in values:
-                row.cell(value)
-    pdf.ln(4)
-    pdf.multi_cell(0, 6, "Prices include tax.")
-    return bytes(pdf.output())
+    return one_page_pdf(draw_prices)
 
 
 def _docx() -> bytes:

@@ -58,3 +58,30 @@ def assert_balanced_figures(text: str) -> int:
         end = start + len(figure)
         assert end == len(text) or text[end] == "\n", "a figure ends its line"
     return len(figures)
+
+
+def one_page_pdf(draw) -> bytes:
+    """A one-page PDF made with fpdf2 (Helvetica 11 pt), its content drawn by ``draw(pdf)``."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.add_page()
+    pdf.set_font("helvetica", size=11)
+    draw(pdf)
+    return bytes(pdf.output())
+
+
+def draw_prices(pdf) -> None:
+    """A sentence, a ruled price table (a header cell spanning two columns, two rows), another sentence."""
+    pdf.multi_cell(0, 6, "Prices for the coming season are listed below.")
+    pdf.ln(4)
+    with pdf.table(col_widths=(60, 40, 40)) as table:
+        row = table.row()
+        row.cell("Fruit & kind")
+        row.cell("Price", colspan=2)
+        for values in (("Apple", "1.20", "EUR"), ("Pear", "0.90", "EUR")):
+            row = table.row()
+            for value in values:
+                row.cell(value)
+    pdf.ln(4)
+    pdf.multi_cell(0, 6, "Prices include tax.")

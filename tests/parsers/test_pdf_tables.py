@@ -8,29 +8,8 @@ from fpdf import FPDF
 from chunking.parsers import ReadContext, parse_document
 from chunking.parsers.pdf_tables import Rule, has_grid
 from tests.parsers.helpers import assert_page_invariants, parse_corpus
-
-
-def _pdf(draw) -> bytes:
-    pdf = FPDF()
-    pdf.add_page()
-    pdf.set_font("helvetica", size=11)
-    draw(pdf)
-    return bytes(pdf.output())
-
-
-def _prices(pdf: FPDF) -> None:
-    pdf.multi_cell(0, 6, "Prices for the coming season are listed below.")
-    pdf.ln(4)
-    with pdf.table(col_widths=(60, 40, 40)) as table:
-        row = table.row()
-        row.cell("Fruit & kind")
-        row.cell("Price", colspan=2)
-        for values in (("Apple", "1.20", "EUR"), ("Pear", "0.90", "EUR")):
-            row = table.row()
-            for value in values:
-                row.cell(value)
-    pdf.ln(4)
-    pdf.multi_cell(0, 6, "Prices include tax.")
+from tests.parsers.helpers import draw_prices as _prices
+from tests.parsers.helpers import one_page_pdf as _pdf
 
 
 def test_a_ruled_table_becomes_a_figure_in_its_place_with_its_colspan():
