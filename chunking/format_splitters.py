@@ -142,45 +142,54 @@ def split_json(pages: Sequence[Page], max_tokens: int, max_chars: int) -> list[C
 
 
 def split_csv(pages: Sequence[Page], max_tokens: int, max_chars: int) -> list[Chunk]:
-    """Row groups with the header row repeated in every chunk: records (quoted newlines respected) are packed
-    while ``header + rows`` stays within ``max_tokens`` tokens; a row never is cut unless it alone is over the
-    cap (then it goes through the sentence splitter). Own span = the rows; the repeated header is context."""
+    """Row groups, each chunk the header row then whole records (RFC 4180: a newline inside double quotes does
+    not end a record), packed while the chunk text stays within ``max_tokens`` tokens: every row that fits in a
+    chunk together with the header gets it. A row too big for that goes alone through the sentence splitter,
+    at ``max_tokens`` less the header's tokens, and each of its pieces gets the header too; a header of more
+    than half of ``max_tokens`` would leave pieces of a few tokens, so then the row is split at ``max_tokens``
+    and its pieces have no header. Blank records are passed over (the first non-blank one is the header); a text
+    of fewer than two is split by the sentence splitter. Own span = the rows (or the piece of a row); the
+    repeated header is context, outside the span. Rules: docs/splitters.md#format-defaults."""
     text = "".join(p.text for p in pages)
-    records = _csv_records(text)
+    records = [(s, e) for s, e in _csv_records(text) if text[s:e].strip()]
     if len(records) < 2:
         return split_sentences(pages, max_tokens, max_chars)
     count = _count()
     (hs, he), rows = records[0], records[1:]
-    header = text[hs:he].rstrip("\r\n")
-    header_tokens = count(header + "\n")
+    prefix = text[hs:he].strip() + "\n"
+    header_tokens = count(prefix)
     chunks: list[Chunk] = []
-    group: list[tuple[int, int]] = []
-    used = header_tokens
+    group: list[int] = []  # [start, end] of the rows packed so far
+    used = 0  # tokens of prefix + those rows, each with its line end (the chunk drops the last one's)
 
     def flush() -> None:
         if group:
-            start, end = group[0][0], group[-1][1]
-            body = text[start:end].rstrip("\r\n")
-            chunk_text = f"{header}\n{body}"
+            start, end = group
+            body = text[start:end].rstrip()
+            chunk_text = prefix + body
             chunks.append(Chunk(text=chunk_text, char_start=start, char_end=start + len(body),
                                 token_count=count(chunk_text)))
             group.clear()
 
     for start, end in rows:
-        row = text[start:end]
-        if not row.strip():
+        # Tokens add up at line ends (cl100k_base never merges a newline with the next line's first character),
+        # so a chunk's count is the sum of its parts' (blank lines between two rows count with the second, a
+        # token too many at most where two line ends merge).
+        if group and used + count(text[group[1]:end].rstrip()) <= max_tokens:
+            used += count(text[group[1]:end])
+            group[1] = end
             continue
-        n = count(row)
-        if header_tokens + n > max_tokens:
-            flush()
-            used = header_tokens
-            chunks.extend(split_sentences([Page(0, start, row.rstrip("\r\n"))], max_tokens, max_chars))
+        flush()
+        if header_tokens + count(text[start:end].rstrip()) <= max_tokens:
+            group[:] = [start, end]
+            used = header_tokens + count(text[start:end])
             continue
-        if used + n > max_tokens:
-            flush()
-            used = header_tokens
-        group.append((start, end))
-        used += n
+        row = Page(0, start, text[start:end].rstrip())
+        if 2 * header_tokens <= max_tokens:
+            for piece in split_sentences([row], max_tokens - header_tokens, max_chars):
+                chunks.append(_replace(piece, text=prefix + piece.text, token_count=count(prefix + piece.text)))
+        else:
+            chunks.extend(split_sentences([row], max_tokens, max_chars))
     flush()
     return chunks
 
@@ -312,6 +321,8 @@ def _format_splitter(name: str, settings: Settings,
               "rules": _RULES_VERSION}
     if name == "json":  # chunks keep lists and carry source offsets since rules 2: re-split stored JSON
         config["json_rules"] = 2
+    if name == "csv":  # since rules 2 the header is on every row that fits with it, packed to the exact cap
+        config["csv_rules"] = 2
     if name in ("sentence", "html"):
         from chunking.splitters import SentenceSplitterConfig
 
