@@ -86,7 +86,7 @@ def bm25_reference(idfs: Sequence[float]) -> float:
 def fuse(lexical: Sequence[tuple[str, float]], vector: Sequence[tuple[str, float]], options: FusionOptions,
          *, lexical_reference: float, cosines: Mapping[str, float] | None = None, use_lexical: bool = True,
          use_vector: bool = True) -> list[Fused]:
-    """Fuse a keyword ranking and a vector ranking into one, best first (ties by id).
+    """Fuse a keyword ranking and a vector ranking into one, best first (ties by BM25 score, then by id).
 
     Args:
         lexical: ``(id, bm25)`` best first, ``bm25`` positive (higher is better; FTS5's ``bm25()`` negated).
@@ -119,5 +119,8 @@ def fuse(lexical: Sequence[tuple[str, float]], vector: Sequence[tuple[str, float
             scores[i] += (1.0 - w) / (k + rank)
         scale = (k + 1) / best if best > 0 else 0.0
         scores = {i: s * scale for i, s in scores.items()}
-    order = sorted(ids, key=lambda i: (-scores[i], i))
+    # Keyword parts are capped at 1, so the best keyword matches of a query tie: BM25 itself orders them (a
+    # keyword-only search lists them in BM25's order, not by id).
+    raw = dict(lexical)
+    order = sorted(ids, key=lambda i: (-scores[i], -raw.get(i, 0.0), i))
     return [Fused(i, scores[i], lex.get(i), vec_all.get(i)) for i in order]

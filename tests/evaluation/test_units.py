@@ -88,6 +88,17 @@ def test_score_fusion_exact_values():
     assert fuse([], [("d", 0.1)], options, lexical_reference=0.0) == []  # nothing in common: no hits
 
 
+def test_keyword_parts_capped_at_one_keep_bm25_order():
+    # z and a both reach the reference (capped at 1): BM25 orders them, not their ids.
+    lexical = [("z", 9.0), ("a", 5.0), ("m", 1.0)]
+    keyword_only = fuse(lexical, [], FusionOptions("score", 0.6, 60, 0.2), lexical_reference=2.0, use_vector=False)
+    assert [(f.id, f.score, f.lexical) for f in keyword_only] == [("z", 1.0, 1.0), ("a", 1.0, 1.0), ("m", 0.5, 0.5)]
+    hybrid = fuse(lexical, [("m", 0.9), ("a", 0.3), ("z", 0.3)], FusionOptions("score", 0.5, 60, 0.2),
+                  lexical_reference=2.0)
+    # m: 0.5 * 0.5 + 0.5 * 0.9; z and a: 0.5 * 1 + 0.5 * 0.3 each, z first by BM25.
+    assert [(f.id, round(f.score, 6)) for f in hybrid] == [("m", 0.7), ("z", 0.65), ("a", 0.65)]
+
+
 def test_rrf_fusion_is_scaled_to_one():
     fused = fuse([("a", 5.0), ("b", 4.0)], [("b", 0.9), ("a", 0.8)], FusionOptions("rrf", 0.5, 60, 0.0),
                  lexical_reference=1.0)
