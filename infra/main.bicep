@@ -130,6 +130,33 @@ param embeddingTokensPerMinute int = 0
 @minValue(1)
 param batchSeconds int = 2
 
+// ---- Document fields and access control (docs/settings.md#document-fields-and-access-control) ----
+// Empty leaves the app setting empty, which the code reads as not set: its own default applies.
+@description('METADATA_FIELDS: blob metadata or index tags that become filterable index fields, comma-separated name or name:field (category,department:dept). Empty: none.')
+param metadataFields string = ''
+
+@description('ACL_SOURCE: where acl_users/acl_groups come from: metadata (blob metadata) or none. Empty: metadata. adls is not offered: it needs a storage account with a hierarchical namespace, which this template does not create.')
+@allowed([
+  ''
+  'metadata'
+  'none'
+])
+param aclSource string = ''
+
+@description('ACL_USERS_METADATA: the blob metadata holding the users who may read a document. Empty: acl_users.')
+param aclUsersMetadata string = ''
+
+@description('ACL_GROUPS_METADATA: the blob metadata holding the groups who may read a document. Empty: acl_groups.')
+param aclGroupsMetadata string = ''
+
+@description('ACL_DEFAULT: what a security-trimmed search shows of a document with neither list: public or deny. Empty: public.')
+@allowed([
+  ''
+  'public'
+  'deny'
+])
+param aclDefault string = ''
+
 // ---- Concurrency from the embedding quota (docs/operations.md#concurrency-from-the-embedding-quota) ----
 // tokens per batch × batches per minute ≤ tokens per minute, where a batch holds at most batchMaxChunks chunks of
 // at most splitMaxTokens tokens (app settings below), each instance runs batchesPerInstance batches at a time
@@ -292,6 +319,12 @@ var appSettings = {
   EMBEDDING_DIMENSIONS: string(embeddingDimensions)
   // chunking/settings/docintel.py: set, PDF, images and Office files go to the layout model (keyless).
   DOCUMENT_INTELLIGENCE_ENDPOINT: docIntelEndpoint
+  // chunking/settings/metadata.py: document fields and access lists ('' = the code's default).
+  METADATA_FIELDS: metadataFields
+  ACL_SOURCE: aclSource
+  ACL_USERS_METADATA: aclUsersMetadata
+  ACL_GROUPS_METADATA: aclGroupsMetadata
+  ACL_DEFAULT: aclDefault
   // The batch size the concurrency above is computed from.
   BATCH_MAX_CHUNKS: string(batchMaxChunks)
   SPLIT_MAX_TOKENS: string(splitMaxTokens)

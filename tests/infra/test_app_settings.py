@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from chunking.settings import BINDING_DEFAULTS, Settings
+from chunking.settings.metadata import ACL_SOURCES, MetadataSettings
 from tests.infra.bicep import INFRA, MAIN, ROOT, Unresolved, evaluate, parse
 from tests.infra.code_reads import RecordingEnv, env_reads_in_source, function_triggers, source_files
 
@@ -29,6 +30,20 @@ FORBIDDEN = {
     "AZURE_OPENAI_API_KEY": "a key; the identity has Cognitive Services OpenAI User",
     "AZURE_SEARCH_API_KEY": "a key; the identity has Search Index Data Contributor",
     "OPENAI_API_KEY": "a key",
+}
+
+# App settings that are parameters of infra/main.bicep (and azd variables of the same name), empty by default:
+# an empty setting is one the code reads as not set, so its own default applies.
+PARAMETER_SETTINGS = {
+    "METADATA_FIELDS": "metadataFields",
+    "ACL_SOURCE": "aclSource",
+    "ACL_USERS_METADATA": "aclUsersMetadata",
+    "ACL_GROUPS_METADATA": "aclGroupsMetadata",
+    "ACL_DEFAULT": "aclDefault",
+}
+# Settings of chunking/settings/metadata.py that infra/ leaves out, and why.
+NOT_IN_INFRA = {
+    "ADLS_ACCOUNT_URL": "only for ACL_SOURCE=adls, which needs a hierarchical namespace the account of infra/ has not",
 }
 
 
@@ -199,3 +214,30 @@ def test_azure_yaml_deploys_the_tagged_app_and_runs_stage_two() -> None:
     assert "BLOB_WEBHOOK_ENABLED" in posix.read_text()
     parameters = (INFRA / "main.parameters.json").read_text()
     assert '"blobWebhookEnabled": { "value": "${BLOB_WEBHOOK_ENABLED=false}" }' in parameters
+
+
+def test_document_field_and_acl_settings_are_parameters_with_the_code_defaults(app_settings: dict) -> None:
+    import json
+
+    env = RecordingEnv()
+    MetadataSettings.from_env(env)
+    assert env.read == set(PARAMETER_SETTINGS) | set(NOT_IN_INFRA)
+    assert not set(NOT_IN_INFRA) & set(app_settings)
+    tree = parse(MAIN)
+    azd = json.loads((INFRA / "main.parameters.json").read_text())["parameters"]
+    for setting, parameter in PARAMETER_SETTINGS.items():
+        assert tree["parameters"][parameter]["default"] == "" and app_settings[setting] == "", setting
+        assert azd[parameter] == {"value": f"${{{setting}=}}"}, parameter
+    # Left empty, the app gets the code's defaults.
+    assert MetadataSettings.from_env(_as_env(app_settings)) == MetadataSettings()
+    # Given, each value reaches its app setting and the code reads it.
+    given = {"metadataFields": "category,department:dept", "aclSource": "none", "aclUsersMetadata": "readers",
+             "aclGroupsMetadata": "teams", "aclDefault": "deny"}
+    deployed = evaluate(tree, tree["variables"]["appSettings"]["value"], given)
+    assert MetadataSettings.from_env(_as_env(deployed)) == MetadataSettings(
+        metadata_fields=(("category", "category"), ("department", "dept")), acl_source="none",
+        acl_users_key="readers", acl_groups_key="teams", acl_default="deny")
+    # The choices offered are the code's, less adls (no hierarchical namespace on the account infra/ creates).
+    allowed = {name: next(d["argument"] for d in tree["parameters"][name]["decorators"] if d["type"] == "allowed")
+               for name in ("aclSource", "aclDefault")}
+    assert allowed == {"aclSource": ["", *(s for s in ACL_SOURCES if s != "adls")], "aclDefault": ["", "public", "deny"]}
