@@ -51,7 +51,7 @@ import pypdfium2 as pdfium
 from chunking.model import Page
 from chunking.parsers._common import ParseError, ReadContext, normalize_newlines
 from chunking.parsers.furniture import FurnitureKeys, cut_furniture, edge_keys, learn_furniture
-from chunking.parsers.pdf_tables import add_tables
+from chunking.parsers.pdf_tables import PdfTables
 from chunking.parsers.pdf_streams import inflated_bytes
 
 __all__ = ["HOLD_CHARS", "page_count", "parse"]
@@ -158,10 +158,10 @@ def _range_texts(document: pdfium.PdfDocument, data: bytes | Path, start: int, e
                  context: ReadContext) -> Iterator[str]:
     """The cleaned texts of pages *start* … *end* - 1, ruled tables rendered as ``<figure><table>`` blocks
     (``chunking.parsers.pdf_tables``), read ``TABLE_WINDOW_PAGES`` pages at a time."""
+    tables = PdfTables(data, source=source, context=context, lock=_PDFIUM_LOCK, clean=_clean_page_text)
     for window in range(start, end, TABLE_WINDOW_PAGES):
         texts = [_read_page(document, i, source, context) for i in range(window, min(end, window + TABLE_WINDOW_PAGES))]
-        yield from add_tables(data, texts, source=source, context=context, lock=_PDFIUM_LOCK, clean=_clean_page_text,
-                              start=window)
+        yield from tables.add(texts, start=window, last=window + TABLE_WINDOW_PAGES >= end)
 
 
 def page_count(data: bytes | Path, *, source: str, context: ReadContext | None = None) -> int:

@@ -14,6 +14,12 @@ tables ``chunking.parsers.pdf_tables`` finds. A table on page *n* continues on p
 The continuation's rows are added to the first table's body, without its first row when that row repeats the
 first table's header row (same texts and spans); the text around it stays on its own page. A table running
 over several pages is joined page after page as long as each continuation fills its page to the bottom.
+
+A row the page break cut in two has no rule at the break: its part on page *n* is the table's last row, open
+at the bottom, and its part on page *n + 1* the continuation's first row, open at the top
+(``chunking.parsers.pdf_table_rows`` finds such rows). When both are open and have the same cells (spans), they
+are one row: each cell's two texts joined with a space, as the cell's own lines are. An open row with no open
+row facing it on the other page (a writer that draws no rule at the top of a continuation) is a row of its own.
 """
 
 from __future__ import annotations
@@ -38,12 +44,15 @@ Cell = tuple[str, int, int]  # text, rowspan, colspan
 @dataclass(eq=False)
 class TableBlock:
     """One table of a page: rows of cells (the first row the header row), the x of its grid's column edges,
-    and its top and bottom (points from the page's top)."""
+    its top and bottom (points from the page's top), and whether its first (last) row is open: without the
+    rule above (below) it, a row the page break may have cut (module docstring)."""
 
     rows: list[list[Cell]]
     columns: tuple[float, ...]
     top: float
     bottom: float
+    open_top: bool = False
+    open_bottom: bool = False
 
 
 @dataclass(eq=False)
@@ -77,7 +86,14 @@ class ContinuedTables:
         if (self._anchor is not None and self._last == index - 1 and head is not None
                 and _same_columns(self._anchor[2], head)):
             table = self._anchor[2]
-            table.rows.extend(head.rows[1:] if head.rows[:1] == table.rows[:1] else head.rows)
+            rows = head.rows
+            whole = _whole_row(table.rows[-1], rows[0]) if table.open_bottom and head.open_top else None
+            if whole is not None:  # the two parts of a cut row
+                table.rows[-1], rows = whole, rows[1:]
+            elif not head.open_top and rows[:1] == table.rows[:1]:  # the header row drawn again
+                rows = rows[1:]
+            table.rows.extend(rows)
+            table.open_bottom = head.open_bottom
             layout.parts = [part for part in layout.parts if part is not head]
             if tail is head:  # the table fills this page too: it may go on
                 self._last = index
@@ -88,6 +104,11 @@ class ContinuedTables:
             self._anchor, self._last = (index, layout, tail), index
         else:
             yield index, layout.render()
+
+    @property
+    def reached(self) -> int | None:
+        """The last page index the table that may go on reaches, or None when no table is held."""
+        return None if self._anchor is None else self._last
 
     def finish(self) -> Iterator[tuple[int, str]]:
         if self._anchor is not None:
@@ -122,3 +143,11 @@ def _lines(parts: list[str | TableBlock]) -> int:
 def _same_columns(first: TableBlock, second: TableBlock) -> bool:
     return len(first.columns) == len(second.columns) and all(
         abs(a - b) <= SAME_COLUMN_PT for a, b in zip(first.columns, second.columns))
+
+
+def _whole_row(first: list[Cell], second: list[Cell]) -> list[Cell] | None:
+    """The two parts of a cut row as one, cell by cell, or None when their cells differ in number or spans."""
+    if [cell[1:] for cell in first] != [cell[1:] for cell in second]:
+        return None
+    return [(" ".join(text for text in (a, b) if text), rowspan, colspan)
+            for (a, rowspan, colspan), (b, _, _) in zip(first, second)]

@@ -18,6 +18,13 @@ PDFium's geometry is the gate and pdfplumber runs only on pages that pass it:
     not it holds a table. Cells covering several grid columns or rows get ``colspan``/``rowspan``; the first row
     is the header row (``<thead>``). A table continued at the top of the next page is joined to it
     (``chunking.parsers.pdf_table_join``).
+  * **Open rows**: at the top of a page's first table and the bottom of its last one, a row whose outer rule
+    is missing (the page break cut it, or the writer drew no rule there) is found from the column rules running
+    on past the grid (``chunking.parsers.pdf_table_rows``) and read as the table's first (last) row when it
+    holds text, so its text does not stay loose beside the table and a cut row's parts can be joined.
+
+Pages are read in windows (``PdfTables.add``): a table continued from a window's last page into the next
+window is joined as within one.
 
 Bounded work: a page with more than ``_MAX_RULES`` rules is not examined (its text is kept as it is, and the
 ledger note says so), and the stage-1 deadline is checked before each page pdfplumber reads.
@@ -38,8 +45,9 @@ import pypdfium2.raw as pdfium_c
 
 from chunking.parsers._common import ReadContext
 from chunking.parsers.pdf_table_join import ContinuedTables, PageLayout, TableBlock
+from chunking.parsers.pdf_table_rows import Box, open_row
 
-__all__ = ["Rule", "add_tables", "has_grid"]
+__all__ = ["PdfTables", "Rule", "has_grid"]
 
 _THIN_PT = 2.0  # a path at most this thick is a rule
 _MIN_RULE_PT = 4.0  # ...and at least this long
@@ -59,31 +67,51 @@ class Rule:
     end: float
 
 
-def add_tables(data: bytes | Path, texts: Sequence[str], *, source: str, context: ReadContext,
-               lock: AbstractContextManager, clean: Callable[[str], str], start: int = 0) -> list[str]:
-    """The page texts of a PDF with each ruled table's flat text replaced by a ``<figure><table>`` block.
+class PdfTables:
+    """The page texts of one page range of a PDF with each ruled table's flat text replaced by a
+    ``<figure><table>`` block, given window after window of consecutive pages.
 
     Args:
-        data: the PDF bytes, or a local file holding them; texts: cleaned page texts (one per page, from PDFium)
-            of the pages from *start* (0-based: stage 1 reads long documents in windows of pages).
+        data: the PDF bytes, or a local file holding them; source: its name in notes and errors.
         lock: held while PDFium is used (it is not thread-safe); clean: the page-text clean-up of the PDF parser.
 
-    Returns:
-        One text per page; pages without a table keep their text unchanged.
+    ``add(texts, start=…, last=…)`` takes the cleaned page texts (from PDFium) of the pages from *start*
+    (0-based), the window after the one before, and returns the final texts of the pages ready, in page
+    order; pages without a table keep their text unchanged. A page whose last table may go on into the next
+    window is held until that window is given (tables per window: a window holds its pages' texts at once);
+    with *last* every page held is returned.
     """
-    out = list(texts)
-    with lock:
-        document = pdfium.PdfDocument(str(data) if isinstance(data, Path) else data)
-        try:
-            grid_pages = [start + i for i in range(min(len(document) - start, len(out)))
-                          if _page_has_grid(document, start + i, context)]
-            if not grid_pages:
-                return out
-            for index, rendered in _tables_on(data, document, grid_pages, source, context, clean):
-                out[index - start] = rendered
-        finally:
-            document.close()
-    return out
+
+    def __init__(self, data: bytes | Path, *, source: str, context: ReadContext, lock: AbstractContextManager,
+                 clean: Callable[[str], str]) -> None:
+        self._data, self._source, self._context, self._lock, self._clean = data, source, context, lock, clean
+        self._joiner = ContinuedTables()  # a table continued on the next page is joined to its start
+        self._texts: dict[int, str] = {}  # page index -> text; a page the joiner holds is missing
+        self._next: int | None = None  # the first page index not yet returned
+
+    def add(self, texts: Sequence[str], *, start: int, last: bool) -> list[str]:
+        self._next = start if self._next is None else self._next
+        self._texts.update(zip(range(start, start + len(texts)), texts))
+        end = start + len(texts)
+        with self._lock:
+            document = pdfium.PdfDocument(str(self._data) if isinstance(self._data, Path) else self._data)
+            try:
+                grid_pages = [i for i in range(start, min(len(document), end))
+                              if _page_has_grid(document, i, self._context)]
+                if grid_pages:
+                    for index, rendered in _tables_on(self._data, document, grid_pages, self._source,
+                                                      self._context, self._clean, self._joiner, self._texts):
+                        self._texts[index] = rendered
+            finally:
+                document.close()
+        reached = self._joiner.reached
+        if last or (reached is not None and reached < end - 1):  # no page of this range can continue it
+            self._texts.update(self._joiner.finish())
+        out = []
+        while self._next in self._texts:
+            out.append(self._texts.pop(self._next))
+            self._next += 1
+        return out
 
 
 def has_grid(vertical: Sequence[Rule], horizontal: Sequence[Rule]) -> bool:
@@ -158,10 +186,10 @@ def _rules(page: pdfium.PdfPage) -> tuple[list[Rule], list[Rule]]:
 
 
 def _tables_on(data: bytes | Path, document: pdfium.PdfDocument, pages: list[int], source: str, context: ReadContext,
-               clean: Callable[[str], str]):
-    """``(page index, page text with tables)`` for the pages in *pages* where pdfplumber finds a table."""
+               clean: Callable[[str], str], joiner: ContinuedTables, texts: dict[int, str]):
+    """``(page index, page text with tables)`` for the pages in *pages* where pdfplumber finds a table, as
+    *joiner* gives them out; each such page's flat text is taken out of *texts* until then."""
     import pdfplumber
-    joiner = ContinuedTables()  # a table continued on the next page is joined to its start
 
     # Only the pages that passed the gate are loaded (pdfplumber numbers pages from 1).
     with pdfplumber.open(str(data) if isinstance(data, Path) else io.BytesIO(data),
@@ -170,26 +198,39 @@ def _tables_on(data: bytes | Path, document: pdfium.PdfDocument, pages: list[int
             context.check_time(source)
             try:
                 tables = [t for t in (_grid(found) for found in plumbed_page.find_tables()) if t is not None]
+                verticals = [(e["x0"], e["top"], e["bottom"]) for e in plumbed_page.vertical_edges] if tables else []
             finally:
                 plumbed_page.close()
             if tables:
+                tables.sort(key=lambda t: t.bbox[1])
+                tables[0].above = open_row(tables[0].columns, tables[0].bbox[1], verticals, above=True)
+                tables[-1].below = open_row(tables[-1].columns, tables[-1].bbox[3], verticals, above=False)
+                # An open row counts: a table's last part may be the rest of a cut row and one more row.
+                tables = [t for t in tables if t.grid_rows + (t.above is not None) + (t.below is not None) >= _MIN_GRID]
+            if tables:
+                texts.pop(index, None)
                 yield from joiner.add(index, _page_layout(document[index], tables, clean))
-    yield from joiner.finish()
 
 
-@dataclass(frozen=True)
+_Cells = list[tuple[Box, int, int]]  # a row of (bbox, rowspan, colspan)
+
+
+@dataclass
 class _Table:
-    bbox: tuple[float, float, float, float]  # x0, top, x1, bottom: points from the top-left (pdfplumber's)
-    cells: list[list[tuple[tuple[float, float, float, float], int, int]]]  # rows of (bbox, rowspan, colspan)
+    bbox: Box  # the grid's x0, top, x1, bottom: points from the page's top-left (pdfplumber's)
+    cells: list[_Cells]
     columns: tuple[float, ...]  # x of the grid's column edges
+    grid_rows: int  # rows of its grid
+    above: tuple[_Cells, float] | None = None  # an open row above the grid, and its top (open_row)
+    below: tuple[_Cells, float] | None = None  # ...below it, and its bottom
 
 
 def _grid(found) -> _Table | None:
-    """pdfplumber's table as rows of cells with spans counted on its grid, or None below 2 × 2."""
+    """pdfplumber's table as rows of cells with spans counted on its grid, or None below 2 columns."""
     boxes = [cell for row in found.rows for cell in row.cells if cell is not None]
     xs = sorted({round(x0, 1) for x0, _, _, _ in boxes})
     tops = sorted({round(top, 1) for _, top, _, _ in boxes})
-    if len(xs) < _MIN_GRID or len(tops) < _MIN_GRID:
+    if len(xs) < _MIN_GRID:
         return None
     rows = []
     for row in found.rows:
@@ -203,7 +244,7 @@ def _grid(found) -> _Table | None:
             cells.append((cell, max(rowspan, 1), max(colspan, 1)))
         if cells:
             rows.append(cells)
-    return _Table(found.bbox, rows, (*xs, round(max(x1 for _, _, x1, _ in boxes), 1)))
+    return _Table(found.bbox, rows, (*xs, round(max(x1 for _, _, x1, _ in boxes), 1)), len(tops))
 
 
 def _page_layout(page: pdfium.PdfPage, tables: list[_Table], clean: Callable[[str], str]) -> PageLayout:
@@ -217,15 +258,26 @@ def _page_layout(page: pdfium.PdfPage, tables: list[_Table], clean: Callable[[st
                 # pdfplumber measures from the top, PDFium from the bottom.
                 return text_page.get_text_bounded(left=x0, bottom=height - bottom, right=x1, top=height - top)
 
+            def read(row: _Cells) -> list[tuple[str, int, int]]:
+                return [(" ".join(clean(bounded(*box)).split()), rs, cs) for box, rs, cs in row]
+
             cursor = 0.0
-            for table in sorted(tables, key=lambda t: t.bbox[1]):
+            for table in tables:  # top to bottom
                 x0, top, x1, bottom = table.bbox
+                rows = [read(row) for row in table.cells]
+                above = read(table.above[0]) if table.above else None
+                if above is not None and any(text for text, _, _ in above):
+                    rows.insert(0, above)
+                    top = table.above[1]
+                below = read(table.below[0]) if table.below else None
+                if below is not None and any(text for text, _, _ in below):
+                    rows.append(below)
+                    bottom = table.below[1]
                 if top > cursor:
                     layout.parts.append(clean(bounded(0, cursor, width, top)))
-                rows = [[(" ".join(clean(bounded(*box)).split()), rs, cs) for box, rs, cs in row]
-                        for row in table.cells]
-                if sum(1 for row in rows for text, _, _ in row if text) >= _MIN_GRID:
-                    layout.parts.append(TableBlock(rows, table.columns, top, bottom))
+                if len(rows) >= _MIN_GRID and sum(1 for row in rows for text, _, _ in row if text) >= _MIN_GRID:
+                    layout.parts.append(TableBlock(rows, table.columns, top, bottom, open_top=top < table.bbox[1],
+                                                   open_bottom=bottom > table.bbox[3]))
                 else:
                     layout.parts.append(clean(bounded(0, top, width, bottom)))
                 cursor = max(cursor, bottom)

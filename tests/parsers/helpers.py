@@ -85,3 +85,14 @@ def draw_prices(pdf) -> None:
                 row.cell(value)
     pdf.ln(4)
     pdf.multi_cell(0, 6, "Prices include tax.")
+
+
+def draw_rows(pdf, widths, rows, *, height: float = 8, open_top: bool = False, open_bottom: bool = False) -> None:
+    """Rows of one-line cells with a rule around each cell, from the current position; *open_top* leaves out
+    the rule above the first row and *open_bottom* the rule below the last one (a row cut by a page break)."""
+    for number, row in enumerate(rows):
+        sides = "LR" + ("" if open_top and number == 0 else "T") + ("" if open_bottom and number == len(rows) - 1
+                                                                  else "B")
+        for width, text in zip(widths, row):
+            pdf.cell(width, height, text, border=sides)
+        pdf.ln(height)
