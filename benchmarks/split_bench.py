@@ -16,8 +16,11 @@ ratio to the best bare ``encode_ordinary`` pass over the same text, the median o
 round's bare pass (steadier when the machine's speed drifts), and the ratio of best CPU seconds of the process
 (all threads). Memoising peers (semchunk, chonkie) are timed with a fresh memo every round (it can only help
 within the distinct text of one pass) and without memo. Our splitter is timed with each token backend
-(bpe-openai and tiktoken) and its chunks must be identical. ``--one-thread`` stops our splitter from encoding
-long blocks on a second thread (tiktoken backend), so wall and CPU time agree.
+(bpe-openai and tiktoken) and its chunks must be identical. Two lower bounds (``split_floor.py``) show
+where the time goes: "bare bpe-openai encode + token offsets" is the tokenizer-bound part of our splitter's
+work, and "skeleton splitter (no rules)" adds the least a chunk needs (one sentence-end search at the cap, its
+exact count, one ``Chunk``); our splitter's time beyond the skeleton is its rules. ``--one-thread`` stops our
+splitter from encoding long blocks on a second thread (tiktoken backend), so wall and CPU time agree.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from typing import Any, Callable
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus_pages import Document, load_documents  # noqa: E402
+from split_floor import skeleton, token_offsets  # noqa: E402
 
 from chunking.splitters import SentenceTextSplitter  # noqa: E402
 from chunking.splitters.sentence import measure  # noqa: E402
@@ -40,6 +44,8 @@ from chunking.tokens import BACKEND_ENV, get_backend, get_encoding  # noqa: E402
 
 MAX_TOKENS = 500
 BARE = "bare tiktoken encode_ordinary"
+FLOOR = "bare bpe-openai encode + token offsets"
+SKELETON = "skeleton splitter (no rules)"
 Runner = Callable[[list[Document]], int]  # returns the number of chunks (or tokens, for the bare passes)
 
 
@@ -109,6 +115,8 @@ def contenders(enc) -> dict[str, Runner]:
     if bpe.name == "bpe-openai":
         runners["bare bpe-openai encode"] = per_page(bpe.encode)
         runners["bare bpe-openai count"] = lambda docs: sum(bpe.count(p.text) for d in docs for p in d.pages)
+        runners[FLOOR] = token_offsets(MAX_TOKENS)
+        runners[SKELETON] = skeleton(MAX_TOKENS)
         runners["SentenceTextSplitter (bpe-openai)"] = ours("bpe-openai")
     else:
         print("# bpe-openai not installed: our splitter is timed with tiktoken only")
