@@ -122,21 +122,27 @@ class Repairer:
             fs = 0
         candidates = [fs] + [i + 1 for i in self.boundaries.word_break_positions(text, fs, len(text) - 1)]
         room = self.hard_chars - len(n.text)
+        # The moved suffix of candidate c is text[cs:ce] (text[c:] stripped) and P keeps text[:kept]; both are
+        # found by stepping over whitespace, not by copying text[c:] and text[:c] for every candidate.
+        ce = len(text.rstrip())
+        sep = join_separator(gap, text[ce - 1], n.text[0]) if ce else ""
         for k, c in enumerate(candidates):
             if k == 1:  # the whole fragment does not fit in front of N: in front of N's first sentences?
                 done = self._carry_with_head(p, drafts, gap, fs)
                 if done is not None:
                     return done
-            suffix = text[c:].strip()
-            if not suffix or 0 < len(text[:c].rstrip()) <= p.covered:
+            cs, kept = c, c
+            while cs < ce and text[cs].isspace():
+                cs += 1
+            while kept > 0 and text[kept - 1].isspace():
+                kept -= 1
+            if cs >= ce or 0 < kept <= p.covered:
                 continue  # nothing to move, or P would keep only what the previous look-ahead holds
-            sep = join_separator(gap, suffix[-1], n.text[0])
-            if len(suffix) + len(sep) > room:
+            if ce - cs + len(sep) > room:
                 continue
+            suffix = text[cs:ce]
             if not self._fits_tokens(suffix, n.est):
                 continue
-            cs = len(text) - len(text[c:].lstrip())
-            ce = cs + len(suffix)
             moved_tokens = self.measure.count(suffix)
             doc, page = p.locate(cs)
             n.text = suffix + sep + n.text
