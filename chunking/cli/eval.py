@@ -13,14 +13,28 @@ from chunking.cli.output import fail, table
 
 __all__ = ["add_parser", "run"]
 
+_DESCRIPTION = """\
+Ingest the documents once per strategy into a separate local index, ask every
+question of the question set, and report hit@1/3/5, MRR and nDCG@10 per
+strategy and ranking, with the embedding tokens each strategy spent. Exits 2
+on bad usage or a question whose answer is not in the documents.
+"""
+
 _EPILOG = """\
-Question file: JSON lines, one object a line: {"question": "...", "source": "manual.pdf", "page": 12} or with
-"passage": "text copied from the document" (the answer's place), optional "lang"; see docs/evaluation.md.
-A strategy: a splitter or strategy name for every file (sentence, semantic, hierarchical, sentence_window,
-markdown+enrich ...), "default" (each format's default), or a SPLITTERS value (.pdf=semantic,.md=markdown),
-then optional settings: --strategy "sentence SPLIT_MAX_TOKENS=250". Rankings: hybrid (keywords + vectors, as
-`chunking search` ranks), bm25 (keywords only), vector (vectors only), each scored on every strategy's index.
-Each strategy's index is built from scratch in a temporary folder (or under --keep), never in your index.
+Question file: JSON lines, one object a line:
+  {"question": "...", "source": "manual.pdf", "page": 12}
+or with "passage": "text copied from the document" (the answer's place),
+optional "lang"; see docs/evaluation.md.
+
+A strategy: a splitter or strategy name for every file (sentence, semantic,
+hierarchical, sentence_window, markdown+enrich ...), "default" (each format's
+default), or a SPLITTERS value (.pdf=semantic,.md=markdown), then optional
+settings: --strategy "sentence SPLIT_MAX_TOKENS=250".
+
+Rankings: hybrid (keywords + vectors, as `chunking search` ranks), bm25
+(keywords only), vector (vectors only), each scored on every strategy's index.
+Each strategy's index is built from scratch in a temporary folder (or under
+--keep), never in your index.
 """
 
 
@@ -28,10 +42,7 @@ def add_parser(sub) -> None:
     """Add the ``eval`` subparser to *sub* (``argparse`` subparsers)."""
     ev = sub.add_parser(
         "eval", help="measure retrieval (hit@k, MRR, nDCG@10) per chunking strategy on a question set",
-        description="Ingest the documents once per strategy into a separate local index, ask every question of "
-        "the question set, and report hit@1/3/5, MRR and nDCG@10 per strategy and ranking, with the embedding "
-        "tokens each strategy spent. Exits 2 on bad usage or a question whose answer is not in the documents.",
-        epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+        description=_DESCRIPTION, epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     ev.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="a document or a folder of documents")
     ev.add_argument("--questions", type=Path, required=True, metavar="FILE",
                     help="the question set (JSON lines); with --generate, where the drafted questions are written")

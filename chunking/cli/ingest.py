@@ -39,7 +39,9 @@ def add_parser(sub) -> None:
     ingest.add_argument("--metadata", action="append", default=[], metavar="NAME=VALUE", type=metadata_item,
                         help="metadata of every file of this run, as blob metadata would be: the names of "
                         "METADATA_FIELDS become index fields, acl_users / acl_groups (comma-separated ids) the "
-                        "access lists, e.g. --metadata category=policy --metadata acl_groups=hr,finance")
+                        "access lists, e.g. --metadata category=policy --metadata acl_groups=hr,finance. It applies to this run "
+                        "only: a later ingest of the same files without it clears those fields and access lists "
+                        "(as uploading a blob again without its metadata would); repeat it to keep them")
     ingest.set_defaults(func=run)
 
 

@@ -19,7 +19,8 @@ def add_parser(sub) -> None:
         "split", help="print the chunks of one file as ingest would store them (nothing is indexed)",
         description="Parse and split one file and print its chunks exactly as `ingest` would store them (same "
         "ids, citations, heading paths and kinds). Exits 1 when the file cannot be read or split, 2 on bad usage.")
-    split.add_argument("file", type=Path, metavar="FILE")
+    split.add_argument("file", type=Path, metavar="FILE",
+                       help="the document to split (any format ingest reads: PDF, DOCX, HTML, Markdown, ...)")
     split.add_argument("--format", choices=("table", "jsonl"), default="table",
                        help="table (default), or jsonl: one index record per line, without the embedding")
     split.add_argument("--splitter", default="auto", metavar="NAME",
@@ -27,7 +28,10 @@ def add_parser(sub) -> None:
                        "(e.g. code:python); or a strategy: semantic, hierarchical, small_to_big, sentence_window, "
                        "propositions, llm, router, and any of these with +enrich")
     split.add_argument("--max-tokens", type=count_at_least(1), default=None, metavar="N",
-                       help="token cap of text chunks (default 500); tables and figures stay whole up to 8191")
+                       help="token cap of a chunk (default 500: SPLIT_MAX_TOKENS). In PDF, DOCX, HTML and text a "
+                       "table over it is split by rows, its header repeated in each part (SPLIT_MAX_TABLE_TOKENS "
+                       "sets another limit); an image figure stays whole up to SPLIT_MAX_FIGURE_TOKENS (8191) and "
+                       "fenced code in Markdown up to 8191")
     split.add_argument("--max-chars", type=count_at_least(1), default=None, metavar="N",
                        help="soft character length per chunk (default 1000)")
     split.set_defaults(func=run)

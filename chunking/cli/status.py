@@ -13,8 +13,9 @@ __all__ = ["add_parser", "run"]
 def add_parser(sub) -> None:
     """Add the ``status`` subparser to *sub* (``argparse`` subparsers)."""
     status = sub.add_parser("status", help="documents by status, and the failed ones with reasons",
-                            description="Print the ledger: counts by status and every failed document with its "
-                            "reason, then the index's schema version (and what the next ingest adds to it).")
+                            description="Print the ledger: counts by status, every failed document with its "
+                            "reason and any document with a note, then, on the last line, the index's schema "
+                            "version (and what the next ingest adds to it).")
     status.add_argument("--json", action="store_true", help="print as one JSON object")
     status.add_argument("--watch", action="store_true",
                         help="follow the documents in progress (uploaded and not yet seen by the blob trigger, "
@@ -55,13 +56,15 @@ def run(args: argparse.Namespace, settings) -> int:
     waiting = _waiting(settings, entries)
     print(", ".join(f"{n} {s}" for s, n in counts.items())
           + (f"; {len(waiting)} uploaded, waiting for the blob trigger" if waiting else ""))
-    print(schema.describe())
     if failed:
         print()
         table(("failed source", "reason", "since"), [(e.source, e.error, e.updated_at) for e in failed])
     if noted:
         print()
         table(("source", "status", "note"), [(e.source, e.status, e.note) for e in noted])
+    if failed or noted:
+        print()
+    print(schema.describe())  # last, as the help says: the line scripts and people look for at the end
     return 0
 
 
@@ -89,7 +92,7 @@ def _waiting(settings, entries) -> list[str]:
 
 
 def _watch(args: argparse.Namespace, settings, ledger) -> int:
-    from chunking.cli.watch import follow, states
+    from chunking.cli.watch import follow, ledger_states, states
 
     if args.interval <= 0 or args.timeout < 0:
         return fail(args, "--interval must be above 0 and --timeout at least 0")
@@ -99,7 +102,9 @@ def _watch(args: argparse.Namespace, settings, ledger) -> int:
               "local.settings.json to follow the documents container)")
 
     def poll():
-        return states(list_blobs() if list_blobs else (), ledger.entries(), settings.documents_container)
+        if list_blobs is None:  # every ledger entry, so the closing counts agree with `chunking status`
+            return ledger_states(ledger.entries())
+        return states(list_blobs(), ledger.entries(), settings.documents_container)
 
     return follow(poll, interval=args.interval, timeout=args.timeout, out=lambda line: print(line, flush=True))
 

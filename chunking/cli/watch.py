@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
-__all__ = ["WAITING", "DocState", "follow", "states", "summary"]
+__all__ = ["WAITING", "DocState", "follow", "ledger_states", "states", "summary"]
 
 WAITING = "waiting for the blob trigger"
 _IN_PROGRESS = (WAITING, "sending", "queued")
@@ -55,6 +55,12 @@ def states(blobs: Iterable[tuple[str, dt.datetime]], entries: Iterable, containe
         if entry.status in _IN_PROGRESS:
             result[did] = _entry_state(entry)
     return result
+
+
+def ledger_states(entries: Iterable) -> dict[str, DocState]:
+    """The state of every document of the ledger *entries*, by ``doc_id``: what ``--watch`` follows when no
+    storage is configured (no container to list), so its closing counts are those ``chunking status`` prints."""
+    return {e.doc_id: _entry_state(e) for e in entries}
 
 
 def summary(docs: Iterable[DocState]) -> str:

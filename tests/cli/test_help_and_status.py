@@ -1,0 +1,89 @@
+"""What `--help` says of split, eval and ingest --metadata, and what `status` prints, in the order the help gives."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+
+@pytest.fixture
+def narrow(monkeypatch):
+    """argparse wraps help to $COLUMNS: 80, a terminal's usual width."""
+    monkeypatch.setenv("COLUMNS", "80")
+
+
+def _option_help(text: str, option: str) -> str:
+    """The help of *option* in a --help *text*, its wrapped lines joined with single spaces."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"  {option}"))
+    first = lines[start].strip()[len(option):].strip()
+    rest = []
+    for line in lines[start + 1:]:
+        if not line.startswith(" " * 20) or not line.strip():
+            break
+        rest.append(line.strip())
+    return " ".join(([first] if first else []) + rest)
+
+
+def test_split_help_says_tables_over_the_cap_are_split_by_rows(cli, narrow):
+    run = cli("split", "--help")
+    assert run.status == 0
+    assert _option_help(run.out, "--max-tokens N") == (
+        "token cap of a chunk (default 500: SPLIT_MAX_TOKENS). In PDF, DOCX, HTML and text a table over it is "
+        "split by rows, its header repeated in each part (SPLIT_MAX_TABLE_TOKENS sets another limit); an image "
+        "figure stays whole up to SPLIT_MAX_FIGURE_TOKENS (8191) and fenced code in Markdown up to 8191")
+    assert _option_help(run.out, "FILE") == (
+        "the document to split (any format ingest reads: PDF, DOCX, HTML, Markdown, ...)")
+    assert "stay whole up to 8191" not in run.out
+
+
+def test_eval_help_reads_in_80_columns(cli, narrow):
+    run = cli("eval", "--help")
+    assert run.status == 0
+    assert max(len(line) for line in run.out.splitlines()) <= 80
+    description = run.out.split("\n\n")[1]
+    assert description == (
+        "Ingest the documents once per strategy into a separate local index, ask every\n"
+        "question of the question set, and report hit@1/3/5, MRR and nDCG@10 per\n"
+        "strategy and ranking, with the embedding tokens each strategy spent. Exits 2\n"
+        "on bad usage or a question whose answer is not in the documents.")
+    assert '  {"question": "...", "source": "manual.pdf", "page": 12}\n' in run.out
+
+
+def test_ingest_help_says_metadata_is_for_this_run_only(cli, narrow):
+    run = cli("ingest", "--help")
+    assert _option_help(run.out, "--metadata NAME=VALUE").endswith(
+        "--metadata acl_groups=hr,finance. It applies to this run only: a later ingest of the same files without "
+        "it clears those fields and access lists (as uploading a blob again without its metadata would); repeat "
+        "it to keep them")
+
+
+def _one_failed(cli):
+    (cli.cwd / "notes").mkdir()
+    (cli.cwd / "notes" / "a.md").write_text("Hello world. Some text.\n")
+    (cli.cwd / "notes" / "b.pdf").write_bytes(b"not a pdf")
+    assert cli("ingest", "notes").status == 1
+
+
+def test_status_ends_with_the_index_line_after_the_failed_documents(cli):
+    _one_failed(cli)
+    run = cli("status")
+    assert run.status == 0
+    out = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", "2026-12-01T00:00:00+00:00", run.out)
+    assert out == (
+        "1 indexed, 0 queued, 0 sending, 1 failed, 0 deleted\n"
+        "\n"
+        "failed source  reason                                                since\n"
+        "-------------  ----------------------------------------------------  -------------------------\n"
+        "notes/b.pdf    not a valid PDF: not a PDF, or damaged beyond repair  2026-12-01T00:00:00+00:00\n"
+        "\n"
+        "index: local .chunking/index.sqlite3, schema 2 (current), 1 records\n")
+    assert "then, on the last line, the index's schema version" in " ".join(cli("status", "--help").out.split())
+
+
+def test_status_watch_without_storage_counts_what_status_counts(cli):
+    _one_failed(cli)
+    run = cli("status", "--watch", "--timeout", "0")
+    assert (run.status, run.out.splitlines()[-1]) == (0, "nothing in progress: 1 indexed, 1 failed")
+    assert cli("status").out.startswith("1 indexed, 0 queued, 0 sending, 1 failed, 0 deleted\n")
