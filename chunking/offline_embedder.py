@@ -30,6 +30,9 @@ _MIXED_RE = re.compile(f"([{_CJK}]+)|([^\\W{_CJK}]+)")
 # Distinct words remembered per embedder; bounded so a long-running worker does not grow without limit (the
 # vocabulary is dropped wholesale when full: cheap, rare, and it never changes a vector).
 _VOCAB_MAX = 500_000
+# Measured on the shared corpus (60-character snippet → its 1,000-character chunk, top-1 at 256 dims):
+# 0.25 beats 0.5 and 1.0 on English and matches them on Chinese.
+_TRIGRAM_WEIGHT = 0.25
 
 
 def _words(text: str) -> list[str]:
@@ -46,6 +49,14 @@ def _words(text: str) -> list[str]:
         else:
             out.extend([cjk[i : i + 2] for i in range(len(cjk) - 1)])
     return out
+
+
+def _word_features(word: str) -> list[tuple[str, float]]:
+    """The features of *word* and their weights (class docstring, step 3): ``"w:" + word`` (1) and each
+    character trigram of the word padded with one space, ``"c:" + trigram`` (``_TRIGRAM_WEIGHT`` each). The
+    prefixes keep the word ``"cat"`` and the trigram ``"cat"`` apart."""
+    padded = f" {word} "
+    return [("w:" + word, 1.0)] + [("c:" + padded[i : i + 3], _TRIGRAM_WEIGHT) for i in range(len(padded) - 2)]
 
 
 def _content_words(text: str) -> list[str]:
@@ -95,9 +106,7 @@ class OfflineLexicalEmbedder:
     """
 
     VERSION = "offline-lexical-v2"
-    # Measured on the shared corpus (60-character snippet → its 1,000-character chunk, top-1 at 256 dims):
-    # 0.25 beats 0.5 and 1.0 on English and matches them on Chinese.
-    _TRIGRAM_WEIGHT = 0.25
+    _TRIGRAM_WEIGHT = _TRIGRAM_WEIGHT
 
     def __init__(self, dimensions: int = 256) -> None:
         if dimensions < 1:
@@ -127,13 +136,9 @@ class OfflineLexicalEmbedder:
         base = int(self._indptr[-1])
         for word in sorted(words):  # sorted: ids (not vectors) would otherwise depend on set order
             merged: dict[int, float] = {}
-            # Namespaces keep the word "cat" and the trigram "cat" apart.
-            col, sign = self._hash("w:" + word)
-            merged[col] = sign
-            padded = f" {word} "
-            for i in range(len(padded) - 2):
-                col, sign = self._hash("c:" + padded[i : i + 3])
-                merged[col] = merged.get(col, 0.0) + sign * self._TRIGRAM_WEIGHT
+            for feature, weight in _word_features(word):
+                col, sign = self._hash(feature)
+                merged[col] = merged.get(col, 0.0) + sign * weight
             cols.extend(merged)
             vals.extend(merged.values())
             ends.append(base + len(cols))
@@ -141,6 +146,14 @@ class OfflineLexicalEmbedder:
         self._cols = np.concatenate([self._cols, np.asarray(cols, dtype=np.int64)])
         self._vals = np.concatenate([self._vals, np.asarray(vals, dtype=np.float64)])
         self._indptr = np.concatenate([self._indptr, np.asarray(ends, dtype=np.int64)])
+
+    def shares_word(self, query: str, text: str) -> bool:
+        """Whether *text* holds a word of *query* (as ``embed`` splits them: lower-cased, stop words dropped,
+        CJK as bigrams). Without one, the cosine of their vectors comes only from hash collisions (columns
+        two different features landed on), never from the texts themselves: ``chunking.retrieval`` drops such
+        vector-only candidates, so a query sharing nothing with the documents gets no hits."""
+        wanted = set(_content_words(query))
+        return bool(wanted) and not wanted.isdisjoint(_content_words(text))
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Embed *texts* (any number, any length; a text without words gives the zero vector).

@@ -39,6 +39,11 @@ def search(query: str, *, index: SearchIndex, embedder: Any, k: int = 5, ranking
            levels: Sequence[int] | None = None, filter: str | None = None) -> list[SearchHit]:
     """At most *k* hits for *query*, best first, among the records matching OData *filter* (if any).
 
+    With an embedder that can tell whether a text holds a query word (``shares_word``: the offline lexical
+    one), a hit found by its vector alone must hold one: its cosine is otherwise hash collisions, and a query
+    sharing nothing with the documents gets no hits. Other embedders rely on the index's cosine floor
+    (``SEARCH_MIN_VECTOR_SCORE``) alone.
+
     Args:
         ranking: ``"hybrid"`` (keywords and vectors, fused as the index does), ``"bm25"`` (keywords only) or
             ``"vector"`` (vectors only).
@@ -51,4 +56,13 @@ def search(query: str, *, index: SearchIndex, embedder: Any, k: int = 5, ranking
         raise ValueError(f"ranking must be one of {', '.join(RANKINGS)}, got {ranking!r}")
     vector = None if ranking == "bm25" else query_vector(embedder, index, query)
     extra = {"filter": filter} if filter else {}
-    return index.search("" if ranking == "vector" else query, vector, k=k, levels=levels, **extra)
+    shares_word = getattr(embedder, "shares_word", None) if vector is not None else None
+    if shares_word is None:
+        return index.search("" if ranking == "vector" else query, vector, k=k, levels=levels, **extra)
+    # The offline embedder hashes features into few columns, so a chunk sharing no word with the query still
+    # gets cosines up to ~0.3 from collisions alone (docs/search.md#no-hits): such a vector-only candidate is
+    # dropped. More than k are asked for so that k remain; fused scores do not depend on how many are asked.
+    hits = index.search("" if ranking == "vector" else query, vector, k=2 * k + 10, levels=levels, **extra)
+    kept = [h for h in hits
+            if h.lexical is not None or h.vector is None or shares_word(query, h.record.text_to_embed)]
+    return kept[:k]

@@ -11,7 +11,8 @@
      not in the index is returned as itself and logged;
    - ``auto_merge_ratio``: a parent replaces its children only when at least that share of its children are
      hits, repeated upwards (hierarchies); other hits are returned as themselves;
-   - ``window``: the hit's sentences ``i − window … i + window`` among its siblings (same parent), as text.
+   - ``window``: the hit's sentences ``i − window … i + window`` among its siblings (same parent), as text; a
+     hit without a parent (a top-level chunk) is returned as itself.
 3. Score = the best score of its hits; order by score, then by first hit; never the same record twice.
 4. Stop at ``max_parents`` results or when the next would exceed ``parent_token_budget`` (the first is always
    returned). Every result lists the matching children with their offsets, for highlighting and citation.
@@ -85,10 +86,17 @@ class ParentDocumentRetriever:
         self.search_filter = search_filter
 
     def retrieve(self, query: str) -> list[RetrievedContext]:
-        """The contexts for *query*, best first (module docstring)."""
-        vector = self.embedder.embed([query])[0] if self.embedder is not None and query.strip() else None
-        extra = {"filter": self.search_filter} if self.search_filter else {}
-        hits = self.index.search(query, vector, k=self.child_k, levels=self.child_levels, **extra)
+        """The contexts for *query*, best first (module docstring). The child search is
+        ``chunking.retrieval.search``'s, so a child scores what ``chunking search`` gives it."""
+        from chunking.retrieval import search
+
+        hits = search(query, index=self.index, embedder=self.embedder, k=self.child_k,
+                      ranking="hybrid" if self.embedder is not None and query.strip() else "bm25",
+                      levels=self.child_levels, filter=self.search_filter)
+        return self.from_hits(hits)
+
+    def from_hits(self, hits: Sequence[SearchHit]) -> list[RetrievedContext]:
+        """The contexts for child *hits* (best first) already searched: steps 2 to 4 of the module docstring."""
         if self.window:
             groups = self._windows(hits)
         elif self.ratio is not None:
@@ -150,6 +158,10 @@ class ParentDocumentRetriever:
         for hit in hits:
             if hit.record.id in covered:
                 continue  # already inside a returned window
+            if not hit.record.parent_id:  # a top-level chunk, not a sentence: its neighbours are no window
+                out.append((hit.record, hit.record.content, [hit]))
+                covered.add(hit.record.id)
+                continue
             row = [r for r in siblings.get(hit.record.parent_id, []) if r.version == hit.record.version]
             i = next((n for n, r in enumerate(row) if r.id == hit.record.id), None)
             if i is None:

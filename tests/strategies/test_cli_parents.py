@@ -54,3 +54,29 @@ def test_sentence_window(run, monkeypatch):
     (hit, *_) = json.loads(run("search", "misty hills", "--window", "1", "-k", "1", "--json"))
     assert hit["content"] == "Black tea leaves are oxidised. Tea grows on misty hills."
     assert hit["level"] == 1
+
+
+def test_window_and_parents_on_an_index_without_parents_say_so_and_print_plain_hits(run, capsys):
+    run("ingest", "menu.md")  # the default splitter: top-level chunks, no parents
+    plain = run("search", "espresso pressed", "-k", "2")
+    assert plain.startswith("1. menu.md  relevance 0.")
+    for flags, notice in (
+        (["--window", "1"], "note: --window 1 not applied: the chunks found have no parent chunk (the index was not "
+                            "built with sentence_window); plain hits follow\n"),
+        (["--parents"], "note: --parents not applied: the chunks found have no parent chunk (the index was not "
+                        "built with hierarchical, small_to_big or propositions); plain hits follow\n"),
+    ):
+        capsys.readouterr()
+        assert main(["search", "espresso pressed", "-k", "2", *flags]) == 0
+        assert capsys.readouterr() == (plain, notice)
+    as_json = json.loads(run("search", "espresso pressed", "-k", "2", "--json"))
+    assert json.loads(run("search", "espresso pressed", "-k", "2", "--json", "--window", "1")) == as_json
+
+
+def test_parent_scores_are_the_child_search_scores(run, monkeypatch):
+    monkeypatch.setenv("SPLITTERS", ".md=small_to_big")
+    run("ingest", "menu.md")
+    children = json.loads(run("search", "tea grows espresso", "-k", "20", "--json"))
+    (parent, *_) = json.loads(run("search", "tea grows espresso", "--parents", "-k", "1", "--json"))
+    best = next(c for c in children if c["id"] == parent["children"][0]["id"])
+    assert parent["score"] == parent["children"][0]["score"] == best["score"]

@@ -98,3 +98,10 @@ def test_invalid_arguments(index):
         ParentDocumentRetriever(index, auto_merge_ratio=1.5)
     with pytest.raises(ValueError):
         ParentDocumentRetriever(index, child_k=0)
+
+
+def test_sentence_window_leaves_a_top_level_hit_as_it_is(tmp_path):
+    index = make_index(tmp_path, [Level(200, "sections")], embed_levels=(0,))  # no parents: nothing to window
+    (result, *_) = ParentDocumentRetriever(index, None, child_k=1, window=1).retrieve("espresso")
+    assert result.text == result.record.content == "# Coffee\nCoffee beans are roasted. Espresso is pressed coffee. Coffee grows in the tropics."
+    assert [(c.char_start, c.char_end) for c in result.children] == [(result.record.char_start, result.record.char_end)]
