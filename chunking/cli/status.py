@@ -19,8 +19,9 @@ def add_parser(sub) -> None:
     status.add_argument("--json", action="store_true", help="print as one JSON object")
     status.add_argument("--watch", action="store_true",
                         help="follow the documents in progress (uploaded and not yet seen by the blob trigger, "
-                        "sending, queued) and print each change until all are indexed or failed; exit 1 if one "
-                        "failed or --timeout passed")
+                        "sending, queued) and print each change until all are indexed or failed, then the counts "
+                        "(without storage: of the local ledger, as status counts them); exit 1 if one failed or "
+                        "--timeout passed")
     status.add_argument("--interval", type=float, default=2.0, metavar="S", help="--watch: seconds between polls "
                         "(default 2)")
     status.add_argument("--timeout", type=float, default=900.0, metavar="S",

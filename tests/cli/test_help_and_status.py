@@ -79,7 +79,9 @@ def test_status_ends_with_the_index_line_after_the_failed_documents(cli):
         "notes/b.pdf    not a valid PDF: not a PDF, or damaged beyond repair  2026-12-01T00:00:00+00:00\n"
         "\n"
         "index: local .chunking/index.sqlite3, schema 2 (current), 1 records\n")
-    assert "then, on the last line, the index's schema version" in " ".join(cli("status", "--help").out.split())
+    help_text = " ".join(cli("status", "--help").out.split())
+    assert "then, on the last line, the index's schema version" in help_text
+    assert "then the counts (without storage: of the local ledger, as status counts them)" in help_text
 
 
 def test_status_watch_without_storage_counts_what_status_counts(cli):
