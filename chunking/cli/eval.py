@@ -18,6 +18,10 @@ Ingest the documents once per strategy into a separate local index, ask every
 question of the question set, and report hit@1/3/5, MRR and nDCG@10 per
 strategy and ranking, with the embedding tokens each strategy spent. Exits 2
 on bad usage or a question whose answer is not in the documents.
+
+emb tokens: cl100k_base tokens sent to the embedder, the chunks' vectors plus
+what a strategy embeds while splitting (semantic's sentence windows, about
+three times the text); --json gives both parts.
 """
 
 _EPILOG = """\

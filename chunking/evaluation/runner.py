@@ -57,13 +57,16 @@ def parse_strategy(spec: str) -> Strategy:
 @dataclass
 class StrategyResult:
     """One strategy's outcome: per ranking (``"hybrid"``, ``"bm25"`` …) its summary and per-question scores, plus
-    what ingesting cost."""
+    what ingesting cost: ``embedding_tokens`` = cl100k_base tokens sent to the embedder in all, of which
+    ``splitting_tokens`` while splitting (``semantic`` and ``llm`` embed sentence windows to find their cuts)
+    and the rest for the chunks' own vectors."""
 
     strategy: Strategy
     summaries: dict[str, Summary] = field(default_factory=dict)
     scores: dict[str, list[QuestionScore]] = field(default_factory=dict)
     chunks: int = 0
     embedding_tokens: int = 0
+    splitting_tokens: int = 0
     embedder: str = ""
     failed: list[str] = field(default_factory=list)
     seconds: float = 0.0
@@ -71,7 +74,8 @@ class StrategyResult:
     def to_dict(self) -> dict:
         return {
             "strategy": self.strategy.label, "embedder": self.embedder, "chunks": self.chunks,
-            "embedding_tokens": self.embedding_tokens, "failed_documents": self.failed,
+            "embedding_tokens": self.embedding_tokens, "embedding_tokens_splitting": self.splitting_tokens,
+            "embedding_tokens_chunks": self.embedding_tokens - self.splitting_tokens, "failed_documents": self.failed,
             "seconds": round(self.seconds, 2),
             "rankings": {name: s.to_dict() for name, s in self.summaries.items()},
             "questions": {name: [{"question": q.question, "rank": q.rank, "ndcg@10": round(q.ndcg10, 4)}
@@ -138,6 +142,7 @@ def evaluate(files: Sequence[tuple[Path, str]], questions: Sequence[Question], s
     from chunking.ledger import make_ledger
     from chunking.retrieval import search
     from chunking.settings import SettingsError
+    from chunking.strategies.clients import strategy_clients
 
     env = dict(os.environ if env is None else env)
     keys = _answer_keys(questions, files, settings)
@@ -151,12 +156,16 @@ def evaluate(files: Sequence[tuple[Path, str]], questions: Sequence[Question], s
             raise ValueError(f"strategy {strategy.label!r}: {exc}") from None
         embedder = make_embedder(run_settings)
         index = LocalIndex(run_settings.local_index_path, embedder.dimensions, fusion_options(run_settings))
+        # The embedder the strategies split with (semantic windows): shared per settings, counting what it sends.
+        splitting = strategy_clients(run_settings).embedder
+        sent_before = splitting.sent_tokens
         progress(f"{strategy.label}: ingesting {len(files)} documents")
         with index:
             summary = ingest_files(files, settings=run_settings, embedder=embedder, index=index,
                                    ledger=make_ledger(run_settings), cleanup="none")
-            result = StrategyResult(strategy, embedder=embedder.name,
-                                    embedding_tokens=sum(r.embedding_tokens for r in summary.rows),
+            split_tokens = splitting.sent_tokens - sent_before
+            result = StrategyResult(strategy, embedder=embedder.name, splitting_tokens=split_tokens,
+                                    embedding_tokens=split_tokens + sum(r.embedding_tokens for r in summary.rows),
                                     chunks=index.count(),
                                     failed=[f"{r.source}: {r.error}" for r in summary.rows if r.outcome == "failed"])
             relevant = [[_count_relevant(index, key) for key in qkeys] for qkeys in keys]

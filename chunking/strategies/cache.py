@@ -151,7 +151,8 @@ class CachedEmbedder:
 
     Attributes:
         name, dimensions: the inner embedder's. requests, tokens: the inner embedder's counters (calls really
-            made). hits, misses: texts answered from the cache / sent to the model.
+            made). hits, misses: texts answered from the cache / sent to the model. sent_tokens: cl100k_base
+            tokens of the texts sent to the model (``chunking eval`` adds them to a strategy's embedding tokens).
     """
 
     def __init__(self, inner: Embedder, cache: ModelCache) -> None:
@@ -161,6 +162,7 @@ class CachedEmbedder:
         self.dimensions = inner.dimensions
         self.hits = 0
         self.misses = 0
+        self.sent_tokens = 0
 
     @property
     def requests(self) -> int:  # type: ignore[override]
@@ -193,6 +195,10 @@ class CachedEmbedder:
         self.misses += len(todo)
         if todo:
             vectors = self.inner.embed([texts[i] for i in todo])
+            from chunking.tokens import token_counter
+
+            count = token_counter("cl100k_base")
+            self.sent_tokens += sum(count(texts[i]) for i in todo)
             # Round-trip through JSON before use: the first run must see exactly what later runs will read.
             encoded = [json.dumps([float(x) for x in v]) for v in vectors]
             keys = self.keys([texts[i] for i in todo])

@@ -48,6 +48,10 @@ def test_eval_help_reads_in_80_columns(cli, narrow):
         "question of the question set, and report hit@1/3/5, MRR and nDCG@10 per\n"
         "strategy and ranking, with the embedding tokens each strategy spent. Exits 2\n"
         "on bad usage or a question whose answer is not in the documents.")
+    assert run.out.split("\n\n")[2] == (
+        "emb tokens: cl100k_base tokens sent to the embedder, the chunks' vectors plus\n"
+        "what a strategy embeds while splitting (semantic's sentence windows, about\n"
+        "three times the text); --json gives both parts.")
     assert '  {"question": "...", "source": "manual.pdf", "page": 12}\n' in run.out
 
 
