@@ -36,11 +36,10 @@ from typing import Any, Callable
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus_pages import Document, load_documents  # noqa: E402
-from split_floor import skeleton, token_offsets  # noqa: E402
+from split_floor import skeleton, splitter_with, token_offsets  # noqa: E402
 
-from chunking.splitters import SentenceTextSplitter  # noqa: E402
 from chunking.splitters.sentence import measure  # noqa: E402
-from chunking.tokens import BACKEND_ENV, get_backend, get_encoding  # noqa: E402
+from chunking.tokens import get_backend, get_encoding  # noqa: E402
 
 MAX_TOKENS = 500
 BARE = "bare tiktoken encode_ordinary"
@@ -51,15 +50,7 @@ Runner = Callable[[list[Document]], int]  # returns the number of chunks (or tok
 
 def ours(backend: str) -> Runner:
     """Our splitter on each document's pages, with the named token backend."""
-    previous = os.environ.get(BACKEND_ENV)
-    os.environ[BACKEND_ENV] = backend
-    try:
-        splitter = SentenceTextSplitter(max_tokens=MAX_TOKENS)
-    finally:
-        if previous is None:
-            os.environ.pop(BACKEND_ENV, None)
-        else:
-            os.environ[BACKEND_ENV] = previous
+    splitter = splitter_with(backend, MAX_TOKENS)
     return lambda docs: sum(len(list(splitter.split_pages(d.pages))) for d in docs)
 
 
@@ -131,14 +122,12 @@ def check_same_chunks(groups: dict[str, list[Document]]) -> None:
         return
     enc = get_encoding()
     for backend in ("bpe-openai", "tiktoken"):
-        os.environ[BACKEND_ENV] = backend
-        splitter = SentenceTextSplitter(max_tokens=MAX_TOKENS)
+        splitter = splitter_with(backend, MAX_TOKENS)
         chunks = [c for docs in groups.values() for d in docs for c in splitter.split_pages(d.pages)]
         if backend == "bpe-openai":
             first = chunks
         elif chunks != first:
             sys.exit("chunks differ between the bpe-openai and tiktoken backends")
-    os.environ.pop(BACKEND_ENV, None)
     wrong = [c for c in first if c.token_count != len(enc.encode_ordinary(c.text))]
     if wrong:
         sys.exit(f"{len(wrong)} chunks with an inexact token_count")

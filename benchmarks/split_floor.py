@@ -25,15 +25,16 @@ from chunking.model import Chunk
 from chunking.splitters import SentenceTextSplitter
 from chunking.tokens import BACKEND_ENV
 
-__all__ = ["skeleton", "token_offsets"]
+__all__ = ["skeleton", "splitter_with", "token_offsets"]
 
 Runner = Callable[[list[Document]], int]
 _HEAD_TAIL_CHARS = 12  # characters re-counted at each end of a chunk (our splitter re-counts up to a safe boundary)
 
 
-def _bpe_splitter(max_tokens: int) -> SentenceTextSplitter:
+def splitter_with(backend: str, max_tokens: int) -> SentenceTextSplitter:
+    """Our splitter at *max_tokens* with the named token backend (``CHUNKING_TOKENIZER`` set while it is made)."""
     previous = os.environ.get(BACKEND_ENV)
-    os.environ[BACKEND_ENV] = "bpe-openai"
+    os.environ[BACKEND_ENV] = backend
     try:
         return SentenceTextSplitter(max_tokens=max_tokens)
     finally:
@@ -45,13 +46,13 @@ def _bpe_splitter(max_tokens: int) -> SentenceTextSplitter:
 
 def token_offsets(max_tokens: int) -> Runner:
     """Encode every page and compute where its tokens start; returns the number of pages."""
-    starts = _bpe_splitter(max_tokens)._measure.token_char_starts
+    starts = splitter_with("bpe-openai", max_tokens)._measure.token_char_starts
     return lambda docs: sum(starts(p.text, 0) is not None for d in docs for p in d.pages)
 
 
 def skeleton(max_tokens: int, max_chars: int = 1000) -> Runner:
     """The skeleton splitter described in the module docstring; returns the number of chunks."""
-    splitter = _bpe_splitter(max_tokens)
+    splitter = splitter_with("bpe-openai", max_tokens)
     starts_of, last_cut, count = splitter._measure.token_char_starts, splitter._boundaries.last_cut, \
         splitter._measure.count
     k = _HEAD_TAIL_CHARS
