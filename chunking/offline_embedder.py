@@ -5,6 +5,7 @@ pipeline runs with no account; ``chunking.embeddings`` re-exports it with the ot
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from itertools import chain
@@ -57,6 +58,13 @@ def _word_features(word: str) -> list[tuple[str, float]]:
     prefixes keep the word ``"cat"`` and the trigram ``"cat"`` apart."""
     padded = f" {word} "
     return [("w:" + word, 1.0)] + [("c:" + padded[i : i + 3], _TRIGRAM_WEIGHT) for i in range(len(padded) - 2)]
+
+
+@functools.lru_cache(maxsize=256)
+def _query_words(query: str) -> frozenset[str]:
+    """``_content_words(query)`` as a set, once per query: a search asks :meth:`OfflineLexicalEmbedder.shares_word`
+    about every vector-only candidate with the same query."""
+    return frozenset(_content_words(query))
 
 
 def _content_words(text: str) -> list[str]:
@@ -152,7 +160,7 @@ class OfflineLexicalEmbedder:
         CJK as bigrams). Without one, the cosine of their vectors comes only from hash collisions (columns
         two different features landed on), never from the texts themselves: ``chunking.retrieval`` drops such
         vector-only candidates, so a query sharing nothing with the documents gets no hits."""
-        wanted = set(_content_words(query))
+        wanted = _query_words(query)
         return bool(wanted) and not wanted.isdisjoint(_content_words(text))
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
