@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 
 .PHONY: demo eval test setup azurite clean
 
-$(VENV)/.installed: requirements.txt
+$(VENV)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .

@@ -1,4 +1,4 @@
-"""Azure Functions (Python v2 programming model): bindings only; the work is in ``chunking.handlers``.
+"""Azure Functions (Python v2 programming model): bindings only; the work is in ``chunking.app.functions``.
 
 - ``ingest_document``: blob trigger on the ``DOCUMENTS_CONTAINER`` → chunk-batch messages sent to the
   ``CHUNK_BATCH_QUEUE`` (stage 1: parse + split). The blob arrives as a storage SDK ``BlobClient`` (SDK-type
@@ -23,7 +23,7 @@ because Azurite emits no Event Grid events.
 import azure.functions as func
 import azurefunctions.extensions.bindings.blob as blob_types
 
-from chunking import handlers
+from chunking.app import functions as handlers
 from chunking.settings import binding_setting
 
 app = func.FunctionApp()

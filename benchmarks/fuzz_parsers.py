@@ -46,7 +46,7 @@ _ADDRESS_SPACE_BYTES = 1024**3
 _WORKER = r"""
 import json, resource, sys, time
 resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[1]), int(sys.argv[1])))
-from chunking.format_splitters import splitter_for
+from chunking.documents.splitter import splitter_for
 from chunking.parsers import ParseError, ReadContext, parse_document
 from chunking.settings import Settings
 settings = Settings()

@@ -6,7 +6,7 @@ Run by hand from the repository root:
     .venv/bin/python benchmarks/hostile_inputs.py
 
 The inputs are the full-size cases (a 1 GiB flate bomb and zip bomb, where the tests use 200 MiB ones); the
-tests in ``tests/hostile/`` assert the same reasons and the 500 MB bound. Each case parses and splits in one
+tests in ``tests/scenarios/hostile/`` assert the same reasons and the 500 MB bound. Each case parses and splits in one
 process (``PARSE_ISOLATION=inline``), so its peak RSS is the document's whole cost, except the slow page, which
 needs the default child process to be stopped (its peak is the parent's; the child is killed).
 """
@@ -20,8 +20,8 @@ import zipfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.hostile import generate  # noqa: E402
-from tests.hostile.measure import stage_one  # noqa: E402
+from tests.scenarios.hostile import generate  # noqa: E402
+from tests.scenarios.hostile.measure import stage_one  # noqa: E402
 
 _ENTITY_XML = (generate.DOCUMENT_HEAD.replace(b"?>\n", b'?>\n<!DOCTYPE w:document [<!ENTITY ext SYSTEM '
                                               b'"file:///etc/passwd">]>', 1)

@@ -32,7 +32,7 @@ import pypdfium2 as pdfium
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from chunking.parsers import pdf as chunking_pdf  # noqa: E402
-from tests.documents import document_path  # noqa: E402
+from tests.sample_documents import document_path  # noqa: E402
 
 _FILES = ("amc-manual.en.pdf", "amc-manual.ja.pdf")
 

@@ -6,7 +6,7 @@ Run by hand from the repository root:
 
 Rows, per file:
   pypdfium2 text       PDFium's text extraction of every page (what the PDF parser does without tables)
-  pypdfium2 gate       the geometry gate of ``chunking.parsers.pdf_tables`` on every page: pages passing it
+  pypdfium2 gate       the geometry gate of ``chunking.parsers.pdf.tables`` on every page: pages passing it
   pdfplumber all       ``find_tables`` on every page: tables found, and those of at least 2 rows × 2 columns
   pdfplumber gated     ``find_tables`` on the pages passing the gate only (what the parser does)
 
@@ -25,8 +25,8 @@ import pypdfium2 as pdfium
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from chunking.parsers import ReadContext  # noqa: E402
-from chunking.parsers.pdf_tables import _page_has_grid  # noqa: E402
-from tests.documents import document_path  # noqa: E402
+from chunking.parsers.pdf.tables import _page_has_grid  # noqa: E402
+from tests.sample_documents import document_path  # noqa: E402
 
 _FILES = ("amc-manual.en.pdf", "amc-manual.ja.pdf")
 

@@ -44,10 +44,10 @@ def _peak_rss_bytes() -> int:
 
 def worker(files: list[str], stage_two: bool) -> dict:
     """Run both stages over *files* in this process and return the figures (printed as JSON by ``--worker``)."""
-    from chunking import pipeline
-    from chunking.claim_check import MemoryPayloadStore
+    from chunking.pipeline import stage_two as pipeline
+    from chunking.storage.claim_check import MemoryPayloadStore
     from chunking.embeddings import make_embedder
-    from chunking.index import make_index
+    from chunking.services import make_index
     from chunking.ledger import make_ledger
     from chunking.settings import Settings
     from chunking.splitters import SentenceTextSplitter

@@ -19,7 +19,7 @@ resets its peak RSS (Linux ``/proc/self/clear_refs``: imports peak higher than w
 Both paths parse as the app does (``PARSE_ISOLATION=process``): every page range is read by a child process of
 the parse server, which passes the pages back one at a time. Growth is the worker's peak minus its baseline;
 *child peak* is the largest peak RSS of a parsing child (its whole resident set, the parse server's imported
-parsers included: what ``chunking.parse_sandbox`` logs for each child). The target is the issue's: at most 2× the
+parsers included: what ``chunking.parsers.sandbox`` logs for each child). The target is the issue's: at most 2× the
 PDF's bytes + 100 MB, compared with growth + child peak.
 """
 
@@ -57,16 +57,16 @@ def _peak_mb() -> float:
 def worker(mode: str, path: str, blob_name: str) -> dict:
     """One run in this process; returns the figures (printed as JSON by ``--worker``)."""
     import function_app  # noqa: F401  (indexes the app as the host would)
-    from chunking import handlers
-    from chunking.language import detect_language
+    from chunking.app import functions as handlers
+    from chunking.documents.language import detect_language
     from chunking.splitters import SentenceTextSplitter
 
     s = handlers.services()
     list(SentenceTextSplitter().split_text("Warm-up. The tokenizer tables are built once per process."))
     detect_language(["Warm-up: the language model is loaded once per process, before the peak is reset."])
     children = _ChildPeaks()
-    logging.getLogger("chunking.parse_sandbox").addHandler(children)
-    logging.getLogger("chunking.parse_sandbox").setLevel(logging.DEBUG)
+    logging.getLogger("chunking.parsers.sandbox").addHandler(children)
+    logging.getLogger("chunking.parsers.sandbox").setLevel(logging.DEBUG)
     with open("/proc/self/clear_refs", "w") as f:  # Linux: the peak so far (imports) is forgotten
         f.write("5")
     out = {"baseline_mb": _peak_mb()}
@@ -95,7 +95,7 @@ def worker(mode: str, path: str, blob_name: str) -> dict:
         entry = s.ledger.get(next(e.doc_id for e in s.ledger.entries() if e.source == blob_name))
         out.update(invocations=invocations, chunks=entry.chunk_count, batches=entry.batch_count, status=entry.status)
     else:
-        from chunking.pipeline import run_stage_one
+        from chunking.pipeline.stage_two import run_stage_one
 
         data = Path(path).read_bytes()
         result = run_stage_one(data, source=blob_name, container=s.settings.documents_container,
@@ -108,7 +108,7 @@ def worker(mode: str, path: str, blob_name: str) -> dict:
 
 
 class _ChildPeaks(logging.Handler):
-    """The largest child peak RSS that ``chunking.parse_sandbox`` logs ("… peak RSS N MB"), in MB."""
+    """The largest child peak RSS that ``chunking.parsers.sandbox`` logs ("… peak RSS N MB"), in MB."""
 
     def __init__(self) -> None:
         super().__init__(logging.DEBUG)

@@ -5,7 +5,7 @@ A plain script, run by hand (never collected by pytest)::
     .venv/bin/python benchmarks/strategies_report.py [--pdf PATH] [--max-tokens 500]
 
 Each strategy is selected as the pipeline selects it (``SPLITTERS=".pdf=<name>"`` through
-``chunking.format_splitters.splitter_for``) with the embedded default clients: the offline lexical embedder and the
+``chunking.documents.splitter.splitter_for``) with the embedded default clients: the offline lexical embedder and the
 offline rule-based chat client, so the numbers are counts, not quality. Run 1 starts with an empty model cache
 (a fresh state folder); run 2 builds new clients over the same cache folder, as a new process re-ingesting the
 unchanged file would. "Model calls" are the requests made while chunking (chat completions, embedding requests
@@ -24,10 +24,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from chunking.format_splitters import splitter_for  # noqa: E402
+from chunking.documents.splitter import splitter_for  # noqa: E402
 from chunking.parsers import parse_document  # noqa: E402
 from chunking.settings import Settings  # noqa: E402
-from chunking.strategies.clients import reset_strategy_clients, strategy_clients  # noqa: E402
+from chunking.services import reset_strategy_clients, strategy_clients  # noqa: E402
 
 PDF = ROOT / "samples" / "amc-manual.en.pdf"
 STRATEGIES = ("sentence", "semantic", "hierarchical", "small_to_big", "sentence_window", "propositions", "llm",

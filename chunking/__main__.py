@@ -1,7 +1,7 @@
-"""``python -m chunking``: see ``chunking.cli`` (closed pipes and Ctrl-C are handled by ``main``)."""
+"""``python -m chunking``: see ``chunking.app.cli`` (closed pipes and Ctrl-C are handled by ``main``)."""
 
 import sys
 
-from chunking.cli import main
+from chunking.app.cli import main
 
 sys.exit(main(prog="python -m chunking"))

@@ -6,21 +6,19 @@ Defaults: PDF, DOCX, PPTX, XLSX, images and text → ``sentence``; Markdown → 
 repeated); source code → ``code:<language>`` with the language preset of its extension. The setting ``SPLITTERS``
 overrides per extension (``".txt=markdown,.html=sentence"``), and also selects the chunking strategies of
 ``chunking.strategies`` (``".pdf=semantic,.txt=hierarchical,.md=propositions+enrich"``; see
-``chunking.strategies.adapters``), whose parameters, model names and prompt versions then enter the fingerprint.
+``chunking.documents.strategy``), whose parameters, model names and prompt versions then enter the fingerprint.
 
-``chunking.parsers`` takes its parser per extension from ``FORMATS``; ``chunking.format_splitters.splitter_for``
+``chunking.parsers`` takes its parser per extension from ``FORMATS``; ``chunking.documents.splitter.splitter_for``
 builds the splitter a document gets (a family adapter of that module, or a strategy looked up by name in
-``chunking.strategies.adapters``). This module imports no other module of ``chunking``, so the parsers, the
-splitter adapters and the strategies can all read it; ``DocumentSplitter`` and ``splitter_for`` are re-exported
-from ``chunking.format_splitters`` on first use.
+``chunking.documents.strategy``). This module imports no other module of ``chunking``, so the parsers, the
+splitter adapters and the strategies can all read it.
 """
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from pathlib import PurePosixPath
-from typing import Any, Mapping
+from typing import Mapping
 
 __all__ = [
     "CODE_LANGUAGES", "ENRICH_SUFFIX", "IMAGE_EXTENSIONS", "FAMILY_NAMES", "FORMATS", "DocumentSplitter", "Format", "HEADING_EXTENSIONS",
@@ -89,9 +87,9 @@ PAGINATED_EXTENSIONS = frozenset(ext for ext, fmt in FORMATS.items() if fmt.pagi
 #: Formats whose ``#`` lines are headings.
 HEADING_EXTENSIONS = frozenset(ext for ext, fmt in FORMATS.items() if fmt.headings)
 
-#: The splitter families (adapters in ``chunking.format_splitters``).
+#: The splitter families (adapters in ``chunking.documents.splitter``).
 FAMILY_NAMES = ("sentence", "markdown", "html", "json", "csv")
-#: The chunking strategies (``chunking.strategies.adapters``).
+#: The chunking strategies (``chunking.documents.strategy``).
 STRATEGY_NAMES = ("semantic", "hierarchical", "small_to_big", "sentence_window", "propositions", "llm", "router")
 #: A splitter or strategy name with this suffix is followed by context enrichment.
 ENRICH_SUFFIX = "+enrich"
@@ -122,9 +120,3 @@ def is_strategy(name: str) -> bool:
     base = name[: -len(ENRICH_SUFFIX)] if name.endswith(ENRICH_SUFFIX) else name
     return base in STRATEGY_NAMES or base != name
 
-
-def __getattr__(name: str) -> Any:
-    # The splitter a document gets is built in chunking.format_splitters, which imports this table.
-    if name in ("DocumentSplitter", "splitter_for"):
-        return getattr(importlib.import_module("chunking.format_splitters"), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -24,7 +24,7 @@ def doc_id(container: str, path: str) -> str:
 
 def document_version(data_sha256: str, fingerprint: str, namespace: str = "") -> str:
     """Version of a document: 24 hex characters over the source bytes' SHA-256, the settings fingerprint and
-    the *namespace* of the deployment that writes it (``chunking.namespaces``).
+    the *namespace* of the deployment that writes it (``chunking.pipeline.namespaces``).
 
     The same bytes chunked with other settings are another version, so a settings change re-indexes. The
     namespace is in it because the version is in every chunk key (``chunk_id``): two deployments sharing an

@@ -7,10 +7,14 @@ every offset is in characters (Python ``len``, code points) of the document text
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
+import hashlib
+import json
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Mapping
 
-__all__ = ["Chunk", "ChunkKind", "ChunkRecord", "Document", "Page"]
+__all__ = ["EVERYONE", "SOURCE_FIELDS", "Chunk", "ChunkKind", "ChunkRecord", "Document", "DocumentFields", "Page",
+           "SourceProperties", "acl_values", "iso_utc"]
 
 #: ``proposition``: a generated statement (not verbatim), see ``chunking.strategies.proposition``.
 ChunkKind = Literal["text", "figure", "figure_part", "proposition"]
@@ -138,7 +142,7 @@ class ChunkRecord:
             its vector), else ``""``.
         has_vector: ``False`` for records stored without a vector (parents fetched by id), which vector search
             never returns.
-        namespace: the deployment that wrote the record (``chunking.namespaces``): reconcile and cleanup delete
+        namespace: the deployment that wrote the record (``chunking.pipeline.namespaces``): reconcile and cleanup delete
             only records of their own namespace, so deployments may share one index. ``""`` on records written
             before namespaces existed.
         title, storage_url, content_type, last_modified, size_bytes, language: the document's
@@ -214,3 +218,83 @@ class ChunkRecord:
 
     def with_embedding(self, vector: "list[float] | tuple[float, ...]") -> "ChunkRecord":
         return dataclasses.replace(self, embedding=tuple(vector))
+
+
+#: The access-list group every user is in: a document listing it is visible to all (docs/architecture.md#security).
+EVERYONE = "*"
+
+
+#: Fields that can change without the bytes changing (applied by a field update, not a new version).
+SOURCE_FIELDS = ("storage_url", "content_type", "last_modified", "acl_users", "acl_groups", "metadata")
+
+
+def iso_utc(moment: dt.datetime | None) -> str | None:
+    """*moment* as ``YYYY-MM-DDTHH:MM:SSZ`` in UTC (a naive time counts as UTC); ``None`` stays ``None``."""
+    if moment is None:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.timezone.utc)
+    return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def acl_values(raw: str | None) -> tuple[str, ...]:
+    """An access list written in one metadata value: ids separated by commas, semicolons or whitespace, sorted
+    and without duplicates. Example: ``acl_values("bob, alice;bob")`` → ``("alice", "bob")``."""
+    if not raw:
+        return ()
+    return tuple(sorted({v for v in raw.replace(";", ",").replace(",", " ").split() if v}))
+
+
+@dataclass(frozen=True)
+class SourceProperties:
+    """What storage says about a source besides its bytes.
+
+    Attributes:
+        storage_url: the blob's URL (or a ``file://`` URL for a local file), ``""`` if unknown.
+        content_type: the MIME type storage recorded (``""``: guessed from the name).
+        last_modified: ISO 8601 UTC (``iso_utc``), ``None`` if unknown.
+        size_bytes: the stored size, ``None`` if unknown (then the bytes read are counted).
+        metadata: blob metadata (names compared case-insensitively), tags: blob index tags.
+        acl_users, acl_groups: access lists read from elsewhere (ADLS Gen2 path ACLs); ``None`` to take them from
+            the metadata.
+    """
+
+    storage_url: str = ""
+    content_type: str = ""
+    last_modified: str | None = None
+    size_bytes: int | None = None
+    metadata: Mapping[str, str] = field(default_factory=dict, hash=False)
+    tags: Mapping[str, str] = field(default_factory=dict, hash=False)
+    acl_users: tuple[str, ...] | None = None
+    acl_groups: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class DocumentFields:
+    """The document-level fields of one version, the same on each of its chunk records.
+
+    ``metadata`` holds the ``METADATA_FIELDS`` values as ``(index field, value)`` pairs in setting order, only
+    those the source has; ``last_modified`` is ISO 8601 UTC or ``None``.
+    """
+
+    title: str = ""
+    storage_url: str = ""
+    content_type: str = ""
+    last_modified: str | None = None
+    size_bytes: int = 0
+    language: str = ""
+    acl_users: tuple[str, ...] = ()
+    acl_groups: tuple[str, ...] = ()
+    metadata: tuple[tuple[str, str], ...] = ()
+
+    def source_values(self) -> dict[str, object]:
+        """The ``SOURCE_FIELDS`` as a JSON-ready dict (``metadata`` as a dict)."""
+        return {"storage_url": self.storage_url, "content_type": self.content_type,
+                "last_modified": self.last_modified, "acl_users": list(self.acl_users),
+                "acl_groups": list(self.acl_groups), "metadata": dict(self.metadata)}
+
+    @property
+    def source_hash(self) -> str:
+        """SHA-256 hex of ``source_values`` (canonical JSON): equal exactly when no source field changed."""
+        text = json.dumps(self.source_values(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()

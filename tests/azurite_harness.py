@@ -11,8 +11,8 @@ import pytest
 from azure.storage.blob import BlobServiceClient
 from azure.storage.queue import QueueClient, TextBase64DecodePolicy, TextBase64EncodePolicy
 
-from chunking.claim_check import MemoryPayloadStore
-from chunking.pipeline import run_stage_one
+from chunking.storage.claim_check import MemoryPayloadStore
+from chunking.pipeline.stage_two import run_stage_one
 from tests.functions_host import queue_message, record_batches
 from tests.search_fake import ENDPOINT, SearchServiceFake
 
@@ -33,8 +33,8 @@ VISIBILITY_LAG_REQUESTS = 6
 
 class Harness:
     def __init__(self, azurite, name: str, state_dir, monkeypatch, lag_requests: int = VISIBILITY_LAG_REQUESTS) -> None:
-        from chunking import handlers
-        from chunking.index.azure_search import AzureSearchIndex
+        from chunking.app import functions as handlers
+        from chunking.index.azure import AzureSearchIndex
 
         env = {
             "AzureWebJobsStorage": azurite.connection_string,
@@ -175,7 +175,7 @@ class Harness:
                                   payloads=store, ledger=_NoLedger())
             if probe.error:
                 continue
-            from chunking.queue_messages import decode_message, load_records
+            from chunking.messages.batches import decode_message, load_records
 
             for m in probe.messages:
                 for r in load_records(decode_message(m), store):

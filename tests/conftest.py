@@ -19,7 +19,7 @@ hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, prin
 if os.environ.get("CI"):
     hypothesis_settings.load_profile("ci")
 
-from tests.documents import document_paths
+from tests.sample_documents import document_paths
 
 # A skipped test fails the run unless its reason is listed in tests/allowed_skips.txt.
 pytest_plugins = ["tests.skip_guard"]

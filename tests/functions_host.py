@@ -9,7 +9,7 @@ from azure.functions.queue import QueueMessage
 
 
 class RecordingQueue:
-    """Stands in for the chunk-batch queue of ``chunking.handlers``: passes messages on to *inner* (a real
+    """Stands in for the chunk-batch queue of ``chunking.app.functions``: passes messages on to *inner* (a real
     ``QueueSender``, or nothing) and keeps every message sent, in order, in ``sent``."""
 
     def __init__(self, inner=None) -> None:
@@ -26,9 +26,9 @@ class RecordingQueue:
 
 
 def record_batches(monkeypatch, *, forward: bool = True) -> list[RecordingQueue]:
-    """Patch ``chunking.handlers.make_batch_queue`` so the queues it makes record what they send (and send it
+    """Patch ``chunking.app.functions.make_batch_queue`` so the queues it makes record what they send (and send it
     to the real queue when *forward*); returns the list of queues made, newest last."""
-    from chunking import handlers
+    from chunking.app import functions as handlers
 
     made: list[RecordingQueue] = []
     real = handlers.make_batch_queue

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from tests.hostile.generate import text_pdf
+from tests.scenarios.hostile.generate import text_pdf
 
 _WORDS = ("river stone lantern maple quiet orbit copper meadow signal harbor violet engine thunder pocket "
           "canyon ribbon garden silver window marble falcon prairie anchor cotton delta summit velvet "

@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from chunking.formats import splitter_for, splitter_name
+from chunking.documents.splitter import splitter_for
+from chunking.formats import splitter_name
 from chunking.model import Page
 from chunking.parsers import parse_document
 from chunking.settings import Settings, SettingsError

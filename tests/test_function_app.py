@@ -16,8 +16,8 @@ def app_env(tmp_path_factory, azurite):
     the documents container on Azurite (the blob trigger hands over a ``BlobClient``)."""
     import function_app
     from azure.storage.blob import BlobServiceClient
-    from chunking import handlers
-    from chunking.claim_check import MemoryPayloadStore
+    from chunking.app import functions as handlers
+    from chunking.storage.claim_check import MemoryPayloadStore
 
     mp = pytest.MonkeyPatch()
     mp.setenv("CHUNKING_STATE_DIR", str(tmp_path_factory.mktemp("state")))
@@ -27,7 +27,7 @@ def app_env(tmp_path_factory, azurite):
         "fadocuments")
     if not function_app.documents.exists():
         function_app.documents.create_container()
-    mp.setattr("chunking.handlers.make_payload_store", lambda *a: MemoryPayloadStore())
+    mp.setattr("chunking.app.functions.make_payload_store", lambda *a: MemoryPayloadStore())
     function_app.queues = record_batches(mp, forward=False)
     handlers.services.cache_clear()
 
@@ -136,7 +136,7 @@ def test_good_blob_then_batch_roundtrip(app_env, registered):
     assert messages and all(len(m.encode()) <= 49_152 for m in messages)
     for m in messages:
         registered["index_chunk_batch"].get_user_function()(func.QueueMessage(body=m.encode()))
-    from chunking import handlers
+    from chunking.app import functions as handlers
 
     sources = {h.record.source for h in handlers.services().index.search("alpha beta gamma", None, k=3)}
     assert sources == {"sub/alpha.txt"}

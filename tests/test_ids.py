@@ -47,7 +47,7 @@ def test_content_hash():
 
 
 def test_blob_event_paths_resolve_to_the_id_of_the_create():
-    from chunking.reconcile import parse_blob_events
+    from chunking.pipeline.reconcile import parse_blob_events
 
     def event(url):
         return '{"eventType": "Microsoft.Storage.BlobDeleted", "data": {"url": "%s"}}' % url

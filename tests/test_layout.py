@@ -22,12 +22,12 @@ PACKAGE = ROOT / "chunking"
 
 #: Old module name → the module it re-exports (kept so that existing imports keep working).
 MOVED = {
-    "chunking.batch": "chunking.ingest",
-    "chunking.messages": "chunking.queue_messages",
-    "chunking.payloads": "chunking.claim_check",
-    "chunking.records": "chunking.index_records",
-    "chunking.strategies.text": "chunking.strategies.units",
-    "chunking.index.base": "chunking.index.protocol",
+    "chunking.pipeline.ingest": "chunking.pipeline.ingest",
+    "chunking.messages.batches": "chunking.messages.batches",
+    "chunking.storage.claim_check": "chunking.storage.claim_check",
+    "chunking.documents.records": "chunking.documents.records",
+    "chunking.strategies.units": "chunking.strategies.units",
+    "chunking.index.protocol": "chunking.index.protocol",
 }
 
 
@@ -114,7 +114,7 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_chunking_has_no_import_cycle():
     graph = import_graph(PACKAGE)
-    assert len(graph) > 70 and "chunking.splitters.markdown.fences" in graph["chunking.index_records"]
+    assert len(graph) > 70 and "chunking.splitters.markdown.fences" in graph["chunking.documents.records"]
     found = cycles(graph)
     assert not found, "import cycles (each line a set of modules that import each other):\n" + "\n".join(
         ", ".join(component) for component in found)
@@ -152,7 +152,7 @@ def test_settings_import_no_other_chunking_module():
 #: The bottom layer: these import nothing of ``chunking`` outside this set.
 BASE = {"chunking.model", "chunking.ids", "chunking.settings", "chunking.settings.metadata",
         "chunking.settings.strategy", "chunking.settings.values", "chunking.settings.docintel", "chunking.formats",
-        "chunking.tokens", "chunking.token_backend"}
+        "chunking.tokens", "chunking.tokens.backends"}
 
 
 def test_low_level_modules_stay_low():
@@ -178,9 +178,11 @@ def test_old_module_names_re_export_their_new_module(old):
 
 
 def test_moved_names_are_still_exported_where_they_were():
-    from chunking import format_splitters, formats, parsers, settings
+    from chunking.documents import splitter as format_splitters
+    from chunking import formats, parsers, settings
     from chunking.splitters import encodings, token
-    from chunking.strategies import adapters, options
+    from chunking.documents import strategy as adapters
+    from chunking import settings as options
     from chunking.strategies import StrategyOptions
 
     assert options.StrategyOptions is StrategyOptions is settings.StrategyOptions
@@ -194,7 +196,8 @@ def test_moved_names_are_still_exported_where_they_were():
 
 
 def test_one_format_table_gives_each_extension_its_parser_and_splitter():
-    from chunking import format_splitters, formats, parsers
+    from chunking.documents import splitter as format_splitters
+    from chunking import formats, parsers
     from chunking.strategies.semantic import THRESHOLD_TYPES
     from chunking.settings import SEMANTIC_THRESHOLD_TYPES
 

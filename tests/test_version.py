@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import chunking
-from chunking.cli import main
+from chunking.app.cli import main
 
 ROOT = Path(__file__).resolve().parents[1]
 

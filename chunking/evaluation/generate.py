@@ -22,7 +22,7 @@ from typing import Callable, Sequence
 
 from chunking.evaluation.questions import Question, dump_questions
 from chunking.model import ChunkRecord
-from chunking.stopwords import is_stop_word
+from chunking.embeddings.stopwords import is_stop_word
 
 __all__ = ["draft_question_file", "draft_questions"]
 
@@ -107,7 +107,7 @@ def draft_question_file(files: Sequence[tuple[Path, str]], count: int, strategy,
     from chunking.evaluation.runner import _settings_for
     from chunking.ids import doc_id
     from chunking.index.local import LocalIndex
-    from chunking.ingest import LOCAL_CONTAINER, ingest_files
+    from chunking.pipeline.ingest import LOCAL_CONTAINER, ingest_files
     from chunking.ledger import make_ledger
     from chunking.parsers import parse_document
 
@@ -127,7 +127,7 @@ def draft_question_file(files: Sequence[tuple[Path, str]], count: int, strategy,
 
     chat = None
     if settings.chat_backend != "offline":
-        from chunking.strategies.clients import make_chat_client
+        from chunking.services import make_chat_client
 
         chat = make_chat_client(settings)
     questions = draft_questions(records, count, in_document=in_document, chat=chat)

@@ -124,7 +124,7 @@ def evaluate(files: Sequence[tuple[Path, str]], questions: Sequence[Question], s
     """Ingest *files* with each strategy into ``workdir/<n>``, ask *questions*, and score each ranking.
 
     Args:
-        files: ``(path, source name)`` pairs, as ``chunking.ingest.collect_files`` gives them.
+        files: ``(path, source name)`` pairs, as ``chunking.pipeline.ingest.collect_files`` gives them.
         settings: the base settings (embedder, caps); each strategy's overrides are read on top of *env*
             (default ``os.environ``), and its index and ledger are local files under *workdir*.
         rankings: ``chunking.retrieval.RANKINGS`` to score on every strategy's index.
@@ -136,13 +136,13 @@ def evaluate(files: Sequence[tuple[Path, str]], questions: Sequence[Question], s
         ValueError: a question names no input document or its passage is not in it; a bad strategy setting.
     """
     from chunking.embeddings import make_embedder
-    from chunking.index import fusion_options
+    from chunking.services import fusion_options
     from chunking.index.local import LocalIndex
-    from chunking.ingest import ingest_files
+    from chunking.pipeline.ingest import ingest_files
     from chunking.ledger import make_ledger
     from chunking.retrieval import search
     from chunking.settings import SettingsError
-    from chunking.strategies.clients import strategy_clients
+    from chunking.services import strategy_clients
 
     env = dict(os.environ if env is None else env)
     keys = _answer_keys(questions, files, settings)
@@ -185,6 +185,6 @@ def evaluate(files: Sequence[tuple[Path, str]], questions: Sequence[Question], s
 
 def _count_relevant(index, key: AnswerKey) -> int:
     from chunking.ids import doc_id
-    from chunking.ingest import LOCAL_CONTAINER
+    from chunking.pipeline.ingest import LOCAL_CONTAINER
 
     return sum(1 for record in index.records_of(doc_id(LOCAL_CONTAINER, key.source)) if key.relevant(record))

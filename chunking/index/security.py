@@ -13,12 +13,12 @@ from __future__ import annotations
 from typing import Sequence
 
 from chunking.index.odata import FilterError
+from chunking.model import EVERYONE
 
-__all__ = ["ACL_DEFAULTS", "EVERYONE", "combine_filters", "security_filter"]
+__all__ = ["ACL_DEFAULTS", "combine_filters", "security_filter"]
 
 ACL_DEFAULTS = ("public", "deny")
 #: The group id that stands for "anyone" (an ADLS ACL's ``other`` entry with read); every user is in it.
-EVERYONE = "*"
 # search.in splits its list at a delimiter: the first of these that no value contains.
 _DELIMITERS = ",|;~^"
 

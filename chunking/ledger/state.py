@@ -56,7 +56,7 @@ class LedgerEntry:
         indexed_embedder: the embedder (``Embedder.name``: model and dimensions) whose vectors
             ``indexed_version`` holds ('' if unknown: indexed before this was recorded).
         made_with, indexed_made_with: the stage-1 settings that made ``version`` and ``indexed_version``
-            (``chunking.backfill.stage_one_settings``: splitter fingerprint and namespace; '' if not recorded).
+            (``chunking.pipeline.backfill.stage_one_settings``: splitter fingerprint and namespace; '' if not recorded).
         requeued_at: when reconcile (or a command like it) last put the document back to stage 1
             ('' if never since its version began), so a backlog is not enqueued twice.
     """

@@ -65,7 +65,7 @@ class ReadContext:
         deadline: the end of the stage-1 invocation; ``None`` for no time limit.
         notes: things a person should know about a document that was read anyway (``"entity reference
             skipped"``); stored in the ledger with the version.
-        title: the title the file declares (``chunking.titles.property_title``), once stage 1 has read it where
+        title: the title the file declares (``chunking.parsers.titles.property_title``), once stage 1 has read it where
             the parse ran (in the child process under process isolation); ``None`` if not read.
     """
 

@@ -7,7 +7,7 @@ limit is ever held. An exceeded limit is a ``ParseError`` whose reason names the
 searchable.
 
 Defaults keep one document under about 500 MB of peak memory on a 1.5 GB Flex Consumption worker (figures in
-``docs/``, measured by the tests in ``tests/hostile/``), while leaving real documents alone: a 1,000-page
+``docs/``, measured by the tests in ``tests/scenarios/hostile/``), while leaving real documents alone: a 1,000-page
 manual has about 3 million characters; real JSON and HTML rarely nest beyond 30 levels.
 """
 

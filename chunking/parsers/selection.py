@@ -44,6 +44,6 @@ def has_headings(source: str, settings: Any) -> bool:
     """Whether the ``#`` lines of *source*'s pages are headings (its chunks get heading paths): for the formats
     of ``chunking.formats.HEADING_EXTENSIONS``, and for every format Document Intelligence reads under *settings*
     (its renderer writes titles and section headings as ``#`` lines and escapes a paragraph that starts like one,
-    ``chunking.parsers.docintel_render``)."""
+    ``chunking.parsers.docintel.render``)."""
     extension = extension_of(source)
     return extension in HEADING_EXTENSIONS or settings.document_intelligence.uses_service(extension)

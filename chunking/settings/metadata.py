@@ -15,7 +15,7 @@ ACL_SOURCES = ("metadata", "adls", "none")
 _ACL_DEFAULTS = ("public", "deny")
 # An index field name (Azure AI Search: letters, digits, underscores, a letter first, at most 128 characters).
 _FIELD_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,127}")
-# The index's own fields (``ChunkRecord``'s, checked by tests/test_document_fields.py): the settings import no
+# The index's own fields (``ChunkRecord``'s, checked by tests/documents/test_fields.py): the settings import no
 # other module of the package.
 RESERVED_FIELDS = frozenset({
     "id", "doc_id", "version", "source", "sourcepage", "ordinal", "page_start", "page_end", "char_start", "char_end",

@@ -19,7 +19,7 @@ _NAMESPACE_RULE = "letters, digits and _ . : @ - (at most 128, starting with a l
 
 @dataclass(frozen=True)
 class ReconcileOptions:
-    """``NAMESPACE`` [derived from the container and the ledger: ``chunking.namespaces``] and
+    """``NAMESPACE`` [derived from the container and the ledger: ``chunking.pipeline.namespaces``] and
     ``BACKFILL_MAX_PER_RUN`` [200]: documents reconcile re-enqueues per run because their indexed version was
     made with other settings than the current ones (0 turns backfill off)."""
 

@@ -7,11 +7,12 @@ from chunking.splitters.character import (
     PythonCodeTextSplitter,
     RecursiveCharacterTextSplitter,
 )
-from chunking.splitters.html_header import HTMLHeaderTextSplitter
-from chunking.splitters.html_section import HTMLSectionSplitter
-from chunking.splitters.html_semantic import HTMLSemanticPreservingSplitter
-from chunking.splitters.json_splitter import RecursiveJsonSplitter
+from chunking.splitters.html.header import HTMLHeaderTextSplitter
+from chunking.splitters.html.section import HTMLSectionSplitter
+from chunking.splitters.html.semantic import HTMLSemanticPreservingSplitter
+from chunking.splitters.json.recursive import RecursiveJsonSplitter
 from chunking.splitters.languages import Language
+from chunking.splitters.nlp import KonlpyTextSplitter, NLTKTextSplitter, SpacyTextSplitter
 from chunking.splitters.markdown import (
     ExperimentalMarkdownSyntaxTextSplitter,
     MarkdownChunk,
@@ -19,6 +20,7 @@ from chunking.splitters.markdown import (
     MarkdownSectionSplitter,
 )
 from chunking.splitters.jsx import JSFrameworkTextSplitter
+from chunking.splitters.sentence_transformers_token import SentenceTransformersTokenTextSplitter
 from chunking.splitters.token import TokenTextSplitter
 from chunking.splitters.token_windows import Tokenizer, split_text_on_tokens
 from chunking.splitters.sentence import SentenceSplitterConfig, SentenceTextSplitter
@@ -46,31 +48,6 @@ __all__ = [
     "Tokenizer",
     "split_text_on_tokens",
 ]
-
-# Splitters backed by optional NLP libraries: their modules load on first use, so importing this package never
-# imports NLTK, spaCy, KoNLPy or sentence-transformers.
-_LAZY = {
-    "KonlpyTextSplitter": "chunking.splitters.nlp",
-    "NLTKTextSplitter": "chunking.splitters.nlp",
-    "SpacyTextSplitter": "chunking.splitters.nlp",
-    "SentenceTransformersTokenTextSplitter": "chunking.splitters.sentence_transformers_token",
-}
-__all__ += list(_LAZY)
-
-# Chunking strategies (docs/splitters.md#strategies), re-exported from chunking.strategies. Imported on first use: the
-# strategies themselves import this package.
-_STRATEGIES = ("ContextEnricher", "HierarchicalChunker", "LLMChunker", "ParentDocumentRetriever",
-               "PropositionChunker", "SemanticChunker")
-__all__ += list(_STRATEGIES)
-
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        import importlib
-
-        return getattr(importlib.import_module(_LAZY[name]), name)
-    if name in _STRATEGIES:
-        import chunking.strategies
-
-        return getattr(chunking.strategies, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+# Backed by optional NLP libraries, which their modules import on first use: importing this package never imports
+# NLTK, spaCy, KoNLPy or sentence-transformers.
+__all__ += ["KonlpyTextSplitter", "NLTKTextSplitter", "SpacyTextSplitter", "SentenceTransformersTokenTextSplitter"]

@@ -1,48 +1,20 @@
 """Chunking strategies built on the splitters (docs/splitters.md#strategies): semantic, hierarchical,
-small-to-big retrieval, propositions, LLM-chosen boundaries and context enrichment, with their model clients and
-the model-result cache.
+small-to-big retrieval, propositions, LLM-chosen boundaries and context enrichment.
 
-Names are imported on first use (as in ``chunking.index``), so ``import chunking.strategies`` costs nothing. The
-strategies' parameters are settings: ``StrategyOptions`` is defined in ``chunking.settings`` (which imports no
-strategy) and re-exported here.
+Each strategy takes its model clients as arguments (an ``Embedder`` of ``chunking.embeddings``, a ``ChatClient`` of
+``chunking.chat``); ``chunking.services`` builds them from the settings, and ``chunking.documents.strategy`` runs a
+strategy as the splitter of a document. The strategies' parameters are settings (``StrategyOptions`` in
+``chunking.settings``).
+
+May import: the core modules, ``chunking.tokens``, ``chunking.splitters``, ``chunking.embeddings``,
+``chunking.chat``. Small-to-big retrieval, which searches, lives in ``chunking.retrieval.small_to_big``.
 """
 
-from __future__ import annotations
+from chunking.strategies.enrichment import ContextEnricher
+from chunking.strategies.hierarchical import HierarchicalChunker, Level
+from chunking.strategies.llm import LLMChunker, LLMRouter
+from chunking.strategies.proposition import PropositionChunker
+from chunking.strategies.semantic import SemanticChunker
 
-import importlib
-from typing import Any
-
-__all__ = [
-    "BlobModelCache", "CachedEmbedder", "ChatClient", "ChatError", "ContextEnricher", "HierarchicalChunker",
-    "InvalidOutput", "LLMChunker", "LLMRouter", "Level", "LocalModelCache", "MemoryModelCache", "ModelCache",
-    "OfflineChatClient", "OpenAIChatClient", "ParentDocumentRetriever", "PropositionChunker", "RetrievedContext",
-    "SemanticChunker", "StrategyOptions", "cache_key", "strategy_clients",
-]  # fmt: skip
-
-_LAZY = {
-    "BlobModelCache": "cache", "CachedEmbedder": "cache", "LocalModelCache": "cache", "MemoryModelCache": "cache",
-    "ModelCache": "cache", "cache_key": "cache",
-    "ChatClient": "chat", "ChatError": "chat", "InvalidOutput": "chat", "OpenAIChatClient": "chat",
-    "OfflineChatClient": "offline",
-    "ContextEnricher": "enrichment",
-    "HierarchicalChunker": "hierarchical", "Level": "hierarchical",
-    "LLMChunker": "llm", "LLMRouter": "llm",
-    "ParentDocumentRetriever": "small_to_big", "RetrievedContext": "small_to_big",
-    "PropositionChunker": "proposition",
-    "SemanticChunker": "semantic",
-    "StrategyOptions": "options",  # defined in chunking.settings
-    "strategy_clients": "clients",
-}  # fmt: skip
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__all__ = ["ContextEnricher", "HierarchicalChunker", "LLMChunker", "LLMRouter", "Level", "PropositionChunker",
+           "SemanticChunker"]

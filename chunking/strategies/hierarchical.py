@@ -9,7 +9,7 @@
    look-ahead or hard-cut overlap, so children do not repeat each other), ``sentences`` (one chunk per sentence:
    the sentence-window variant of small-to-big).
 3. Chunks come out in pre-order (a parent, then its subtree) with ``metadata``: ``level``, ``path`` (ordinals
-   from the top: ``[2, 0, 3]``), ``embed`` (the level is in ``embed_levels``). ``chunking.index_records`` turns the path
+   from the top: ``[2, 0, 3]``), ``embed`` (the level is in ``embed_levels``). ``chunking.documents.records`` turns the path
    into the key ``{doc_id}-{version8}-{level}-{path}`` and the parent's key into ``parent_id``.
 4. A ``figure_part`` (a piece of a figure over 8,191 tokens) is not re-wrapped and gets no children.
 
@@ -104,7 +104,7 @@ class HierarchicalChunker:
         doc = DocumentText(pages)
         outline = None
         if self.headings:
-            from chunking.index_records import HeadingOutline
+            from chunking.splitters.markdown import HeadingOutline
 
             outline = HeadingOutline(doc.pages)
         out: list[Chunk] = []

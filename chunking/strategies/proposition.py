@@ -27,8 +27,8 @@ from chunking.model import Chunk, Page
 from chunking.splitters.sentence.boundaries import Boundaries
 from chunking.splitters.sentence.config import SentenceSplitterConfig
 from chunking.splitters.sentence.oversize import cut_oversize
-from chunking.strategies.cache import MemoryModelCache, ModelCache
-from chunking.strategies.chat import ChatClient, ChatTask, InvalidOutput, json_list, run_chat_tasks
+from chunking.chat.cache import MemoryModelCache, ModelCache
+from chunking.chat import ChatClient, ChatTask, InvalidOutput, json_list, run_chat_tasks
 from chunking.strategies.prompts import PROMPTS, section
 from chunking.strategies.units import sentence_spans
 from chunking.tokens import token_counter as _token_counter

@@ -13,7 +13,7 @@ import pytest
 
 from chunking.evaluation.questions import load_questions
 from chunking.evaluation.runner import evaluate, parse_strategy
-from chunking.ingest import collect_files
+from chunking.pipeline.ingest import collect_files
 from chunking.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,7 +59,7 @@ def test_exact_fact_questions_rank_their_chunk_first(default_result):
 
 def test_made_up_words_get_no_hits_though_hashed_vectors_collide(default_result, eval_dir):
     from chunking.embeddings import OfflineLexicalEmbedder
-    from chunking.index import fusion_options
+    from chunking.services import fusion_options
     from chunking.index.local import LocalIndex
     from chunking.retrieval import query_vector, search
 

@@ -12,10 +12,10 @@ from chunking.evaluation.judge import answer_key, matches_source
 from chunking.evaluation.metrics import hit_at, ndcg_at, reciprocal_rank, score_question, summarise
 from chunking.evaluation.questions import Question, QuestionSetError, dump_questions, load_questions
 from chunking.evaluation.runner import parse_strategy
-from chunking.highlight import highlight
+from chunking.retrieval.highlight import highlight
 from chunking.index.fusion import FusionOptions, bm25_idf, fuse
 from chunking.model import ChunkRecord, Page
-from chunking.stopwords import is_stop_word
+from chunking.embeddings.stopwords import is_stop_word
 
 
 def test_metrics_exact_values():

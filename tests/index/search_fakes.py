@@ -12,7 +12,7 @@ from azure.core.pipeline.transport import HttpTransport
 from azure.core.rest._http_response_impl import HttpResponseImpl
 from azure.core.utils import case_insensitive_dict
 
-from chunking.index.azure_search import AzureSearchIndex
+from chunking.index.azure import AzureSearchIndex
 from chunking.model import ChunkRecord
 
 ENDPOINT = "https://unit-test.search.windows.net"

@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 from azure.core.credentials import AccessToken
 
-from chunking.index import IndexError_, make_index
-from chunking.index.azure_search import AzureSearchIndex, odata_string
+from chunking.index import IndexError_
+from chunking.services import make_index
+from chunking.index.azure import AzureSearchIndex, odata_string
 from chunking.index.local import LocalIndex
 from chunking.settings import Settings
-from chunking.index.azure_fields import DOCUMENT_FIELDS
+from chunking.index.azure.fields import DOCUMENT_FIELDS
 from tests.index.search_fakes import ENDPOINT, FakeService, Sent, created_definition, make, record, stored
 
 # -- schema ------------------------------------------------------------------------------------------------------
@@ -253,7 +254,7 @@ def test_importing_chunking_index_does_not_import_the_azure_sdk():
 
 
 def test_user_text_is_escaped_for_the_simple_query_syntax():
-    from chunking.index.azure_search import simple_query_text
+    from chunking.index.azure import simple_query_text
 
     assert simple_query_text('install -y "pkg" (a|b) c* ~d e\\f +g') == \
         'install \\-y \\"pkg\\" \\(a\\|b\\) c\\* \\~d e\\\\f \\+g'

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from chunking.index.local import LocalIndex
-from chunking.index.local_schema import read_schema
+from chunking.index.local.schema import read_schema
 from chunking.index.odata import FilterError
 from chunking.index.security import security_filter
 from chunking.model import ChunkRecord

@@ -10,7 +10,7 @@ from azure.search.documents import SearchClient
 from azure.core.credentials import AzureKeyCredential
 from azure.core.exceptions import HttpResponseError
 
-from chunking.index.azure_search import AzureSearchIndex
+from chunking.index.azure import AzureSearchIndex
 from chunking.model import ChunkRecord
 from tests.search_fake import ENDPOINT, SearchServiceFake
 

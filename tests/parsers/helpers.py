@@ -7,7 +7,7 @@ import re
 
 from chunking.model import Page
 from chunking.parsers import parse_document
-from tests.documents import document_path
+from tests.sample_documents import document_path
 
 _FIGURE = re.compile(r"<figure><table>.*?</table></figure>", re.DOTALL)
 _FENCE = re.compile(r"^(`{3,})\n.*?\n\1$", re.DOTALL | re.MULTILINE)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from azure.core.exceptions import HttpResponseError
 
-from chunking import pipeline, stage_one
-from chunking.claim_check import MemoryPayloadStore
+from chunking.pipeline import stage_two as pipeline, stage_one
+from chunking.storage.claim_check import MemoryPayloadStore
 from chunking.embeddings import OfflineLexicalEmbedder
 from chunking.index.local import LocalIndex
 from chunking.ledger import Ledger, LocalLedgerStore
@@ -140,7 +140,7 @@ def test_a_local_pdf_keeps_no_heading_paths_from_hash_lines(tmp_path, monkeypatc
 
 
 def test_the_heading_paths_enter_the_version_of_a_document_the_service_reads():
-    from chunking.format_splitters import splitter_for
+    from chunking.documents.splitter import splitter_for
 
     local = Settings.from_env({})
     service = Settings.from_env({"DOCUMENT_INTELLIGENCE_ENDPOINT": ENDPOINT})

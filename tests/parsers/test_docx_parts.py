@@ -1,4 +1,4 @@
-"""chunking.parsers.docx_parts: text boxes, footnotes, endnotes, headers and footers of documents built with
+"""chunking.parsers.docx.parts: text boxes, footnotes, endnotes, headers and footers of documents built with
 python-docx (text boxes and notes added as the XML Word writes)."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from docx.opc.part import Part
 from docx.oxml import parse_xml
 
 from chunking.parsers import parse_document
-from chunking.parsers.docx_parts import prepare_body
+from chunking.parsers.docx.parts import prepare_body
 from chunking.parsers import ReadContext
 from chunking.parsers.limits import Limits
 

@@ -1,4 +1,4 @@
-"""chunking.parsers.pdf_table_join: ruled tables continued across page breaks, in PDFs generated with fpdf2
+"""chunking.parsers.pdf.table_join: ruled tables continued across page breaks, in PDFs generated with fpdf2
 (which breaks a table at the page's bottom margin and, by default, draws its header row again), and on
 page layouts built by hand."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from fpdf import FPDF
 
 from chunking.parsers import parse_document
-from chunking.parsers.pdf_table_join import ContinuedTables, PageLayout, TableBlock
+from chunking.parsers.pdf.table_join import ContinuedTables, PageLayout, TableBlock
 from tests.parsers.helpers import assert_page_invariants
 
 

@@ -1,4 +1,4 @@
-"""chunking.parsers.pdf_table_rows and the joining of a table row cut by a page break: PDFs drawn with fpdf2
+"""chunking.parsers.pdf.table_rows and the joining of a table row cut by a page break: PDFs drawn with fpdf2
 (a rule around each cell, the rule at the break left out), page layouts built by hand, and the English corpus
 manual, whose table on pages 64-65 (1-based) goes on at the top of page 65 with no rule above its first row."""
 
@@ -8,8 +8,8 @@ import pytest
 
 from chunking.parsers import parse_document
 from chunking.parsers import pdf as pdf_parser
-from chunking.parsers.pdf_table_join import ContinuedTables, PageLayout, TableBlock
-from chunking.parsers.pdf_table_rows import open_row
+from chunking.parsers.pdf.table_join import ContinuedTables, PageLayout, TableBlock
+from chunking.parsers.pdf.table_rows import open_row
 from tests.parsers.helpers import assert_page_invariants, draw_rows, parse_corpus
 from tests.parsers.test_pdf_table_join import _Numbered, _stock
 

@@ -1,4 +1,4 @@
-"""chunking.parsers.pdf_tables: ruled tables in PDFs generated with fpdf2 and in the corpus manuals."""
+"""chunking.parsers.pdf.tables: ruled tables in PDFs generated with fpdf2 and in the corpus manuals."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from fpdf import FPDF
 
 from chunking.parsers import ReadContext, parse_document
-from chunking.parsers.pdf_tables import Rule, has_grid
+from chunking.parsers.pdf.tables import Rule, has_grid
 from tests.parsers.helpers import assert_page_invariants, parse_corpus
 from tests.parsers.helpers import draw_prices as _prices
 from tests.parsers.helpers import one_page_pdf as _pdf

@@ -11,7 +11,7 @@ from pptx.util import Inches
 
 from chunking.parsers import ParseError, ReadContext, parse_document
 from chunking.parsers.limits import Limits
-from chunking.format_splitters import split_sentences
+from chunking.documents.splitter import split_sentences
 from tests.parsers.helpers import assert_page_invariants
 
 _TITLE_AND_CONTENT, _TITLE_ONLY, _BLANK = 1, 5, 6

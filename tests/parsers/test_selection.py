@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chunking.format_splitters import splitter_for
+from chunking.documents.splitter import splitter_for
 from chunking.parsers.selection import document_readers, parser_fingerprint
 from chunking.settings import Settings, SettingsError
 

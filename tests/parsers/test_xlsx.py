@@ -10,7 +10,7 @@ import openpyxl
 import pytest
 import xlsxwriter
 
-from chunking.format_splitters import split_sentences
+from chunking.documents.splitter import split_sentences
 from chunking.parsers import ParseError, ReadContext, parse_document
 from chunking.parsers.limits import Limits
 from tests.parsers.helpers import assert_page_invariants

@@ -21,7 +21,7 @@ from typing import Any
 from chunking.model import Chunk, Page
 from chunking.parsers import parse_document
 from chunking.splitters import SentenceTextSplitter
-from tests.documents import document_paths
+from tests.sample_documents import document_paths
 
 GOLDEN = Path(__file__).parent / "data" / "sentence_golden.json"
 PAGES = "pages"  # the key of the pages digests

@@ -1,4 +1,4 @@
-"""The CSV splitter (``chunking.format_splitters.split_csv``): the header row in every chunk a row fits in with
+"""The CSV splitter (``chunking.documents.splitter.split_csv``): the header row in every chunk a row fits in with
 it, rows packed to the exact token cap, a row too big for header + row split by the sentence splitter."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import io
 
 import pytest
 
-from chunking.format_splitters import _format_splitter, split_csv
+from chunking.documents.splitter import _format_splitter, split_csv
 from chunking.model import Page
 from chunking.settings import Settings
 from chunking.tokens import count_tokens

@@ -25,7 +25,7 @@ from chunking.splitters import (
 )
 from chunking.tokens import count_tokens
 
-from tests.documents import document_path as corpus_file
+from tests.sample_documents import document_path as corpus_file
 
 
 # -- Markdown: pyenv README ------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""``chunking.splitters.json_spans``: JSON values with their source spans; chunks that keep lists as lists and
+"""``chunking.splitters.json.spans``: JSON values with their source spans; chunks that keep lists as lists and
 carry the span of what they hold."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunking.splitters.json_spans import parse_spans, split_json_spans
+from chunking.splitters.json.spans import parse_spans, split_json_spans
 from chunking.tokens import token_counter
 
 count = token_counter("cl100k_base")

@@ -48,7 +48,7 @@ def test_regression_nested_chunks_count_their_ancestor_path():
 
 def test_oversized_leaf_is_a_chunk_of_its_own_and_reported(caplog):
     data = {"id": 7, "body": "x" * 50}
-    with caplog.at_level(logging.WARNING, logger="chunking.splitters.json_splitter"):
+    with caplog.at_level(logging.WARNING, logger="chunking.splitters.json.recursive"):
         chunks = Json(30).split_json(data)
     assert sized(chunks) == [({"id": 7}, 9), ({"body": "x" * 50}, 62)]
     assert "'/body'" in caplog.text

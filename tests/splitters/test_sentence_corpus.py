@@ -14,7 +14,7 @@ import pytest
 
 from chunking.model import Page
 from chunking.splitters import SentenceTextSplitter
-from tests.documents import document_path
+from tests.sample_documents import document_path
 from tests.splitters.sentence_invariants import check_invariants, pages_from_texts, tokens
 
 DOCUMENTS = ["amc-manual.en.pdf", "amc-manual.ja.pdf", "aptitude-ch02s05s05.ja.html",

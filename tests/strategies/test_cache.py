@@ -7,7 +7,7 @@ import json
 import pytest
 
 from chunking.embeddings import OfflineLexicalEmbedder
-from chunking.strategies.cache import BlobModelCache, CachedEmbedder, LocalModelCache, MemoryModelCache, cache_key
+from chunking.chat.cache import BlobModelCache, CachedEmbedder, LocalModelCache, MemoryModelCache, cache_key
 
 
 def test_key_is_stable_and_changes_with_every_part():

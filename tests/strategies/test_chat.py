@@ -13,10 +13,10 @@ import openai
 import pytest
 
 from chunking.settings import Settings
-from chunking.strategies.cache import MemoryModelCache
-from chunking.strategies.chat import ChatError, ChatTask, OpenAIChatClient, run_chat_tasks
-from chunking.strategies.clients import make_chat_client, make_model_cache
-from chunking.strategies.offline import OfflineChatClient
+from chunking.chat.cache import MemoryModelCache
+from chunking.chat import ChatError, ChatTask, OpenAIChatClient, run_chat_tasks
+from chunking.services import make_chat_client, make_model_cache
+from chunking.strategies.offline_chat import OfflineChatClient
 from chunking.strategies.prompts import PROMPTS, render_units, section
 from tests.openai_fakes import ScriptedEndpoint
 

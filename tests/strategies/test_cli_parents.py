@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from chunking.cli import main
-from chunking.strategies.clients import reset_strategy_clients
+from chunking.app.cli import main
+from chunking.services import reset_strategy_clients
 
 TEXT = "\n\n".join([
     "# Tea\nGreen tea leaves are steamed. Black tea leaves are oxidised. Tea grows on misty hills.",

@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunking.model import Chunk
-from chunking.strategies.cache import MemoryModelCache
+from chunking.chat.cache import MemoryModelCache
 from chunking.strategies.enrichment import ContextEnricher
-from chunking.strategies.offline import OfflineChatClient
+from chunking.strategies.offline_chat import OfflineChatClient
 from chunking.tokens import count_tokens
 
 from .helpers import ScriptedChat

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunking.index_records import build_records
+from chunking.documents.records import build_records
 from chunking.model import Page
 from chunking.strategies.hierarchical import HierarchicalChunker, Level
 from chunking.tokens import token_counter

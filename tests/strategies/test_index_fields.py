@@ -145,7 +145,7 @@ def test_requests_of_an_index_with_strategy_fields():
         calls.append(sent)
         if sent.method == "GET":
             definition = created_definition(4)
-            from chunking.index.azure_search import strategy_field_definitions
+            from chunking.index.azure import strategy_field_definitions
 
             definition["fields"] += [{"name": f.name, "type": f.type} for f in strategy_field_definitions()]
             return 200, definition

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunking.strategies.cache import MemoryModelCache
-from chunking.strategies.chat import InvalidOutput
+from chunking.chat.cache import MemoryModelCache
+from chunking.chat import InvalidOutput
 from chunking.strategies.llm import LLMChunker, LLMRouter, parse_breaks
-from chunking.strategies.offline import OfflineChatClient
+from chunking.strategies.offline_chat import OfflineChatClient
 from chunking.strategies.prompts import read_section
 from chunking.model import Page
 from chunking.splitters import SentenceTextSplitter

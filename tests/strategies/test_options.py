@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from chunking.settings import Settings, SettingsError
-from chunking.strategies.options import StrategyOptions
+from chunking.settings import StrategyOptions
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -9,11 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunking.index_records import build_records
+from chunking.documents.records import build_records
 from chunking.model import Page
-from chunking.strategies.cache import MemoryModelCache
-from chunking.strategies.chat import InvalidOutput
-from chunking.strategies.offline import OfflineChatClient
+from chunking.chat.cache import MemoryModelCache
+from chunking.chat import InvalidOutput
+from chunking.strategies.offline_chat import OfflineChatClient
 from chunking.strategies.prompts import read_section
 from chunking.strategies.proposition import PropositionChunker, grounding, parse_propositions
 from chunking.tokens import token_counter

@@ -10,9 +10,9 @@ import pytest
 
 from chunking.embeddings import OfflineLexicalEmbedder
 from chunking.index.local import LocalIndex
-from chunking.index_records import build_records
+from chunking.documents.records import build_records
 from chunking.strategies.hierarchical import HierarchicalChunker, Level
-from chunking.strategies.small_to_big import ParentDocumentRetriever
+from chunking.retrieval.small_to_big import ParentDocumentRetriever
 
 DOC = ("# Tea\nGreen tea leaves are steamed. Black tea leaves are oxidised. Tea grows on misty hills.\n"
        "# Coffee\nCoffee beans are roasted. Espresso is pressed coffee. Coffee grows in the tropics.\n"

@@ -29,7 +29,7 @@ from itertools import accumulate
 from operator import itemgetter
 from typing import Callable, Sequence
 
-from chunking.token_backend import PRE_TOKEN_BOUNDARY
+from chunking.tokens.backends import PRE_TOKEN_BOUNDARY
 from chunking.tokens import get_backend, get_encoding
 
 __all__ = ["BlockTokens", "PlainText", "TokenMeasure"]

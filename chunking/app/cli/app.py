@@ -1,0 +1,157 @@
+"""The ``chunking`` argument parser and :func:`main`, the console entry point (``chunking.app.cli:main``)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from chunking import __version__
+from chunking.app.cli import eval as eval_command
+from chunking.app.cli import ingest, reconcile, reprocess, search, split, status, upload
+
+__all__ = ["COMMANDS", "LOCAL_SETTINGS", "build_parser", "main"]
+
+#: The command modules in --help order; each has ``add_parser(sub)`` and ``run(args, settings)``.
+COMMANDS = (ingest, upload, status, reconcile, reprocess, search, eval_command, split)
+
+#: The Functions local settings file, read from the working directory as ``func start`` reads it.
+LOCAL_SETTINGS = "local.settings.json"
+
+_EPILOG = """\
+Settings come from the environment and, like `func start`, from the "Values" of ./local.settings.json when
+that file exists (the environment wins), so the CLI sees the storage, ledger and index the local Functions use.
+With none, everything is local: the offline lexical embedder (not semantic) and a single-file index in
+./.chunking/ (CHUNKING_STATE_DIR). Set AZURE_SEARCH_ENDPOINT and AZURE_OPENAI_ENDPOINT (+ deployment settings)
+to use Azure instead; every setting is in the README.
+
+Page numbers: fields (page_start, page_end, --format jsonl) are 0-based; sourcepage (#page=N) and the tables
+printed for people are 1-based.
+Exit status: 0 success; 1 a document failed (ingest, split, reconcile, reprocess) or a folder held no supported file
+(ingest); 2 bad usage (unknown option, bad value, missing file) or a service that cannot be reached or
+refuses; 130 interrupted; 141 the output was closed early (piped into head), as for other Unix tools.
+"""
+
+
+def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
+    """Parse *argv* (default ``sys.argv[1:]``), read the settings from the environment and run the command.
+
+    *prog* names the program in usage and error lines; by default the name it was started by (``chunking``
+    for the console script; ``python -m chunking`` passes its own). Returns the exit status (see the epilog of
+    ``--help``); argparse exits with 2 on bad usage, from the parser of the command at fault.
+    """
+    if prog is None:
+        prog = _started_as() if argv is None else "chunking"
+    parser = build_parser(prog)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # argparse would blame the top-level parser; the command's own usage is the helpful one
+        parser.subcommand(args.command).error(f"unrecognized arguments: {' '.join(extra)}")
+    logging.basicConfig(level=logging.WARNING if not args.verbose else logging.INFO, format="%(levelname)s %(message)s")
+    from chunking.redact import install_log_redaction, redact, register_settings
+    from chunking.settings import Settings, SettingsError
+
+    install_log_redaction()
+    try:
+        _apply_local_settings(Path(LOCAL_SETTINGS))
+        settings = Settings.from_env()
+    except SettingsError as exc:
+        print(f"{prog}: {redact(str(exc))}", file=sys.stderr)
+        return 2
+    register_settings(settings)
+    try:
+        status = args.func(args, settings)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+    except BrokenPipeError:
+        # Piped into `head` and the like: stop quietly, as Unix tools do; stdout goes to /dev/null so the
+        # interpreter's final flush has nowhere to fail.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
+    except KeyboardInterrupt:
+        print(f"{args.prog}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a service error is one line, and nothing printed carries a secret
+        from chunking.service_errors import describe_failure
+
+        failure = None if _is_service_error(exc) else describe_failure(exc, settings)
+        if failure is not None:
+            print(f"{args.prog}: {failure.line}", file=sys.stderr)
+            return 2
+        if not _is_service_error(exc):
+            import traceback
+
+            print(redact(traceback.format_exc()).rstrip(), file=sys.stderr)
+            return 1
+        first_line = (str(exc).strip().splitlines() or [""])[0]
+        ours = type(exc).__module__.startswith("chunking.")  # our messages name the resource already
+        print(redact(f"{args.prog}: {'' if ours else type(exc).__name__ + ': '}{first_line}"), file=sys.stderr)
+        return 2
+    return status
+
+
+def _apply_local_settings(path: Path) -> None:
+    """Put the values of the local settings file *path* into ``os.environ``, except those the environment
+    already sets (as ``func start`` does)."""
+    from chunking.settings import read_local_settings
+
+    values = read_local_settings(path)
+    kept = [key for key in values if key in os.environ]
+    for key, value in values.items():
+        os.environ.setdefault(key, value)
+    if values:
+        logging.getLogger("chunking.app.cli").info(
+            "settings: %d values from %s%s", len(values) - len(kept), path,
+            f" ({len(kept)} already set in the environment: {', '.join(sorted(kept))})" if kept else "")
+
+
+def _is_service_error(exc: Exception) -> bool:
+    """An index, embedding or storage service that failed or could not be reached: not a bug, so one line and
+    exit status 2 instead of a traceback. Matched by origin so that no SDK is imported to check."""
+    from chunking.embeddings import EmbeddingError
+    from chunking.index import IndexError_
+
+    module = type(exc).__module__
+    return (isinstance(exc, (IndexError_, EmbeddingError)) or module == "chunking.storage"
+            or module.split(".", 1)[0] in ("azure", "openai", "httpx", "httpx2"))
+
+
+def _started_as() -> str:
+    """How the program was started: the console script's name (``chunking``), or ``python -m chunking``."""
+    name = os.path.basename(sys.argv[0]) if sys.argv and sys.argv[0] else ""
+    if name in ("", "__main__.py", "-c", "-m"):
+        return "python -m chunking"
+    return name[:-4] if name.lower().endswith(".exe") else name
+
+
+class _Parser(argparse.ArgumentParser):
+    """The top-level parser, which knows its command parsers by name."""
+
+    def subcommand(self, name: str) -> argparse.ArgumentParser:
+        return self._commands.choices[name]
+
+
+def build_parser(prog: str = "chunking") -> _Parser:
+    """The top-level parser with one subparser per module of :data:`COMMANDS`; each command's parser sets
+    ``prog`` (``"chunking ingest"``) in the namespace, for its error lines."""
+    parser = _Parser(
+        prog=prog,
+        description="Chunk documents for retrieval-augmented generation and index them for search.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS,
+                        help="log each stage's work")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log each stage's work")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    real_add = sub.add_parser
+    sub.add_parser = lambda *a, **k: real_add(*a, parents=[common], **k)  # -v after the command too
+    for command in COMMANDS:
+        command.add_parser(sub)
+    for command_parser in sub.choices.values():
+        command_parser.set_defaults(prog=command_parser.prog)
+    parser._commands = sub
+    return parser

@@ -1,0 +1,48 @@
+"""``chunking reconcile``: the reconcile timer's code, run once from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from chunking.app.cli.output import plural
+from chunking.app.cli.storage_command import on_storage
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub) -> None:
+    """Add the ``reconcile`` subparser to *sub* (``argparse`` subparsers)."""
+    rec = sub.add_parser(
+        "reconcile", help="repair drift between the documents container, the ledger and the index",
+        description="The reconcile timer's code: put blobs that are missing from the index, stuck, failed by a "
+        "transient cause, or indexed with other settings than the current ones (at most BACKFILL_MAX_PER_RUN of "
+        "these per run) on the stage-1 job queue, and delete chunks of blobs that no longer exist (only this "
+        "deployment's: NAMESPACE). Nothing is parsed here. Needs the storage connection (AzureWebJobsStorage). "
+        "Exits 1 when some document could not be enqueued, 2 when the storage cannot be reached.")
+    rec.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    rec.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, settings) -> int:
+    """Reconcile once and print the report; 1 when some document could not be enqueued, 2 when the storage
+    cannot be reached or refuses."""
+    from chunking.app import functions as handlers
+
+    report, status = on_storage(args, settings, handlers.handle_reconcile)
+    if report is None:
+        return status
+    data = report.to_dict()
+    if args.json:
+        print(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        print(f"checked {plural(data['checked'], 'blob')}: {len(data['missing'])} missing (enqueued), "
+              f"{len(data['stuck'])} stuck (enqueued), {len(data['retried'])} failed by a transient cause (retried), "
+              f"{len(data['orphaned'])} orphaned (deleted), {len(data['swept'])} with stray chunks (swept), "
+              f"{len(data['backfilled'])} indexed with other settings (enqueued)"
+              + (f", {data['backfill_left']} more left for the next runs" if data["backfill_left"] else "")
+              + (f", {len(data['failed'])} could not be enqueued" if data["failed"] else ""))
+        for kind in ("missing", "stuck", "retried", "orphaned", "swept", "backfilled", "failed"):
+            for source in data[kind]:
+                print(f"  {kind}: {source}")
+    return 1 if data["failed"] else 0

@@ -1,0 +1,142 @@
+"""``chunking search QUERY``: hybrid (keyword + vector) search of the index, or small-to-big retrieval."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from chunking.app.cli.arguments import count_at_least
+from chunking.app.cli.hits import print_hit
+from chunking.app.cli.output import fail
+from chunking.app.cli.search_filters import add_filter_arguments, search_filter
+from chunking.index.odata import FilterError
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub) -> None:
+    """Add the ``search`` subparser to *sub* (``argparse`` subparsers)."""
+    search = sub.add_parser("search", help="hybrid (keyword + vector) search of the index",
+                            description="Search the index; prints each hit with its cited page, a relevance from 0 to 1 "
+                            "(with its keyword and vector parts, local index) and the passage that matches, the "
+                            "query's words marked. On the local index a query sharing no word with the documents gets no hits, "
+                            "and says so.")
+    search.add_argument("query", help="words or a phrase to look for (any language)")
+    search.add_argument("-k", type=count_at_least(1), default=5, metavar="N", help="number of hits (default 5)")
+    search.add_argument("--json", action="store_true",
+                        help="print hits as a JSON list of {source, sourcepage, content, score, …}")
+    search.add_argument("--parents", action="store_true",
+                        help="small-to-big: search the small chunks, print their parent chunks (hierarchical, "
+                        "small_to_big and propositions strategies), each with its matching children; on other "
+                        "indexes a notice, then plain hits")
+    search.add_argument("--window", type=count_at_least(0), default=0, metavar="K",
+                        help="sentence window: print each hit with K sentences on each side (sentence_window "
+                        "strategy); on other indexes a notice, then plain hits")
+    add_filter_arguments(search)
+    search.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, settings) -> int:
+    """Print the hits of ``args.query``; 2 on an empty query. A local index that does not exist yet has no
+    hits and is not created."""
+    from chunking.embeddings import make_embedder
+    from chunking.services import make_index
+
+    if not args.query.strip():
+        return fail(args, "the query is empty")
+    try:
+        where = search_filter(args, settings)
+    except FilterError as exc:  # what is wrong with --filter, --user or --groups
+        return fail(args, str(exc))
+    if settings.index_backend == "local" and not settings.local_index_path.exists():
+        print("[]" if args.json else f"no hits (the index is empty: run `{_ingest_hint(args)}` first)")
+        return 0
+    index = make_index(settings)
+    index.ensure()
+    from chunking.retrieval import search
+
+    embedder = make_embedder(settings)
+    small_to_big = args.parents or args.window
+    try:
+        hits = search(args.query, index=index, embedder=embedder, k=max(20, 4 * args.k) if small_to_big else args.k,
+                      filter=where)
+    except FilterError as exc:  # a field this index does not have
+        return fail(args, str(exc))
+    if small_to_big:
+        if any(h.record.parent_id for h in hits):
+            return _print_contexts(args, index, embedder, settings, hits)
+        if hits:
+            print(_not_applied(args), file=sys.stderr)
+        hits = hits[: args.k]
+    if args.json:
+        print(json.dumps([
+            {"source": h.record.source, "title": h.record.title, "sourcepage": h.record.sourcepage,
+             "content": h.record.content, "score": h.score, "lexical": h.lexical, "vector": h.vector,
+             "id": h.record.id, "page_start": h.record.page_start, "page_end": h.record.page_end,
+             "headings": list(h.record.headings)}
+            for h in hits
+        ], ensure_ascii=False, indent=2))
+        return 0
+    if not hits:
+        return _no_hits(args, index, settings, embedder)
+    for rank, hit in enumerate(hits, 1):
+        print_hit(rank, hit.record.sourcepage, hit.record.headings, hit.record.content, args.query,
+                  score=hit.score, lexical=hit.lexical, vector=hit.vector, title=hit.record.title)
+    return 0
+
+
+def _not_applied(args: argparse.Namespace) -> str:
+    """The one-line notice when no chunk found has a parent, so --parents / --window cannot change anything."""
+    flags = [f for f, on in (("--parents", args.parents), (f"--window {args.window}", args.window)) if on]
+    uses = [u for u, on in (("hierarchical, small_to_big or propositions", args.parents),
+                            ("sentence_window", args.window)) if on]
+    return (f"note: {' and '.join(flags)} not applied: the chunks found have no parent chunk (the index was not "
+            f"built with {' or '.join(uses)}); plain hits follow")
+
+
+def _no_hits(args: argparse.Namespace, index, settings, embedder) -> int:
+    if not index.count():
+        print(f"no hits (the index is empty: run `{_ingest_hint(args)}` first)")
+    elif settings.index_backend != "local":
+        print("no hits")
+    elif hasattr(embedder, "shares_word"):  # the offline embedder: a vector hit needs a query word too
+        print("no hits: no chunk contains a word of the query")
+    else:
+        from chunking.services import fusion_options
+
+        print("no hits: no chunk contains a word of the query, and none has a vector similar enough "
+              f"(cosine below {fusion_options(settings).min_vector_score:g}, SEARCH_MIN_VECTOR_SCORE)")
+    return 0
+
+
+def _ingest_hint(args: argparse.Namespace) -> str:
+    return args.prog.rsplit(" ", 1)[0] + " ingest PATH"
+
+
+def _print_contexts(args: argparse.Namespace, index, embedder, settings, hits) -> int:
+    """Print the parents (or sentence windows) of the child *hits*, ``args.k`` at most."""
+    from chunking.retrieval.small_to_big import ParentDocumentRetriever
+
+    retriever = ParentDocumentRetriever(index, embedder, child_k=max(20, 4 * args.k), max_parents=args.k,
+                                        window=max(0, args.window))
+    results = retriever.from_hits(hits)
+    if args.json:
+        print(json.dumps([
+            {"source": r.record.source, "title": r.record.title, "sourcepage": r.record.sourcepage,
+             "content": r.text, "score": r.score,
+             "id": r.record.id, "level": r.record.level, "headings": list(r.record.headings),
+             "char_start": r.record.char_start, "char_end": r.record.char_end,
+             "children": [{"id": c.id, "score": c.score, "char_start": c.char_start, "char_end": c.char_end}
+                          for c in r.children]}
+            for r in results
+        ], ensure_ascii=False, indent=2))
+        return 0
+    if not results:
+        return _no_hits(args, index, settings, embedder)
+    for rank, r in enumerate(results, 1):
+        spans = ", ".join(f"{c.char_start}-{c.char_end}" for c in r.children)
+        print_hit(rank, r.record.sourcepage, r.record.headings, r.text, args.query, score=r.score,
+                  extra=f"  level {r.record.level}  {len(r.children)} matching (chars {spans})", width_chars=500,
+                  title=r.record.title)
+    return 0

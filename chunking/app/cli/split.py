@@ -1,0 +1,95 @@
+"""``chunking split FILE``: parse and split one file and print the records ``ingest`` would store for it;
+nothing is indexed and nothing is written."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from chunking.app.cli.arguments import count_at_least
+from chunking.app.cli.output import fail, plural, table
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub) -> None:
+    """Add the ``split`` subparser to *sub* (``argparse`` subparsers)."""
+    split = sub.add_parser(
+        "split", help="print the chunks of one file as ingest would store them (nothing is indexed)",
+        description="Parse and split one file and print its chunks exactly as `ingest` would store them (same "
+        "ids, citations, heading paths and kinds). Exits 1 when the file cannot be read or split, 2 on bad usage.")
+    split.add_argument("file", type=Path, metavar="FILE",
+                       help="the document to split (any format ingest reads: PDF, DOCX, HTML, Markdown, ...)")
+    split.add_argument("--format", choices=("table", "jsonl"), default="table",
+                       help="table (default), or jsonl: one index record per line, without the embedding")
+    split.add_argument("--splitter", default="auto", metavar="NAME",
+                       help="auto (the format's default); sentence, markdown, html, json, csv, code:<language> "
+                       "(e.g. code:python); or a strategy: semantic, hierarchical, small_to_big, sentence_window, "
+                       "propositions, llm, router, and any of these with +enrich")
+    split.add_argument("--max-tokens", type=count_at_least(1), default=None, metavar="N",
+                       help="token cap of a chunk (default 500: SPLIT_MAX_TOKENS). In PDF, DOCX, HTML and text a "
+                       "table over it is split by rows, its header repeated in each part (SPLIT_MAX_TABLE_TOKENS "
+                       "sets another limit); an image figure stays whole up to SPLIT_MAX_FIGURE_TOKENS (8191) and "
+                       "fenced code in Markdown up to 8191")
+    split.add_argument("--max-chars", type=count_at_least(1), default=None, metavar="N",
+                       help="soft character length per chunk (default 1000)")
+    split.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, settings) -> int:
+    """Print the records of ``args.file``; 1 when it cannot be parsed or split, 2 on a bad path or splitter."""
+    from chunking.documents.splitter import splitter_for
+    from chunking.formats import extension_of
+    from chunking.ids import doc_id
+    from chunking.pipeline.ingest import LOCAL_CONTAINER, source_name
+    from chunking.pipeline.namespaces import deployment_namespace
+    from chunking.parsers import ParseError, parse_document
+    from chunking.parsers.selection import document_readers
+    from chunking.pipeline.stage_two import document_records, source_version
+
+    path: Path = args.file
+    if path.is_dir():
+        return fail(args, "is a folder; split takes one file (ingest takes folders)", path=path)
+    if not path.is_file():
+        return fail(args, "no such file or folder", path=path)
+    overrides = {k: v for k, v in (("max_tokens", args.max_tokens), ("max_chars", args.max_chars)) if v is not None}
+    if args.splitter != "auto":
+        overrides["splitters"] = {**settings.splitters, extension_of(path.name): args.splitter}
+    settings = settings.replace(**overrides)
+    source = source_name(path)  # the name ingest gives it, so the ids and citations are the same
+    try:
+        splitter = splitter_for(source, settings)
+    except ValueError as exc:
+        return fail(args, str(exc))
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return fail(args, f"cannot be read: {exc.strerror or exc}", path=path, status=1)
+    try:
+        pages = parse_document(data, source=source, max_bytes=settings.max_document_bytes,
+                               readers=document_readers(settings))
+        chunks = list(splitter.split(pages))
+    except ParseError as exc:
+        return fail(args, exc.reason, path=path, status=1)
+    except ValueError as exc:
+        return fail(args, str(exc), path=path, status=1)
+    from chunking.documents.fields import configured_fields, file_properties
+
+    fields = configured_fields(settings, data, source, pages, file_properties(path))  # as `ingest` stores them
+    namespace = deployment_namespace(settings, LOCAL_CONTAINER)
+    records = document_records(pages, chunks, doc_id=doc_id(LOCAL_CONTAINER, source),
+                               version=source_version(data, splitter, namespace), source=source,
+                               namespace=namespace, fields=fields)
+    if args.format == "jsonl":
+        for record in records:
+            row = record.to_dict()
+            del row["embedding"]
+            print(json.dumps(row, ensure_ascii=False))
+        return 0
+    rows = [(r.ordinal, f"{r.page_start + 1}" if r.page_start == r.page_end else f"{r.page_start + 1}-{r.page_end + 1}",
+             f"{r.char_start}-{r.char_end}", r.token_count, len(r.content), r.kind, " > ".join(r.headings)[:40],
+             " ".join(r.content.split())[:60]) for r in records]
+    table(("#", "page", "chars", "tokens", "len", "kind", "headings", "text"), rows)
+    print(f"\n{plural(len(records), 'chunk')} from {plural(len(pages), 'page')} of {source}")
+    return 0

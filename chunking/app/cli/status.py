@@ -1,0 +1,131 @@
+"""``chunking status``: documents by status, and the failed ones with their reasons."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from chunking.app.cli.output import fail, table
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(sub) -> None:
+    """Add the ``status`` subparser to *sub* (``argparse`` subparsers)."""
+    status = sub.add_parser("status", help="documents by status, and the failed ones with reasons",
+                            description="Print the ledger: counts by status, every failed document with its "
+                            "reason and any document with a note, then, on the last line, the index's schema "
+                            "version (and what the next ingest adds to it).")
+    status.add_argument("--json", action="store_true", help="print as one JSON object")
+    status.add_argument("--watch", action="store_true",
+                        help="follow the documents in progress (uploaded and not yet seen by the blob trigger, "
+                        "sending, queued) and print each change until all are indexed or failed, then the counts "
+                        "(without storage: of the local ledger, as status counts them); exit 1 if one failed or "
+                        "--timeout passed")
+    status.add_argument("--interval", type=float, default=2.0, metavar="S", help="--watch: seconds between polls "
+                        "(default 2)")
+    status.add_argument("--timeout", type=float, default=900.0, metavar="S",
+                        help="--watch: give up after S seconds (default 900)")
+    status.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, settings) -> int:
+    """Print the ledger's counts, failures and notes (0); with ``--watch`` follow the documents in progress. A
+    local ledger that does not exist yet reads as empty and is not created."""
+    from chunking.ledger import local_ledger_path, make_ledger
+    from chunking.storage import ensure_reachable
+
+    if settings.ledger_backend == "table":
+        ensure_reachable(settings, table=settings.ledger_table)
+    present = settings.ledger_backend == "table" or local_ledger_path(settings).exists()
+    if args.watch:
+        return _watch(args, settings, make_ledger(settings))
+    entries = make_ledger(settings).entries() if present else []
+    counts = {s: sum(1 for e in entries if e.status == s)
+              for s in ("indexed", "queued", "sending", "failed", "deleted")}
+    failed = [e for e in entries if e.status == "failed"]
+    noted = [e for e in entries if e.note and e.status != "failed"]
+    schema = _schema(settings)
+    if args.json:
+        print(json.dumps({"counts": counts, "waiting": _waiting(settings, entries), "index": schema.to_dict(),
+                          "failed": [
+            {"source": e.source, "doc_id": e.doc_id, "version": e.version, "error": e.error, "attempts": e.attempts,
+             "updated_at": e.updated_at} for e in failed],
+            "notes": [{"source": e.source, "status": e.status, "note": e.note} for e in noted]},
+            ensure_ascii=False, indent=2))
+        return 0
+    waiting = _waiting(settings, entries)
+    print(", ".join(f"{n} {s}" for s, n in counts.items())
+          + (f"; {len(waiting)} uploaded, waiting for the blob trigger" if waiting else ""))
+    if failed:
+        print()
+        table(("failed source", "reason", "since"), [(e.source, e.error, e.updated_at) for e in failed])
+    if noted:
+        print()
+        table(("source", "status", "note"), [(e.source, e.status, e.note) for e in noted])
+    if failed or noted:
+        print()
+    print(schema.describe())  # last, as the help says: the line scripts and people look for at the end
+    return 0
+
+
+def _schema(settings):
+    """The index's ``SchemaInfo``, read without creating or migrating anything."""
+    if settings.index_backend == "local":
+        from chunking.index.local.schema import read_schema
+
+        return read_schema(settings.local_index_path, settings.metadata.field_names)
+    from chunking.services import make_index
+
+    return make_index(settings).schema_info()
+
+
+def _waiting(settings, entries) -> list[str]:
+    """Blobs of the documents container the blob trigger has not handled yet (only with the ledger in storage,
+    shared with the Functions)."""
+    from chunking.app.cli.watch import WAITING, states
+
+    list_blobs = _blob_lister(settings)
+    if list_blobs is None:
+        return []
+    return sorted(d.source for d in states(list_blobs(), entries, settings.documents_container).values()
+                  if d.state == WAITING)
+
+
+def _watch(args: argparse.Namespace, settings, ledger) -> int:
+    from chunking.app.cli.watch import follow, ledger_states, states
+
+    if args.interval <= 0 or args.timeout < 0:
+        return fail(args, "--interval must be above 0 and --timeout at least 0")
+    list_blobs = _blob_lister(settings)
+    if list_blobs is None:
+        print("(no storage configured: following the local ledger only; set AzureWebJobsStorage or use "
+              "local.settings.json to follow the documents container)")
+
+    def poll():
+        if list_blobs is None:  # every ledger entry, so the closing counts agree with `chunking status`
+            return ledger_states(ledger.entries())
+        return states(list_blobs(), ledger.entries(), settings.documents_container)
+
+    return follow(poll, interval=args.interval, timeout=args.timeout, out=lambda line: print(line, flush=True))
+
+
+def _blob_lister(settings):
+    """``() -> [(path, last_modified)]`` of the documents container, or None when the ledger is not in storage
+    (the CLI alone, with nothing shared with the Functions)."""
+    if settings.ledger_backend != "table":
+        return None
+    from azure.core.exceptions import AzureError
+
+    from chunking.storage import blob_service, create_container, storage_error
+
+    container = blob_service(settings).get_container_client(settings.documents_container)
+    create_container(container)
+
+    def list_blobs():
+        try:
+            return [(b.name, b.last_modified) for b in container.list_blobs()]
+        except AzureError as exc:
+            raise storage_error(exc, container, f"container '{settings.documents_container}'") from None
+
+    return list_blobs

@@ -1,0 +1,110 @@
+"""``chunking upload``: put files into the documents container, where the blob trigger picks them up."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from chunking.app.cli.arguments import metadata_item
+from chunking.app.cli.output import fail
+
+__all__ = ["add_parser", "blob_names", "run"]
+
+
+def add_parser(sub) -> None:
+    """Add the ``upload`` subparser to *sub* (``argparse`` subparsers)."""
+    up = sub.add_parser(
+        "upload", help="upload files or folders to the documents container (the Functions index them)",
+        description="Upload files (folders are searched recursively; files of types no parser reads are passed "
+        "over) to the documents container (DOCUMENTS_CONTAINER) of the storage connection (AzureWebJobsStorage), "
+        "replacing blobs of the same name. The container is created if missing. Blobs are named by their path "
+        "relative to the working directory (files outside it by their path below the folder named, or their "
+        "name), after --prefix. Then `status --watch` follows them.")
+    up.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="a file or a folder")
+    up.add_argument("--prefix", default="", metavar="FOLDER", help="a virtual folder for the blob names, e.g. manuals")
+    up.add_argument("--watch", action="store_true", help="then follow them as `status --watch` does")
+    up.add_argument("--metadata", action="append", default=[], metavar="NAME=VALUE", type=metadata_item,
+                    help="blob metadata of every file uploaded (repeatable): the names of METADATA_FIELDS become "
+                    "index fields, acl_users / acl_groups the access lists, e.g. --metadata acl_groups=hr,finance")
+    up.set_defaults(func=run)
+
+
+def blob_names(paths: list[Path], prefix: str = "", cwd: Path | None = None) -> tuple[list[tuple[Path, str]], list[str]]:
+    """``(file, blob name)`` pairs for *paths*, and the files of folders passed over (unsupported types).
+
+    Raises:
+        FileNotFoundError: a path does not exist.
+        ValueError: two files would get the same blob name.
+    """
+    from chunking.pipeline.ingest import collect_files
+
+    cwd = (cwd or Path.cwd()).resolve()
+    prefix = prefix.strip("/")
+    pairs: list[tuple[Path, str]] = []
+    ignored: list[str] = []
+    for path in paths:
+        resolved = path.resolve()
+        inside = resolved == cwd or cwd in resolved.parents
+        base = cwd if inside else (resolved if path.is_dir() else resolved.parent)
+        files, _, passed = collect_files([path], cwd=base)
+        pairs.extend((file, f"{prefix}/{name}" if prefix else name) for file, name in files)
+        ignored.extend(passed)
+    names: dict[str, Path] = {}
+    unique: list[tuple[Path, str]] = []
+    for file, name in pairs:
+        if name in names:
+            if names[name].resolve() != file.resolve():
+                raise ValueError(f"{names[name]} and {file} would both be uploaded as {name}")
+            continue  # the same file named twice
+        names[name] = file
+        unique.append((file, name))
+    return unique, ignored
+
+
+def _content_settings(name: str):
+    """The blob's content type, guessed from its name (the index's ``content_type``), or ``None``."""
+    import mimetypes
+
+    from azure.storage.blob import ContentSettings
+
+    guessed = mimetypes.guess_type(name)[0]
+    return ContentSettings(content_type=guessed) if guessed else None
+
+
+def run(args: argparse.Namespace, settings) -> int:
+    """Upload and print one line per file; 2 on a missing path or a storage error."""
+    from azure.core.exceptions import AzureError
+
+    from chunking.storage import blob_service, ensure_reachable, storage_error
+
+    try:
+        pairs, ignored = blob_names(args.paths, args.prefix)
+    except (FileNotFoundError, ValueError) as exc:
+        return fail(args, str(exc))
+    if not pairs:
+        return fail(args, "no files to upload" + (f" ({len(ignored)} of unsupported types passed over)"
+                                                  if ignored else ""))
+    ensure_reachable(settings, container=settings.documents_container)
+    container = blob_service(settings).get_container_client(settings.documents_container)
+    total = 0
+    for file, name in pairs:
+        data = file.read_bytes()
+        try:
+            container.upload_blob(name, data, overwrite=True, metadata=dict(args.metadata) or None,
+                                  content_settings=_content_settings(name))
+        except AzureError as exc:
+            raise storage_error(exc, container, f"blob '{name}' of container '{container.container_name}'") from None
+        total += len(data)
+        print(f"uploaded {file} -> {container.container_name}/{name} ({len(data):,} bytes)", flush=True)
+    url = container.url.split("?")[0]
+    print(f"{len(pairs)} file{'s' * (len(pairs) != 1)} ({total:,} bytes) uploaded to {url}")
+    if ignored:
+        print(f"{len(ignored)} files of unsupported types passed over: {', '.join(ignored[:5])}"
+              f"{' …' if len(ignored) > 5 else ''}")
+    if not args.watch:
+        print("follow them with: chunking status --watch")
+        return 0
+    from chunking.app.cli import status
+
+    return status.run(argparse.Namespace(watch=True, interval=2.0, timeout=900.0, json=False, prog=args.prog),
+                      settings)

@@ -1,0 +1,200 @@
+"""Azure AI Search index schema and request sizing: the field definitions of docs/architecture.md#ids-and-keys (HNSW
+vector profile, semantic configuration), OData literals, and batching of indexing requests by count and bytes
+(≤ 1,000 documents and ≤ 16 MB per request: search-limits-quotas-capacity on learn.microsoft.com)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any, Sequence
+
+from azure.search.documents.indexes import models as m
+
+from chunking.index.azure.fields import DOCUMENT_FIELDS, document_field_definitions
+from chunking.index.protocol import IndexError_
+from chunking.model import ChunkRecord
+
+__all__ = ["added_field_definitions", "batches_by_size", "check_index", "index_definition", "odata_string",
+           "strategy_field_definitions"]
+
+#: Documents per indexing request (search-limits-quotas-capacity).
+MAX_BATCH_DOCS = 1000
+#: JSON bytes per indexing request: "16 MB"; decimal megabytes, so we stay under either reading of "MB".
+MAX_BATCH_BYTES = 16_000_000
+#: Per-document status codes worth retrying (Index Documents REST reference).
+RETRYABLE_STATUS = frozenset({409, 422, 429, 503})
+# Whole-request status codes worth retrying: the above plus timeouts and gateway errors.
+_RETRYABLE_REQUEST_STATUS = RETRYABLE_STATUS | {408, 500, 502, 504}
+#: Page size for key listing; also the service's maximum ``top``.
+PAGE_SIZE = 1000
+# content_hash values per search.in() filter: keeps the filter a few KB long.
+_HASHES_PER_FILTER = 100
+# Candidates the vector leg of a hybrid query contributes to the fusion (as LocalIndex does).
+_MIN_VECTOR_K = 50
+
+VECTOR_FIELD = "embedding"
+VECTOR_PROFILE = "hnsw-cosine"
+HNSW_CONFIG = "hnsw"
+SEMANTIC_CONFIG = "default"
+#: Fields of the strategies (hierarchy, small-to-big, propositions, enrichment): not in the base schema of
+#: docs/architecture.md#ids-and-keys. An index gets them when created with ``strategy_fields=True``, or on the first
+#: upsert of a record that needs them (Azure AI Search adds fields to an existing index in place).
+STRATEGY_FIELDS = ("parent_id", "level", "kind", "embedding_text", "embedding_hash", "has_vector")
+#: Base fields added after the first schema: ``ensure`` adds them to an existing index that lacks them (documents
+#: written before hold null there).
+ADDED_FIELDS = ("namespace",)
+# The chunk fields every index has (schema 1); the document fields (schema 2) are added by ``ensure``.
+_RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(ChunkRecord)
+                       if f.name not in STRATEGY_FIELDS and f.name not in DOCUMENT_FIELDS and f.name != "metadata")
+_SELECT = [f for f in _RECORD_FIELDS if f != VECTOR_FIELD]
+_DEFAULTS = {f.name: f.default for f in dataclasses.fields(ChunkRecord) if f.name in STRATEGY_FIELDS}
+_ENVELOPE_BYTES = len(json.dumps({"value": []}))
+
+
+def odata_string(value: str) -> str:
+    """An OData string literal: ``O'Brien`` → ``'O''Brien'``."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _action_bytes(action: str, doc: dict[str, Any]) -> int:
+    # The SDK sends json.dumps(...) with default separators and ensure_ascii, the action key first.
+    return len(json.dumps({"@search.action": action, **doc}))
+
+
+def batches_by_size(
+    docs: Sequence[dict[str, Any]], action: str, max_docs: int = MAX_BATCH_DOCS, max_bytes: int = MAX_BATCH_BYTES
+) -> list[list[dict[str, Any]]]:
+    """Split *docs* into consecutive batches of ≤ *max_docs* documents and ≤ *max_bytes* bytes of request JSON.
+
+    Sizes are those of the body the SDK sends (``{"value": [{"@search.action": action, ...doc}, ...]}``).
+
+    Raises:
+        IndexError_: one document alone exceeds *max_bytes* (the message names its key).
+    """
+    batches: list[list[dict[str, Any]]] = []
+    current: list[dict[str, Any]] = []
+    size = _ENVELOPE_BYTES
+    for doc in docs:
+        doc_bytes = _action_bytes(action, doc)
+        if _ENVELOPE_BYTES + doc_bytes > max_bytes:
+            raise IndexError_(f"document {doc.get('id')!r} is {doc_bytes} bytes of JSON; a request holds {max_bytes}")
+        extra = doc_bytes + (2 if current else 0)  # ", " between actions
+        if current and (len(current) >= max_docs or size + extra > max_bytes):
+            batches.append(current)
+            current, size, extra = [], _ENVELOPE_BYTES, doc_bytes
+        current.append(doc)
+        size += extra
+    if current:
+        batches.append(current)
+    return batches
+
+
+def _field(name: str, type_: str, **flags: bool) -> m.SearchField:
+    # Every flag explicit: the service defaults most of them to true for simple fields.
+    values = {"key": False, "searchable": False, "filterable": False, "sortable": False, "facetable": False}
+    values.update(flags)
+    return m.SearchField(name=name, type=type_, retrievable=True, **values)
+
+
+def strategy_field_definitions() -> list[m.SearchField]:
+    """The ``STRATEGY_FIELDS``: ``parent_id``, ``level``, ``kind``, ``embedding_hash`` and ``has_vector``
+    filterable (level and hierarchy filters, embedding reuse); ``embedding_text`` searchable (the breadcrumb and
+    context count for BM25, docs/splitters.md#context-enrichment, item 4)."""
+    return [
+        _field("parent_id", "Edm.String", filterable=True),
+        _field("level", "Edm.Int32", filterable=True, sortable=True, facetable=True),
+        _field("kind", "Edm.String", filterable=True, facetable=True),
+        _field("embedding_text", "Edm.String", searchable=True),
+        _field("embedding_hash", "Edm.String", filterable=True),
+        _field("has_vector", "Edm.Boolean", filterable=True),
+    ]
+
+
+def added_field_definitions() -> list[m.SearchField]:
+    """The ``ADDED_FIELDS``: ``namespace`` filterable and facetable (reconcile and cleanup select their own
+    deployment's documents by it: docs/operations.md#sharing-one-index)."""
+    return [_field("namespace", "Edm.String", filterable=True, facetable=True)]
+
+
+def check_index(existing: m.SearchIndex, index_name: str, dimensions: int) -> None:
+    """Check that *existing* can hold our records: the chunk fields, ``id`` the sortable key (key paging), a vector
+    field of *dimensions*.
+
+    Raises:
+        IndexError_: the first problem found, naming the index and what to do.
+    """
+    fields = {f.name: f for f in existing.fields or []}
+    missing = [name for name in _RECORD_FIELDS if name not in fields and name not in ADDED_FIELDS]
+    if missing:
+        raise IndexError_(f"index {index_name!r} lacks fields {', '.join(missing)}")
+    key = fields["id"]
+    if not key.key or not key.sortable:
+        raise IndexError_(f"index {index_name!r}: field id must be the key and sortable (key paging)")
+    dims = fields[VECTOR_FIELD].vector_search_dimensions
+    if dims != dimensions:
+        raise IndexError_(
+            f"index {index_name!r} holds {dims}-dimensional vectors, but the embedder makes "
+            f"{dimensions}; create a new index (dimensions cannot change in place) and re-ingest"
+        )
+
+
+def _uses_strategy_fields(record: ChunkRecord) -> bool:
+    return any(getattr(record, name) != default for name, default in _DEFAULTS.items())
+
+
+def index_definition(name: str, dimensions: int, strategy_fields: bool = False,
+                     metadata_fields: Sequence[str] = ()) -> m.SearchIndex:
+    """The index schema of docs/architecture.md#ids-and-keys (plus the ``STRATEGY_FIELDS`` when asked) and the
+    document fields with *metadata_fields* (docs/architecture.md#document-fields), with an HNSW (cosine) vector
+    profile and a semantic configuration whose prioritized content field is ``content``."""
+    ints = ("ordinal", "page_start", "page_end", "char_start", "char_end", "token_count")
+    fields = [
+        _field("id", "Edm.String", key=True, filterable=True, sortable=True),
+        _field("doc_id", "Edm.String", filterable=True, facetable=True),
+        _field("version", "Edm.String", filterable=True),
+        _field("source", "Edm.String", filterable=True),
+        _field("sourcepage", "Edm.String"),
+        *(_field(n, "Edm.Int32", filterable=True, sortable=True) for n in ints),
+        _field("headings", "Collection(Edm.String)", searchable=True),
+        _field("content", "Edm.String", searchable=True),
+        _field("content_hash", "Edm.String", filterable=True),
+        m.SearchField(
+            name=VECTOR_FIELD,
+            type="Collection(Edm.Single)",
+            searchable=True,
+            retrievable=True,  # vectors_by_content_hash reads them back for reuse
+            vector_search_dimensions=dimensions,
+            vector_search_profile_name=VECTOR_PROFILE,
+        ),
+        *added_field_definitions(),
+        *document_field_definitions(metadata_fields),
+        *(strategy_field_definitions() if strategy_fields else []),
+    ]
+    return m.SearchIndex(
+        name=name,
+        fields=fields,
+        vector_search=m.VectorSearch(
+            # HNSW defaults from the vector how-to (m 4, efConstruction 400, efSearch 500); cosine for
+            # normalised embeddings.
+            algorithms=[
+                m.HnswAlgorithmConfiguration(
+                    name=HNSW_CONFIG,
+                    parameters=m.HnswParameters(m=4, ef_construction=400, ef_search=500, metric="cosine"),
+                )
+            ],
+            profiles=[m.VectorSearchProfile(name=VECTOR_PROFILE, algorithm_configuration_name=HNSW_CONFIG)],
+        ),
+        semantic_search=m.SemanticSearch(
+            default_configuration_name=SEMANTIC_CONFIG,
+            configurations=[
+                m.SemanticConfiguration(
+                    name=SEMANTIC_CONFIG,
+                    prioritized_fields=m.SemanticPrioritizedFields(
+                        content_fields=[m.SemanticField(field_name="content")]
+                    ),
+                )
+            ],
+        ),
+    )
+
+

@@ -1,0 +1,1 @@
+"""Queue messages between the stages."""

@@ -1,0 +1,211 @@
+"""Chunk-batch queue messages between stage 1 (parse + split) and stage 2 (embed + upsert).
+
+A message is one JSON object (UTF-8, ``ensure_ascii=False``)::
+
+    {"type": "chunk-batch", "schema": 1, "doc_id": "d…", "version": "…", "source": "a/b.pdf",
+     "batch_no": 0, "batch_count": 3, "chunk_count": 41,
+     "records": [ChunkRecord.to_dict() without "embedding", …]}          # inline
+    {… same header …, "payload": "d…/<version>/0.json"}                  # claim check
+
+Batches are packed greedily by bytes so that every message is ≤ ``max_message_bytes`` of raw JSON (49,152 by
+default: 64 KiB after the host's base64). A batch whose records cannot fit even alone goes by claim check.
+``batch_count`` and ``chunk_count`` are 0 in the batches of a long document that stage 1 sent before it knew
+them (docs/architecture.md#long-documents); a message with ``"check": true`` and no records asks stage 2 to
+complete the version once the ledger has the totals.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from chunking.storage.claim_check import PayloadStore
+from chunking.model import ChunkRecord
+
+__all__ = ["BatchMessage", "BatchPacker", "Group", "MessageError", "decode_message", "encode_batches", "load_records"]
+
+_SCHEMA = 1
+# Records per batch at most by default (setting BATCH_MAX_CHUNKS): keeps each stage-2 invocation short.
+MAX_RECORDS_PER_BATCH = 64
+
+
+class MessageError(ValueError):
+    """A queue message is not a valid chunk-batch message; the message says why."""
+
+
+@dataclass(frozen=True)
+class BatchMessage:
+    """A decoded chunk-batch message (records still inline or behind a claim check)."""
+
+    doc_id: str
+    version: str
+    source: str
+    batch_no: int
+    batch_count: int
+    chunk_count: int
+    records: list[dict[str, Any]] | None
+    payload: str | None
+    keep_old_versions: bool = False
+    check: bool = False  # a completion check: no records (``BatchPacker.check_message``)
+
+    @property
+    def where(self) -> str:
+        """``batch 3 of 10`` (1-based), or ``batch 3`` while the total was not known when it was sent."""
+        if self.check:
+            return "completion check"
+        return f"batch {self.batch_no + 1}" + (f" of {self.batch_count}" if self.batch_count else "")
+
+
+def _dumps(obj: Any) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def _record_dict(record: ChunkRecord) -> dict[str, Any]:
+    data = record.to_dict()
+    data.pop("embedding", None)
+    return data
+
+
+def encode_batches(
+    records: Sequence[ChunkRecord],
+    *,
+    max_message_bytes: int,
+    payloads: PayloadStore,
+    max_records: int = MAX_RECORDS_PER_BATCH,
+    keep_old_versions: bool = False,
+) -> list[str]:
+    """Pack the records of one document version into queue messages, in ordinal order.
+
+    Each returned string is ≤ *max_message_bytes* bytes of UTF-8. A record too large for a message on its own is
+    sent as a one-record batch whose JSON is written to *payloads* (claim check). No records, no messages.
+    *keep_old_versions* asks stage 2 not to delete the document's other versions when this one is complete.
+
+    Raises:
+        ValueError: *records* mix documents or versions.
+    """
+    if not records:
+        return []
+    doc, version = records[0].doc_id, records[0].version
+    if any(r.doc_id != doc or r.version != version for r in records):
+        raise ValueError("encode_batches takes the records of one document version")
+    packer = BatchPacker(doc, version, records[0].source, max_message_bytes=max_message_bytes,
+                         max_records=max_records, keep_old_versions=keep_old_versions)
+    groups = [g for r in records for g in packer.add(r)] + packer.finish()
+    return [packer.encode(group, batch_no, len(groups), len(records), payloads)
+            for batch_no, group in enumerate(groups)]
+
+
+@dataclass
+class Group:
+    """The records of one batch (as dicts), and whether they go by claim check."""
+
+    items: list[dict[str, Any]]
+    oversized: bool = False
+
+
+class BatchPacker:
+    """Packs the records of one document version into batches as they come, greedily by bytes (each message
+    ≤ *max_message_bytes* of raw JSON, at most *max_records* records), so that stage 1 can send each batch as
+    soon as it is full instead of holding the document's records."""
+
+    def __init__(self, doc_id: str, version: str, source: str, *, max_message_bytes: int,
+                 max_records: int = MAX_RECORDS_PER_BATCH, keep_old_versions: bool = False) -> None:
+        self.header = {"type": "chunk-batch", "schema": _SCHEMA, "doc_id": doc_id, "version": version,
+                       "source": source, "keep_old_versions": keep_old_versions}
+        self.max_message_bytes = max_message_bytes
+        self.max_records = max_records
+        # A generous fixed allowance for the per-message header (numbers grow at most a few digits).
+        self.budget = max_message_bytes - len(_dumps(self.header).encode()) - 128
+        self._current: list[dict[str, Any]] = []
+        self._size = 2  # the brackets of the records list
+
+    def add(self, record: ChunkRecord) -> list[Group]:
+        """Take one record; returns the batches it completed (zero, one, or two when it goes alone)."""
+        item = _record_dict(record)
+        item_bytes = len(_dumps(item).encode()) + 1
+        done: list[Group] = []
+        if item_bytes > self.budget:
+            done = self.finish() + [Group([item], oversized=True)]
+            return done
+        if self._current and (self._size + item_bytes > self.budget or len(self._current) >= self.max_records):
+            done = self.finish()
+        self._current.append(item)
+        self._size += item_bytes
+        return done
+
+    def finish(self) -> list[Group]:
+        """The batch being filled, if any (the packer is empty afterwards)."""
+        if not self._current:
+            return []
+        group = Group(self._current)
+        self._current, self._size = [], 2
+        return [group]
+
+    def encode(self, group: Group, batch_no: int, batch_count: int, chunk_count: int,
+               payloads: PayloadStore) -> str:
+        """The message of batch *batch_no* (0-based). *batch_count* and *chunk_count* are the version's totals,
+        or 0 when stage 1 sends the batch before it knows them (stage 2 then takes them from the ledger)."""
+        doc, version = self.header["doc_id"], self.header["version"]
+        message = {**self.header, "batch_no": batch_no, "batch_count": batch_count, "chunk_count": chunk_count}
+        if group.oversized:
+            name = f"{doc}/{version}/{batch_no}.json"
+            payloads.put(name, _dumps(group.items).encode("utf-8"))
+            message["payload"] = name
+        else:
+            message["records"] = group.items
+        text = _dumps(message)
+        if len(text.encode("utf-8")) > self.max_message_bytes:  # cannot happen with the allowance above
+            raise AssertionError(f"message {batch_no} of {doc} exceeds {self.max_message_bytes} bytes")
+        return text
+
+    def check_message(self) -> str:
+        """A message without records that asks stage 2 to complete the version if the ledger holds all of its
+        batches: sent once stage 1 has recorded the totals, in case every batch was indexed before that."""
+        return _dumps({**self.header, "batch_no": -1, "batch_count": 0, "chunk_count": 0, "check": True,
+                       "records": []})
+
+
+def decode_message(body: str | bytes) -> BatchMessage:
+    """Parse one queue message body.
+
+    Raises:
+        MessageError: not JSON, not a chunk-batch message, or a field is missing.
+    """
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise MessageError(f"queue message is not JSON: {exc}") from None
+    if not isinstance(data, dict) or data.get("type") != "chunk-batch":
+        raise MessageError("queue message is not a chunk-batch message")
+    if data.get("schema") != _SCHEMA:
+        raise MessageError(f"unsupported chunk-batch schema {data.get('schema')!r}")
+    try:
+        return BatchMessage(
+            doc_id=str(data["doc_id"]),
+            version=str(data["version"]),
+            source=str(data["source"]),
+            batch_no=int(data["batch_no"]),
+            batch_count=int(data["batch_count"]),
+            chunk_count=int(data["chunk_count"]),
+            records=data.get("records"),
+            payload=data.get("payload"),
+            keep_old_versions=bool(data.get("keep_old_versions", False)),
+            check=bool(data.get("check", False)),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise MessageError(f"chunk-batch message lacks a valid field: {exc}") from None
+
+
+def load_records(message: BatchMessage, payloads: PayloadStore) -> list[ChunkRecord]:
+    """The records of *message*, fetching the claim-checked payload if there is one.
+
+    Raises:
+        PayloadMissingError: the claim-checked payload is gone.
+    """
+    items = message.records
+    if items is None:
+        if not message.payload:
+            raise MessageError("chunk-batch message has neither records nor payload")
+        items = json.loads(payloads.get(message.payload))
+    return [ChunkRecord.from_dict(item) for item in items]

@@ -1,0 +1,349 @@
+"""Word files (.docx): the body as Markdown-flavoured text, with tables as HTML ``<figure>`` blocks.
+
+python-docx (MIT) opens the package and resolves paragraph styles; the body is walked through its XML
+(``w:p`` and ``w:tbl`` in document order) because python-docx's ``paragraphs`` and ``tables`` lists lose the
+order between the two, and its ``Paragraph.text`` skips runs inside insertions, fields and content controls.
+
+Steps:
+  1. Refuse what python-docx should not open: an OLE compound file (a password-protected or old ``.doc``
+     file renamed), anything that is not a ZIP, and a ZIP whose members really inflate (whatever their headers
+     declare) past ``MAX_DECOMPRESSED_BYTES``. Entities are never resolved; an entity reference is left out of
+     the text, the text around it kept, and a DTD or an entity reference is noted in the ledger.
+  2. Walk the body block by block as it is read (``chunking.parsers.docx.package``: one block in memory at a
+     time, never the whole body's tree), also inside block-level content controls such as Word's table of
+     contents; ``MAX_DOCUMENT_CHARS`` is checked after every block.
+  3. Write blocks separated by a blank line: ``Title`` and ``Heading 1``–``9`` styles (or styles based on them)
+     as ``#`` lines; numbered or bulleted paragraphs as ``- item`` lines, two spaces per list level, one block
+     per run of items; code styles (``Source Code``, ``HTML Preformatted``, …) verbatim in a Markdown code
+     fence, one per run of code paragraphs; tables as ``<figure><table>`` with ``rowspan``/``colspan`` from
+     merged cells and ``<th>`` for rows marked as repeating header rows. Text boxes follow the paragraph that
+     anchors them, footnotes and endnotes end the text, headers and footers are left out
+     (``chunking.parsers.docx.parts``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from lxml import etree
+from docx.document import Document as _DocxDocument
+from docx.oxml import OxmlElement
+from docx.oxml.ns import qn
+from docx.text.paragraph import Paragraph
+
+from chunking.model import Page
+from chunking.parsers._common import ParseError, ReadContext, figure_table, pages_from_texts, table_cell
+from chunking.parsers.docx.package import open_docx
+from chunking.parsers.docx.parts import NoteMarks, prepare_block
+
+__all__ = ["parse"]
+
+_HEADING_STYLE = re.compile(r"heading ([1-9])", re.IGNORECASE)
+_CODE_STYLES = frozenset({"source code", "html preformatted", "code", "macro text"})
+# CommonMark has six heading levels; Heading 7-9 stay headings at the deepest level.
+_MAX_MARKDOWN_LEVEL = 6
+_FALSE_VALUES = frozenset({"0", "false", "off"})
+
+_P, _TBL, _SDT, _SDT_CONTENT = qn("w:p"), qn("w:tbl"), qn("w:sdt"), qn("w:sdtContent")
+_R, _T, _TAB, _NO_BREAK_HYPHEN, _TXBX_CONTENT = qn("w:r"), qn("w:t"), qn("w:tab"), qn("w:noBreakHyphen"), qn("w:txbxContent")
+_RUN_CONTENT_TAGS = (_T, _TAB, qn("w:br"), qn("w:cr"), _NO_BREAK_HYPHEN)  # what a run's text is made of
+_VAL = qn("w:val")
+# What chunking.parsers.docx.parts rewrites in a block: text boxes, drawings, note references.
+_PREPARED = (qn("w:txbxContent"), qn("w:drawing"), qn("w:footnoteReference"), qn("w:endnoteReference"))
+_P_STYLE = f"{qn('w:pPr')}/{qn('w:pStyle')}"
+_NUM_PR, _NUM_ID, _ILVL = f"{qn('w:pPr')}/{qn('w:numPr')}", qn("w:numId"), qn("w:ilvl")
+_SPACES = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class _StyleKind:
+    heading_level: int = 0  # 0 for a paragraph that is not a heading
+    is_list: bool = False
+    is_code: bool = False
+
+
+def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> Iterator[Page]:
+    """Parse a .docx file into one page of text.
+
+    Args:
+        data: the raw .docx bytes.
+        source: file name, used in errors.
+        context: limits (``MAX_DECOMPRESSED_BYTES``, ``MAX_DOCUMENT_CHARS``) and the stage-1 deadline, checked
+            while the body is read block by block; default limits when ``None``.
+
+    Returns:
+        One ``Page(0, 0, text)``; ``text`` is empty when the body holds no text.
+
+    Raises:
+        ParseError: ``not a valid DOCX: …`` for an OLE file, a non-ZIP or a package python-docx cannot open;
+            ``expands past N MB when decompressed (MAX_DECOMPRESSED_BYTES)`` when the package's members inflate
+            to more than that in total; ``more than N characters of text (MAX_DOCUMENT_CHARS)`` as soon as the
+            body's text passes that; the ``STAGE1_MAX_SECONDS`` reason.
+    """
+    context = context if context is not None else ReadContext()
+    opened = open_docx(data, source, context)
+    for part in opened.dtd_parts:
+        context.note(f"{part} holds a DTD (Word never writes one); its entities were not resolved")
+    writer = _BodyWriter(opened.document)
+    marks = _note_marks(opened, context)
+    entities: set[str] = set()
+    limit = context.limits.max_document_chars
+    for count, element in enumerate(opened.blocks()):
+        entities.update(entity.text for entity in element.iter(etree.Entity))
+        if next(element.iter(_PREPARED), None) is None:  # most blocks: nothing to prepare (one C-level scan)
+            writer.walk_block(element)
+        else:
+            # Text boxes, figures and note marks (chunking.parsers.docx.parts) need the block's container: a
+            # body of its own, holding this block and what is inserted after it.
+            holder = _new_body()
+            holder.append(element)
+            prepare_block(holder, context, marks)
+            for block in list(holder):
+                writer.walk_block(block)
+        if writer.chars > limit:
+            raise ParseError(source, context.limits.document_chars_reason())
+        if count % 256 == 0:
+            context.check_time(source)
+    if entities:
+        shown = ", ".join(sorted(entities)[:5]) + (" …" if len(entities) > 5 else "")
+        context.note(f"entity references left out of the text, not resolved: {shown}")
+    text = "\n\n".join(writer.finish() + marks.blocks())
+    if not text.strip() and opened.dtd_parts:
+        raise ParseError(source, f"no text found; the package holds a DTD in {', '.join(opened.dtd_parts)} (Word "
+                                 "never writes one: a hand-made or hostile file?)")
+    return pages_from_texts([text])
+
+
+def _note_marks(opened, context: ReadContext) -> NoteMarks:
+    marks = NoteMarks(opened.document, context)
+    if marks.has_notes("footnote") and marks.has_notes("endnote"):
+        # Endnotes are numbered after every footnote: a first pass over the body counts those.
+        footnotes: set[str] = set()
+        for element in opened.blocks():
+            holder = _new_body()
+            holder.append(element)
+            footnotes |= marks.count_footnotes(holder)
+        marks = NoteMarks(opened.document, context, footnotes_first=len(footnotes))
+    return marks
+
+
+def _new_body():
+    return OxmlElement("w:body")
+
+
+class _BodyWriter:
+    """Turns body elements into blocks, grouping runs of list items and of code paragraphs."""
+
+    def __init__(self, document: _DocxDocument) -> None:
+        self._document = document
+        self._styles: dict[str | None, _StyleKind] = {}
+        self._blocks: list[str] = []
+        self._list_lines: list[str] = []
+        self._code_lines: list[str] = []
+        #: characters of text read so far (without the Markdown marks added): never more than the final text
+        self.chars = 0
+
+    def walk(self, container) -> None:
+        for element in container.iterchildren():
+            self.walk_block(element)
+
+    def walk_block(self, element) -> None:
+        """One block-level element: a paragraph, a table, or a content control holding more of them."""
+        if element.tag == _P:
+            self._paragraph(element)
+        elif element.tag == _TBL:
+            self._end_groups()
+            figure = _figure(element)
+            if figure:
+                self.chars += len(figure)
+                self._blocks.append(figure)
+        elif element.tag == _SDT:
+            for content in element.iterchildren(_SDT_CONTENT):
+                self.walk(content)
+
+    def finish(self) -> list[str]:
+        self._end_groups()
+        return self._blocks
+
+    def _paragraph(self, p) -> None:
+        text = _paragraph_text(p)
+        self.chars += len(text.strip())
+        kind = self._kind(p)
+        if kind.is_code and kind.heading_level == 0:
+            self._end_list()
+            if text.strip() or self._code_lines:
+                self._code_lines.append(text.rstrip())
+            return
+        self._end_code()
+        text = text.strip()
+        if not text:
+            return
+        if kind.heading_level:
+            self._end_list()
+            self._blocks.append(f"{'#' * kind.heading_level} {_SPACES.sub(' ', text)}")
+        elif kind.is_list or _numbering_level(p) is not None:
+            level = _numbering_level(p) or 0
+            indent = "  " * level
+            self._list_lines.append(f"{indent}- " + text.replace("\n", f"\n{indent}  "))
+        else:
+            self._end_list()
+            self._blocks.append(text)
+
+    def _kind(self, p) -> _StyleKind:
+        style = p.find(_P_STYLE)  # its w:val; None for the default paragraph style (as CT_P.style, but faster)
+        style_id = None if style is None else style.get(_VAL)
+        if style_id not in self._styles:
+            self._styles[style_id] = _style_kind(Paragraph(p, self._document).style)
+        return self._styles[style_id]
+
+    def _end_groups(self) -> None:
+        self._end_list()
+        self._end_code()
+
+    def _end_list(self) -> None:
+        if self._list_lines:
+            self._blocks.append("\n".join(self._list_lines))
+            self._list_lines = []
+
+    def _end_code(self) -> None:
+        code = "\n".join(self._code_lines).strip("\n")
+        self._code_lines = []
+        if code.strip():
+            longest_run = max((len(run) for run in re.findall(r"`+", code)), default=0)
+            fence = "`" * max(3, longest_run + 1)
+            self._blocks.append(f"{fence}\n{code}\n{fence}")
+
+
+def _style_kind(style) -> _StyleKind:
+    """Classify a paragraph style by its own name or the name of a style it is based on."""
+    is_list = False
+    seen = set()
+    while style is not None and style.style_id not in seen:
+        seen.add(style.style_id)
+        name = (style.name or "").strip()
+        lowered = name.lower()
+        if lowered == "title":
+            return _StyleKind(heading_level=1)
+        if match := _HEADING_STYLE.fullmatch(name):
+            return _StyleKind(heading_level=min(int(match.group(1)), _MAX_MARKDOWN_LEVEL))
+        if lowered in _CODE_STYLES:
+            return _StyleKind(is_code=True)
+        p_pr = style.element.pPr
+        numbered = p_pr is not None and p_pr.numPr is not None and _num_id(p_pr.numPr) != "0"
+        is_list = is_list or lowered.startswith("list") or numbered
+        style = style.base_style
+    return _StyleKind(is_list=is_list)
+
+
+def _num_id(num_pr) -> str | None:
+    return None if num_pr.numId is None else str(num_pr.numId.val)
+
+
+def _numbering_level(p) -> int | None:
+    """The list level (0-based) of a paragraph with direct numbering, ``None`` without it (numId 0 is none)."""
+    # Plain lxml finds: python-docx's property chain costs about 50 µs a paragraph, a third of the parse.
+    num_pr = p.find(_NUM_PR)
+    num_id = None if num_pr is None else num_pr.find(_NUM_ID)
+    if num_id is None or _decimal(num_id.get(_VAL)) in (None, 0):
+        return None
+    ilvl = num_pr.find(_ILVL)
+    return (_decimal(ilvl.get(_VAL)) or 0) if ilvl is not None else 0
+
+
+def _decimal(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _paragraph_text(p) -> str:
+    # Text boxes are anchored inside runs but are not part of the paragraph's reading order. (Walked by hand:
+    # the equivalent XPath costs about 100 µs a paragraph through python-docx.)
+    pieces = []
+    for element in p.iter(_RUN_CONTENT_TAGS):
+        run = element.getparent()
+        if run.tag != _R or _in_text_box(run, p):
+            continue
+        tag = element.tag
+        if tag == _T:
+            # An entity reference (never resolved) is a child node; the text after it is that node's tail.
+            pieces.append(element.text or "")
+            pieces.extend(child.tail or "" for child in element)
+        elif tag == _TAB:
+            pieces.append("\t")
+        elif tag == _NO_BREAK_HYPHEN:
+            pieces.append("-")
+        else:  # w:br, w:cr
+            pieces.append("\n")
+    return "".join(pieces)
+
+
+def _in_text_box(run, p) -> bool:
+    for ancestor in run.iterancestors():
+        if ancestor is p:
+            return False
+        if ancestor.tag == _TXBX_CONTENT:
+            return True
+    return False
+
+
+def _flat_text(element) -> str:
+    """All paragraph text under ``element`` (nested tables included) on one line."""
+    texts = (_paragraph_text(p) for p in element.xpath(".//w:p[not(ancestor::w:txbxContent)]"))
+    return _SPACES.sub(" ", " ".join(texts)).strip()
+
+
+def _figure(tbl) -> str:
+    """Write a table as ``<figure><table>``, one ``<tr>`` per line; vertically merged cells become ``rowspan``."""
+    grid_rows = [_row_cells(tr) for tr in tbl.xpath("./w:tr")]
+    lines = []
+    has_text = False
+    for row_index, (tr, cells) in enumerate(zip(tbl.xpath("./w:tr"), grid_rows)):
+        name = "th" if _is_header_row(tr) else "td"
+        rendered = []
+        for column, tc in cells:
+            if tc.vMerge == "continue":
+                continue
+            attributes = ""
+            rowspan = _rowspan(grid_rows, row_index, column) if tc.vMerge == "restart" else 1
+            if rowspan > 1:
+                attributes += f' rowspan="{rowspan}"'
+            if tc.grid_span > 1:
+                attributes += f' colspan="{tc.grid_span}"'
+            text = _flat_text(tc)
+            has_text = has_text or bool(text)
+            rendered.append(table_cell(name, attributes, text))
+        if rendered:
+            lines.append("<tr>" + "".join(rendered) + "</tr>")
+    if not has_text:
+        return ""
+    return figure_table(lines)
+
+
+def _row_cells(tr) -> list[tuple[int, object]]:
+    """The row's cells with the grid column each starts at."""
+    column = tr.grid_before
+    cells = []
+    for tc in tr.xpath("./w:tc | ./w:sdt/w:sdtContent/w:tc | ./w:customXml/w:tc"):
+        cells.append((column, tc))
+        column += tc.grid_span
+    return cells
+
+
+def _rowspan(grid_rows: list[list[tuple[int, object]]], row_index: int, column: int) -> int:
+    span = 1
+    for cells in grid_rows[row_index + 1 :]:
+        below = next((tc for start, tc in cells if start == column), None)
+        if below is None or below.vMerge != "continue":
+            break
+        span += 1
+    return span
+
+
+def _is_header_row(tr) -> bool:
+    for marker in tr.xpath("./w:trPr/w:tblHeader"):
+        return marker.get(qn("w:val"), "true").lower() not in _FALSE_VALUES
+    return False

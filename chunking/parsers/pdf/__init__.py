@@ -1,0 +1,265 @@
+"""PDF files: one page of text per PDF page, extracted with pypdfium2 (Google's PDFium, Apache-2.0/BSD-3).
+
+Why pypdfium2: ``benchmarks/pdf_parsers.py`` on the two corpus manuals (one run, 2 CPUs, Python 3.11,
+pypdfium2 5.15.2, pypdf 7.1.1; "ours" is this module, pypdfium2 plus the clean-up below):
+
+=========  =========  =======  =====  =======  ======  ===========  ==========  =========
+file       extractor  seconds  pages  chars    glued   eol-hyphens  cjk-spaced  ligatures
+=========  =========  =======  =====  =======  ======  ===========  ==========  =========
+en         pypdfium2  0.28     101    200,077  15      63 (marked)  0           0
+en         pypdf      4.16     101    181,849  1,587   62 (split)   0           0
+en         ours       0.20     101    196,350  15      0            0           0
+ja         pypdfium2  0.17     78     106,707  14      4 (marked)   95          0
+ja         pypdf      3.02     78     103,608  14      4 (split)    255         0
+ja         ours       0.26     78     103,843  14      0            0           0
+=========  =========  =======  =====  =======  ======  ===========  ==========  =========
+
+glued: runs of 20+ ASCII letters; the 14-15 that remain are real LaTeX macro names (``AMCquestionNumberfalse``).
+eol-hyphens: words split by a line-end hyphen ("com-\\nmand"), or PDFium's mark for one. cjk-spaced: a space
+between two CJK characters. Neither library produced ligature characters or U+FFFD on these files.
+
+pypdf glues the words of every justified English line ("Themaximumnumberofstudents…"), letter-spaces more
+Japanese lines, is 15-20 times slower, and warns about fonts it cannot decode without fontTools. PDFium keeps
+word spaces from glyph positions and marks the line-end hyphens it recognises, so they can be joined. pymupdf
+is AGPL and was not considered.
+
+Clean-up, in order (``_clean_page_text``):
+  1. ``\\r\\n`` and ``\\r`` become ``\\n``.
+  2. PDFium's line-end hyphen mark (U+FFFE from ``get_text_range``) joins the two halves of a word:
+     "com-|mand" → "command"; if the left half already holds a hyphen, the hyphen is kept
+     ("auto-multiple-choice-|analyse" → "auto-multiple-choice-analyse"), because compound names break there.
+  3. NUL, form feed and the other C0 control characters except tab and newline are dropped.
+  4. A single space between two CJK characters is dropped: justified Japanese lines come out letter-spaced
+     ("特 定 の 設 問"), and Chinese and Japanese do not put spaces between words.
+  5. Spaces and tabs at the end of each line are dropped; a non-empty page ends with exactly one ``\\n``,
+     so that the concatenated pages keep a line break at every page boundary.
+
+Then running headers, footers and bare page numbers are recognised across the document and moved out of the
+page text into ``Page.header`` / ``Page.footer`` (``chunking/parsers/furniture.py``; docs/splitters.md#page-furniture).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pypdfium2 as pdfium
+
+from chunking.model import Page
+from chunking.parsers._common import ParseError, ReadContext, normalize_newlines
+from chunking.parsers.furniture import FurnitureKeys, cut_furniture, edge_keys, learn_furniture
+from chunking.parsers.pdf.tables import PdfTables
+from chunking.parsers.pdf.streams import inflated_bytes
+
+__all__ = ["HOLD_CHARS", "page_count", "parse"]
+
+# PDFium is not thread-safe (pypdfium2 README, "Thread safety"); the Functions host may run invocations on
+# several threads of one worker process, so every call into PDFium goes through this lock.
+_PDFIUM_LOCK = threading.Lock()
+
+# FPDF_ERR_PASSWORD (fpdfview.h): the document needs a password to open.
+_ERR_PASSWORD = 4
+# What FPDF_GetLastError's codes mean (fpdfview.h), in words for a reason; 0 (FPDF_ERR_SUCCESS) and 1 mean
+# PDFium did not say why, which pypdfium2 prints as "PDFium: Success".
+_LOAD_ERRORS = {
+    2: "PDFium could not open it",
+    3: "not a PDF, or damaged beyond repair",
+    5: "its security handler is not supported",
+}
+_NO_REASON = "damaged or truncated (PDFium gave no reason)"
+_PDFIUM_SAYS = re.compile(r"\s*\(PDFium: [^)]*\)")
+
+# PDFium marks a hyphen it removed at a line end with U+FFFE (get_text_range) or U+0002 (get_text_bounded).
+_HYPHEN_MARK = re.compile(r"(\S*)[\ufffe\x02]\n?")
+_CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+# Han, kana, CJK punctuation and full-width forms; Hangul is left out because Korean spaces its words.
+_CJK = r"[\u2e80-\u2fdf\u3000-\u30ff\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]"
+_CJK_SPACE = re.compile(f"(?<={_CJK}) (?={_CJK})")
+_TRAILING_SPACES = re.compile(r"[ \t]+$", re.MULTILINE)
+
+
+#: Page texts held for the furniture pass while their characters stay under this; past it, pages are read twice
+#: (once for the furniture keys, once for the text) instead, so a document's memory never grows with its length.
+HOLD_CHARS = 2_000_000
+#: Pages whose texts are held at once while their tables are found (a window of the range).
+TABLE_WINDOW_PAGES = 64
+
+
+def parse(data: bytes | Path, *, source: str, context: ReadContext | None = None, start: int = 0,
+          end: int | None = None, offset: int = 0, check_streams: bool = True,
+          furniture: FurnitureKeys | None = None,
+          learnt: Callable[[FurnitureKeys], None] | None = None) -> Iterator[Page]:
+    """Parse a PDF into one page per PDF page, blank pages included (so ``page_num`` is the PDF page index),
+    page by page: a generator that holds one page's text at a time (plus at most ``HOLD_CHARS`` characters of
+    the pages before, for the furniture pass).
+
+    Args:
+        data: the raw PDF bytes, or the path of a local file holding them (PDFium then reads the file as it
+            needs it, and the bytes are never in memory at once).
+        source: file name, used in errors.
+        context: limits (``MAX_DECOMPRESSED_BYTES``, ``MAX_PAGES``, ``MAX_PAGE_CHARS``) and the stage-1 deadline,
+            checked before PDFium reads the file and then page by page; default limits when ``None``.
+        start, end: the page range to read (0-based, *end* excluded; ``None`` = to the last page). Running
+            headers and footers are recognised within the range (docs/splitters.md#page-furniture).
+        offset: document offset of the range's first character (the pages before it, header + text + footer).
+        check_streams: scan the compressed streams against ``MAX_DECOMPRESSED_BYTES`` first (a later range of a
+            document whose first range passed skips it).
+        furniture: keys learnt from the range before, also cut in this one (a range too short to show its
+            running header on enough pages still loses it). learnt: called with the keys learnt from this range's
+            own pages, before the first page is yielded.
+
+    Yields:
+        ``Page(page_num, offset, text, header, footer)`` for each PDF page of the range in order, ``page_num``
+        0-based, ``offset`` the sum of the lengths of the previous pages' ``header + text + footer`` plus this
+        page's ``header``. Texts are cleaned as the module docstring describes.
+
+    Raises:
+        ParseError: ``encrypted PDF`` when a password is needed to open it; ``not a valid PDF: …`` when PDFium
+            cannot load it; ``could not read page N: …`` (N 1-based) when a page fails to extract; the limits'
+            reasons (``expands past 100 MB when decompressed (MAX_DECOMPRESSED_BYTES)``, ``N pages, more than
+            5000 (MAX_PAGES)``, ``page N has more than … characters (MAX_PAGE_CHARS)``, ``STAGE1_MAX_SECONDS``).
+    """
+    context = context if context is not None else ReadContext()
+    # PDFium inflates a page's content stream whole: a flate bomb is refused before PDFium sees it.
+    if check_streams and _inflated(data, context.limits.max_decompressed_bytes) > context.limits.max_decompressed_bytes:
+        raise ParseError(source, context.limits.decompressed_reason())
+    with _open(data, source) as document:
+        count = _count(document, source, context)
+        end = count if end is None else min(end, count)
+        held: list[str] | None = []
+        edges = []
+        chars = 0
+        for text in _range_texts(document, data, start, end, source, context):
+            edges.append(edge_keys(text))
+            chars += len(text)
+            if held is not None and chars <= HOLD_CHARS:
+                held.append(text)
+            else:
+                held = None
+        keys = learn_furniture(edges)
+        del edges
+        if learnt is not None:
+            learnt(keys)
+        if furniture is not None:
+            keys = FurnitureKeys(keys.top | furniture.top, keys.bottom | furniture.bottom)
+        texts = iter(held) if held is not None else _range_texts(document, data, start, end, source, context)
+        for index, text in zip(range(start, end), texts):
+            if held is not None:
+                held[index - start] = ""
+            parts = cut_furniture(text, keys)
+            yield Page(index, offset + len(parts.header), parts.body, parts.header, parts.footer)
+            offset += len(parts.header) + len(parts.body) + len(parts.footer)
+
+
+def _range_texts(document: pdfium.PdfDocument, data: bytes | Path, start: int, end: int, source: str,
+                 context: ReadContext) -> Iterator[str]:
+    """The cleaned texts of pages *start* … *end* - 1, ruled tables rendered as ``<figure><table>`` blocks
+    (``chunking.parsers.pdf.tables``), read ``TABLE_WINDOW_PAGES`` pages at a time."""
+    tables = PdfTables(data, source=source, context=context, lock=_PDFIUM_LOCK, clean=_clean_page_text)
+    for window in range(start, end, TABLE_WINDOW_PAGES):
+        texts = [_read_page(document, i, source, context) for i in range(window, min(end, window + TABLE_WINDOW_PAGES))]
+        yield from tables.add(texts, start=window, last=window + TABLE_WINDOW_PAGES >= end)
+
+
+def page_count(data: bytes | Path, *, source: str, context: ReadContext | None = None) -> int:
+    """The number of pages of a PDF (bytes or a local file), after the check of its compressed streams.
+
+    Raises:
+        ParseError: as ``parse``: expands past ``MAX_DECOMPRESSED_BYTES``, not a PDF, encrypted, more than
+            ``MAX_PAGES`` pages.
+    """
+    context = context if context is not None else ReadContext()
+    if _inflated(data, context.limits.max_decompressed_bytes) > context.limits.max_decompressed_bytes:
+        raise ParseError(source, context.limits.decompressed_reason())
+    with _open(data, source) as document:
+        return _count(document, source, context)
+
+
+def _inflated(data: bytes | Path, budget: int) -> int:
+    if not isinstance(data, Path):
+        return inflated_bytes(data, budget)
+    import mmap
+
+    with open(data, "rb") as file:
+        if file.seek(0, 2) == 0:
+            return 0
+        with mmap.mmap(file.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            return inflated_bytes(view, budget)  # type: ignore[arg-type]  # re scans any buffer
+
+
+@contextlib.contextmanager
+def _open(data: bytes | Path, source: str) -> Iterator[pdfium.PdfDocument]:
+    """The PDFium document of *data*, closed on exit. Every PDFium call holds ``_PDFIUM_LOCK`` only for itself,
+    never across a ``yield`` of a page: a consumer that stops iterating must not leave the lock held."""
+    with _PDFIUM_LOCK:
+        try:
+            document = pdfium.PdfDocument(str(data) if isinstance(data, Path) else data)
+        except pdfium.PdfiumError as error:
+            code = getattr(error, "err_code", None)
+            if code == _ERR_PASSWORD:
+                raise ParseError(source, "encrypted PDF") from None
+            raise ParseError(source, f"not a valid PDF: {_LOAD_ERRORS.get(code, _NO_REASON)}") from None
+    try:
+        yield document
+    finally:
+        with _PDFIUM_LOCK:
+            document.close()
+
+
+def _count(document: pdfium.PdfDocument, source: str, context: ReadContext) -> int:
+    with _PDFIUM_LOCK:
+        count = len(document)
+    if count > context.limits.max_pages:
+        raise ParseError(source, context.limits.pages_reason(count))
+    return count
+
+
+def _read_page(document: pdfium.PdfDocument, index: int, source: str, context: ReadContext) -> str:
+    """Page *index*'s cleaned text, within the deadline and ``MAX_PAGE_CHARS``."""
+    context.check_time(source)
+    with _PDFIUM_LOCK:
+        try:
+            text = _page_text(document, index)
+        except pdfium.PdfiumError as error:
+            raise ParseError(source, f"could not read page {index + 1}: {_pdfium_reason(error)}") from None
+    if len(text) > context.limits.max_page_chars:
+        raise ParseError(source, context.limits.page_chars_reason(index))
+    return _clean_page_text(text)
+
+
+def _pdfium_reason(error: Exception) -> str:
+    """PDFium's message in words: pypdfium2 says "Failed to load page." (a page-tree cycle or a missing page
+    object) and may end with a meaningless "(PDFium: Success)"."""
+    text = _PDFIUM_SAYS.sub("", str(error)).strip().rstrip(".")
+    if text.lower() == "failed to load page":
+        return "PDFium could not load it (damaged page tree, or the page object is missing)"
+    return f"{text or 'PDFium failed'}: {_NO_REASON}" if "Success" in str(error) or not text else text
+
+
+def _page_text(document: pdfium.PdfDocument, index: int) -> str:
+    page = document[index]
+    try:
+        text_page = page.get_textpage()
+        try:
+            return text_page.get_text_range()
+        finally:
+            text_page.close()
+    finally:
+        page.close()
+
+
+def _clean_page_text(text: str) -> str:
+    text = normalize_newlines(text)
+    text = _HYPHEN_MARK.sub(_join_hyphenated, text)
+    text = _CONTROL_CHARS.sub("", text)
+    text = _CJK_SPACE.sub("", text)
+    text = _TRAILING_SPACES.sub("", text).strip("\n")
+    return text + "\n" if text else ""
+
+
+def _join_hyphenated(match: re.Match[str]) -> str:
+    left = match.group(1)
+    return left + "-" if "-" in left else left

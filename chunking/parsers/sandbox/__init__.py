@@ -1,0 +1,298 @@
+"""Parsing one document in a child process that can be stopped: the stage-1 deadline bounds even one slow
+library call, and a crash or an exhausted memory limit in a parsing library ends that document, not the worker.
+
+Why a child process: the limits of ``chunking.parsers.limits`` are checked between pages, blocks and chunks,
+but one call into PDFium, libxml2 or charset-normalizer cannot be interrupted from Python; a thread cannot be
+stopped either. A child can: the parent waits for its answer until the deadline (``STAGE1_MAX_SECONDS``, what
+is left of it) and kills it then. The child also runs under an address-space limit (``RLIMIT_AS``,
+``STAGE1_MAX_MEMORY_MB``), so an allocation past it fails inside the child (Python's ``MemoryError``, a
+reason) instead of the instance running out of memory; a child killed by a signal (a segmentation fault in a
+C library) is a reason too. Flex Consumption runs Linux workers that may start processes.
+
+Children come from a parse server (``chunking.parsers.sandbox.child``): a small process started once per worker, with the
+parsers imported, that forks one child per document. Forking the worker itself would copy its threads' locks
+(the Functions host runs invocations on several threads) and its memory; ``multiprocessing``'s own forkserver
+would import the worker's main script again in every child. The document's bytes (or the path of the local file
+holding them) go to the child, and its pages come back, over a Unix socket authenticated with a random key. Stage 1
+reads one page range per child (``read_pages_bounded``): the pages come back one at a time as the child reads them,
+so stage 1 stays bounded by the page (docs/architecture.md#long-documents) while every PDFium call is in the
+child. What it costs per document is measured by ``benchmarks/parse_isolation.py`` (figures in
+docs/operations.md#hostile-input-what-it-costs).
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+import os
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from multiprocessing.connection import Client, Connection
+from pathlib import Path
+
+from chunking.formats import extension_of
+from chunking.model import Page
+from chunking.parsers import ParseError, ReadContext, page_count, parse_document, read_pages
+from chunking.parsers.furniture import FurnitureKeys
+from chunking.parsers.limits import Deadline
+from chunking.parsers.titles import property_title
+
+__all__ = ["count_pages_bounded", "parse_in_child", "read_head", "read_head_bounded", "read_pages_bounded",
+           "read_pages_in_child"]
+
+log = logging.getLogger("chunking.parsers.sandbox")
+
+_GRACE_S = 2.0  # after the deadline, for the child's own check to answer with the reason
+_START_TIMEOUT_S = 60.0
+
+_Parse = Callable[..., list[Page]]
+
+
+def read_pages_bounded(data: bytes | Path, *, source: str, settings, context: ReadContext,
+                       readers: Mapping[str, Callable] | None = None, **kwargs) -> Iterator[Page]:
+    """``chunking.parsers.read_pages`` for stage 1 under *settings* (``chunking.settings.Settings``): the pages
+    of one page range (PDF) or of the whole document, as they come, read in a child process
+    (``PARSE_ISOLATION=process``, the default; ``read_pages_in_child``) or in-line (``inline``). A format that
+    *readers* sends to a service (``chunking.parsers.selection.document_readers``: Document Intelligence) is read
+    in-line: that is network I/O with its own timeouts, not a local library, and its client does not cross
+    processes. *kwargs* are ``read_pages``'s range arguments (``start``, ``end``, ``offset``, ``furniture``,
+    ``learnt``, …); ``max_bytes`` is ``MAX_DOCUMENT_BYTES``. Raises ``ParseError`` as ``read_pages_in_child``
+    does."""
+    if _inline(settings, source, readers):
+        return read_pages(data, source=source, max_bytes=settings.max_document_bytes, context=context,
+                          readers=readers, **kwargs)
+    return read_pages_in_child(data, source=source, max_bytes=settings.max_document_bytes, context=context,
+                               max_memory_mb=settings.isolation.max_memory_mb, **kwargs)
+
+
+def count_pages_bounded(data: bytes | Path, *, source: str, settings, context: ReadContext,
+                        readers: Mapping[str, Callable] | None = None) -> int | None:
+    """``chunking.parsers.page_count`` under *settings*, as ``read_pages_bounded`` reads: opening a PDF (and
+    scanning its compressed streams) is a parsing library's work too, so it runs in the child. ``None`` for a
+    format without page ranges."""
+    if _inline(settings, source, readers):
+        return page_count(data, source=source, context=context, readers=readers)
+    if extension_of(source) != ".pdf":
+        return None
+    for kind, value in _exchange(page_count, {"source": source}, data, source=source, context=context,
+                                 max_memory_mb=settings.isolation.max_memory_mb, stream=False):
+        return value
+    return None
+
+
+def read_head_bounded(data: bytes | Path, *, source: str, settings, context: ReadContext,
+                      readers: Mapping[str, Callable] | None = None, pages: int = 0) -> tuple[str, list[Page]]:
+    """``read_head`` (the title *source* declares, and its first *pages* pages) where ``read_pages_bounded``
+    reads: in the child, which opens the file, under ``PARSE_ISOLATION=process``; in-line otherwise. A format
+    that a service reads is read in-line for its title, except a PDF under process isolation: the worker never
+    opens a PDF, so its declared title is ``""`` (then the first heading, or the file name, is the title)."""
+    if _inline(settings, source, readers):
+        if settings.isolation.mode != "inline" and extension_of(source) == ".pdf":
+            return "", []
+        return read_head(data, source=source, context=context, pages=pages)
+    for kind, value in _exchange(read_head, {"source": source, "pages": pages}, data, source=source,
+                                 context=context, max_memory_mb=settings.isolation.max_memory_mb, stream=False):
+        return value  # type: ignore[return-value]
+    return "", []
+
+
+def read_head(data: bytes | Path, *, source: str, context: ReadContext, pages: int = 0) -> tuple[str, list[Page]]:
+    """``(title, head)``: the title *source* declares (``chunking.parsers.titles.property_title``: PDF ``/Title``,
+    ``dc:title``, ``<title>``, front matter; ``""`` if none) and, for a PDF, its first *pages* pages (``[]`` for
+    0), read within the limits and deadline of *context*. *data* is the bytes or the local file holding them: a
+    PDF is opened from the file, an Office package read whole, and other formats only in their first
+    ``_TITLE_BYTES`` (the title properties they have sit at their start).
+
+    Raises:
+        ParseError: reading the pages failed, as ``read_pages`` raises.
+    """
+    if not isinstance(data, Path):
+        title = property_title(data, source)
+    elif extension_of(source) == ".pdf":
+        title = property_title(str(data), source)  # type: ignore[arg-type]  # PDFium opens a path itself
+    elif extension_of(source) in _PACKAGES:
+        title = property_title(data.read_bytes(), source)
+    else:
+        with open(data, "rb") as file:
+            title = property_title(file.read(_TITLE_BYTES), source)
+    head = list(read_pages(data, source=source, context=context, end=pages, check_streams=False)) if pages else []
+    return title, head
+
+
+_PACKAGES = (".docx", ".pptx", ".xlsx", ".docm", ".pptm", ".xlsm")  # ZIP packages: their title is in a part
+_TITLE_BYTES = 1 << 20
+
+
+def _inline(settings, source: str, readers: Mapping[str, Callable] | None) -> bool:
+    return settings.isolation.mode == "inline" or extension_of(source) in (readers or {})
+
+
+def read_pages_in_child(data: bytes | Path, *, source: str, context: ReadContext, max_memory_mb: int,
+                        learnt: Callable[[FurnitureKeys], None] | None = None, read: Callable = read_pages,
+                        **kwargs) -> Iterator[Page]:
+    """``read(data, source=…, context=…, **kwargs)`` (``read_pages`` by default: a module-level generator of
+    pages, which the child imports by name) run in a child process, its pages passed back one at a time as the
+    child yields them: the caller holds one page, and the child blocks while the caller has not taken the ones
+    it sent (the socket's buffer). *data* is the document's bytes, sent to the child, or the path of a local
+    file, which the child opens itself (its bytes never pass through the caller). *learnt* is called with the
+    furniture keys the child learnt (``pdf.parse``). Bounded as ``parse_in_child`` is, by what is left of
+    ``context.deadline`` while waiting for each page; a caller that stops iterating stops the child.
+
+    Raises:
+        ParseError: as ``parse_in_child``.
+    """
+    for kind, value in _exchange(read, dict(kwargs, source=source), data, source=source, context=context,
+                                 max_memory_mb=max_memory_mb, stream=True, learnt=learnt is not None):
+        if kind == "page":
+            yield value  # type: ignore[misc]
+        elif kind == "learnt" and learnt is not None:
+            learnt(value)  # type: ignore[arg-type]
+
+
+def parse_in_child(data: bytes, *, source: str, max_bytes: int | None, context: ReadContext,
+                   max_memory_mb: int, parse: _Parse = parse_document) -> list[Page]:
+    """``parse(data, source=…, max_bytes=…, context=…)`` (``parse_document`` by default; a module-level
+    function, since the child imports it by name) run in a child process, bounded by what is left of
+    ``context.deadline`` and by *max_memory_mb* MiB of address space. The child's notes are added to *context*.
+
+    Returns:
+        The pages, as ``parse`` returned them.
+
+    Raises:
+        ParseError: what ``parse`` raised (its reason); ``stage 1 took longer than N s (STAGE1_MAX_SECONDS)``
+            when the child had not answered by the deadline (it is killed); ``out of memory while parsing: more
+            than N MB (STAGE1_MAX_MEMORY_MB)``; ``the parser stopped without answering …`` when the child ended
+            without an answer (a crash in a parsing library).
+    """
+    for kind, value in _exchange(parse, {"source": source, "max_bytes": max_bytes}, data, source=source,
+                                 context=context, max_memory_mb=max_memory_mb, stream=False):
+        return value  # type: ignore[return-value]
+    return []
+
+
+def _exchange(target: Callable, kwargs: dict, data: bytes | Path, *, source: str, context: ReadContext,
+              max_memory_mb: int, stream: bool, learnt: bool = False) -> Iterator[tuple[str, object]]:
+    """One call of *target* in a child (the protocol of ``chunking.parsers.sandbox.child``): yields ``("page", page)`` and
+    ``("learnt", keys)`` as a streamed call sends them, then ``("value", result)`` or ``("end", None)``; the
+    child is killed when the deadline passes before its next message, or when the caller stops early."""
+    server, start_s = _server()
+    if context.deadline is not None:
+        context.deadline.started += start_s  # starting the server (once per process) is not this document's time
+    conn = server.connect()
+    pid, answered = 0, False
+    try:
+        pid = conn.recv()
+        path = str(data) if isinstance(data, Path) else None
+        conn.send({"target": f"{target.__module__}:{target.__qualname__}", "kwargs": kwargs,
+                   "limits": context.limits, "remaining_s": _remaining_s(context.deadline),
+                   "max_memory_mb": max_memory_mb, "stream": stream, "learnt": learnt, "path": path})
+        if path is None:
+            conn.send_bytes(data)  # type: ignore[arg-type]
+        while True:
+            remaining_s = _remaining_s(context.deadline)
+            if not conn.poll(None if remaining_s is None else remaining_s + _GRACE_S):
+                raise ParseError(source, context.limits.seconds_reason())
+            message = conn.recv()
+            if message[0] in ("page", "learnt"):
+                yield message[0], message[1]
+                continue
+            kind, value, notes, peak_kib = message
+            answered = True
+            if remaining_s is not None and _remaining_s(context.deadline) == 0.0:
+                # An answer that came in the grace after the deadline: the document took too long all the same
+                # (the reason must not depend on how fast the machine was in those seconds).
+                raise ParseError(source, context.limits.seconds_reason())
+            for note in notes:
+                context.note(note)
+            log.debug("parsed %s in a child process: peak RSS %.0f MB", source, peak_kib / 1024)
+            if kind == "error":
+                raise ParseError(source, value)
+            yield kind, value
+            return
+    except (EOFError, BrokenPipeError, ConnectionResetError):
+        raise ParseError(source, "the parser stopped without answering (a parsing library crashed on this file, or "
+                                 f"it needed more than STAGE1_MAX_MEMORY_MB = {max_memory_mb} MB)") from None
+    finally:
+        if pid and not answered:
+            _kill(pid)  # past the deadline, or the caller stopped reading: the child has nothing more to do
+        conn.close()
+
+
+def _remaining_s(deadline: Deadline | None) -> float | None:
+    if deadline is None:
+        return None
+    return max(0.0, deadline.seconds - (time.monotonic() - deadline.started))
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass  # it ended meanwhile
+
+
+@dataclass
+class _Server:
+    process: subprocess.Popen
+    folder: str
+    address: str
+    authkey: bytes
+
+    def connect(self) -> Connection:
+        return Client(self.address, family="AF_UNIX", authkey=self.authkey)
+
+    def stop(self) -> None:
+        if self.process.poll() is None and self.process.stdin is not None:
+            self.process.stdin.close()  # it exits when its standard input closes
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+_LOCK = threading.Lock()
+_current: _Server | None = None
+
+
+def _server() -> tuple[_Server, float]:
+    """The parse server of this process, started on first use and again if it has ended; and the seconds this
+    call spent starting it."""
+    global _current
+    started = time.monotonic()
+    with _LOCK:
+        if _current is None or _current.process.poll() is not None:
+            if _current is not None:
+                _current.stop()
+            _current = _start()
+            return _current, time.monotonic() - started
+        return _current, 0.0
+
+
+def _start() -> _Server:
+    folder = tempfile.mkdtemp(prefix="chunking-parse-")  # private (0700): only this user reaches the socket
+    address = str(Path(folder) / "parse.sock")
+    authkey = secrets.token_bytes(32)
+    root = str(Path(__file__).resolve().parents[3])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH", "")])))
+    process = subprocess.Popen([sys.executable, "-m", "chunking.parsers.sandbox.child", address], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, env=env, cwd=root)
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(authkey.hex().encode() + b"\n")
+    process.stdin.flush()
+    line = process.stdout.readline()  # "ready" once it listens (an import error ends it: empty)
+    if line.strip() != b"ready":
+        process.kill()
+        shutil.rmtree(folder, ignore_errors=True)
+        raise RuntimeError(f"the parse server did not start (exit status {process.wait()})")
+    server = _Server(process, folder, address, authkey)
+    atexit.register(server.stop)
+    return server

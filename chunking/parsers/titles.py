@@ -1,0 +1,91 @@
+"""The title a file declares in its own properties, read by the process that parses it: PDF ``/Title``
+(document information), Office Open XML ``dc:title`` in ``docProps/core.xml`` (DOCX, PPTX, XLSX), HTML
+``<title>``, Markdown front matter ``title:``. ``chunking.documents.titles`` falls back to the first heading and
+the file name (docs/architecture.md#document-fields).
+
+A property that is blank, ``untitled``, or a file name (``Microsoft Word - report.docx``, ``main.tex``) is no
+title. Reading a property never fails a document. Titles are one line of at most ``MAX_TITLE_CHARS`` characters.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import re
+import zipfile
+from pathlib import PurePosixPath
+
+
+__all__ = ["MAX_TITLE_CHARS", "clean_title", "property_title"]
+
+MAX_TITLE_CHARS = 300
+# docProps/core.xml is a few hundred bytes; a larger one is not read.
+_MAX_CORE_BYTES = 1 << 20
+_OOXML = (".docx", ".pptx", ".xlsx", ".docm", ".pptm", ".xlsm")
+_JUNK = re.compile(r"^(untitled|sans titre|ohne titel|document\d*|microsoft (word|powerpoint|excel) - .*)$", re.I)
+_FILE_NAME = re.compile(r"\.(docx?|pptx?|xlsx?|pdf|tex|dvi|ps|html?|txt|md|rtf|odt|indd|qxd)$", re.I)
+
+
+def clean_title(title: str) -> str:
+    """*title* on one line, at most ``MAX_TITLE_CHARS`` characters; ``""`` for a placeholder or a file name."""
+    one_line = " ".join(title.split())
+    if not one_line or _JUNK.match(one_line) or _FILE_NAME.search(one_line):
+        return ""
+    return one_line[:MAX_TITLE_CHARS]
+
+
+def _pdf_title(data: bytes) -> str:
+    import pypdfium2 as pdfium
+
+    document = pdfium.PdfDocument(data)
+    try:
+        return document.get_metadata_value("Title")
+    finally:
+        document.close()
+
+
+def _ooxml_title(data: bytes) -> str:
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        info = package.getinfo("docProps/core.xml")
+        if info.file_size > _MAX_CORE_BYTES:
+            return ""
+        with package.open(info) as part:
+            xml = part.read(_MAX_CORE_BYTES).decode("utf-8", "replace")
+    # A regular expression, not an XML parser: no entity or DTD in this part is ever expanded.
+    match = re.search(r"<dc:title>([^<]*)</dc:title>", xml)
+    return html.unescape(match.group(1)) if match else ""
+
+
+def _html_title(data: bytes) -> str:
+    head = data[:65_536]
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:
+        from charset_normalizer import from_bytes
+
+        best = from_bytes(head).best()
+        text = str(best) if best is not None else head.decode("latin-1")
+    match = re.search(r"<title[^>]*>(.*?)</title>", text, re.I | re.S)
+    return html.unescape(re.sub(r"<[^>]+>", "", match.group(1))) if match else ""
+
+
+def _front_matter_title(data: bytes) -> str:
+    text = data[:65_536].decode("utf-8", "replace").lstrip("\ufeff")
+    match = re.match(r"---\r?\n(.*?)\r?\n---\r?\n", text, re.S)
+    if not match:
+        return ""
+    line = re.search(r"^title:[ \t]*(.+)$", match.group(1), re.M)
+    return line.group(1).strip().strip("'\"") if line else ""
+
+
+def property_title(data: bytes, source: str) -> str:
+    """The title the file itself declares (step 1 of the module docstring), cleaned, or ``""``."""
+    extension = PurePosixPath(source.replace("\\", "/")).suffix.lower()
+    reader = {".pdf": _pdf_title, ".html": _html_title, ".htm": _html_title, ".md": _front_matter_title,
+              ".markdown": _front_matter_title, **{e: _ooxml_title for e in _OOXML}}.get(extension)
+    if reader is None:
+        return ""
+    try:
+        return clean_title(reader(data))
+    except Exception:  # a damaged property part is no reason to fail the document: the heading or name serves
+        return ""

@@ -1,0 +1,277 @@
+"""Batch runs: ingest local files through both stages in-process, with the cleanup modes of
+docs/architecture.md#batch-runs-and-cleanup-modes, mapped onto one-file-one-document:
+
+- ``none``: nothing is deleted, not even the older versions of changed documents;
+- ``incremental`` (default): a changed document's older versions are deleted once its new version is in;
+  documents not in this run are untouched;
+- ``full``: in addition, every document of the namespace not seen in this run is deleted; a run that saw no
+  document raises instead of deleting everything (unless ``allow_empty_full``);
+- ``scoped_full``: in addition, the documents under the run's folders that were not seen are deleted (files
+  removed from a folder); documents elsewhere are untouched.
+
+``full`` and ``scoped_full`` also remove, from every document they keep (all of the namespace for ``full``; the
+run's own and those under its folders for ``scoped_full``), the chunks of any version that is not the ledger's
+current or indexed one: versions left behind by ``none``, or by a run that stopped half-way.
+
+Unlike LangChain's ``index()``, an unchanged document is never deleted and re-added (it is ``skipped`` before
+parsing), whatever the batch size, because the ledger knows per document which version is indexed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Mapping, Sequence
+
+from chunking.storage.claim_check import MemoryPayloadStore
+from chunking.documents.fields import file_properties
+from chunking.embeddings import Embedder
+from chunking.ids import doc_id as make_doc_id
+from chunking.index.protocol import SearchIndex
+from chunking.ledger import Ledger
+from chunking.pipeline.namespaces import deployment_namespace
+from chunking.pipeline.stage_two import run_stage_one, run_stage_two
+from chunking.pipeline.reconcile import delete_document
+from chunking.redact import redact
+from chunking.service_errors import describe_failure
+from chunking.settings import Settings
+
+__all__ = ["CLEANUP_MODES", "DocumentRow", "IngestSummary", "collect_files", "ingest_files"]
+
+CLEANUP_MODES = ("none", "incremental", "full", "scoped_full")
+#: The namespace (container) of documents ingested from local files.
+LOCAL_CONTAINER = "local"
+
+log = logging.getLogger("chunking.pipeline.ingest")
+
+
+@dataclass
+class DocumentRow:
+    """One source of a batch run. ``outcome``: added, updated, skipped, failed (or deleted by cleanup).
+    ``fields_updated``: chunks of a skipped (unchanged) document whose metadata or access lists were updated."""
+
+    source: str
+    outcome: str = ""
+    pages: int = 0
+    chunks: int = 0
+    max_tokens: int = 0
+    tokens: int = 0
+    embedding_tokens: int = 0
+    embedding_requests: int = 0
+    stage1_seconds: float = 0.0
+    stage2_seconds: float = 0.0
+    error: str | None = None
+    fields_updated: int = 0
+
+
+@dataclass
+class IngestSummary:
+    """Totals of a batch run; ``to_dict`` is the ``--json`` output of ``python -m chunking ingest``."""
+
+    rows: list[DocumentRow] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    #: source -> chunks of stale versions removed by ``full``/``scoped_full``.
+    pruned: dict[str, int] = field(default_factory=dict)
+    #: sources under the run's folders with a version in the index that were not found this time (kept: the
+    #: cleanup mode deletes no document).
+    vanished: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    #: Why the run stopped before its last document (a service unreachable or refusing the credentials), or "".
+    stopped: str = ""
+
+    def count(self, outcome: str) -> int:
+        return sum(1 for r in self.rows if r.outcome == outcome)
+
+    def to_dict(self) -> dict:
+        ok = [r for r in self.rows if r.outcome != "failed"]
+        return {
+            "documents": len(ok),
+            "added": self.count("added"),
+            "updated": self.count("updated"),
+            "skipped": self.count("skipped"),
+            "fields_updated": sum(1 for r in self.rows if r.fields_updated),
+            "deleted": len(self.deleted),
+            "failed": self.count("failed"),
+            "pages": sum(r.pages for r in ok),
+            "chunks": sum(r.chunks for r in ok),
+            "tokens": sum(r.tokens for r in ok),
+            "embedding_tokens": sum(r.embedding_tokens for r in self.rows),
+            "embedding_requests": sum(r.embedding_requests for r in self.rows),
+            "seconds": round(self.seconds, 3),
+            "stopped": self.stopped,
+            "failures": [{"source": r.source, "error": r.error} for r in self.rows if r.outcome == "failed"],
+            "deleted_sources": list(self.deleted),
+            "ignored_sources": list(self.ignored),
+            "stale_chunks_deleted": dict(self.pruned),
+            "vanished_sources": list(self.vanished),
+            "per_document": [
+                {"source": r.source, "outcome": r.outcome, "pages": r.pages, "chunks": r.chunks,
+                 "max_chunk_tokens": r.max_tokens, "tokens": r.tokens, "embedding_tokens": r.embedding_tokens,
+                 "stage1_seconds": round(r.stage1_seconds, 3), "stage2_seconds": round(r.stage2_seconds, 3),
+                 "fields_updated": r.fields_updated, "error": r.error}
+                for r in self.rows
+            ],
+        }
+
+
+def source_name(path: Path, cwd: Path | None = None) -> str:
+    """The source name of a local file: its path relative to the working directory (``samples/a.pdf``) when it
+    lies inside it, else its absolute path; ``/``-separated. Naming a file directly or through its folder gives
+    the same name, so the same document id; two files of the same name in different folders stay apart."""
+    resolved = path.resolve()
+    try:
+        return resolved.relative_to((cwd or Path.cwd()).resolve()).as_posix()
+    except ValueError:
+        return resolved.as_posix()
+
+
+def collect_files(paths: Sequence[Path], cwd: Path | None = None,
+                  exclude: Sequence[str] = ()) -> tuple[list[tuple[Path, str]], list[str], list[str]]:
+    """``(file, source)`` pairs for *paths*, the folder scopes (``"folder/"`` source prefixes) they cover, and the
+    files of those folders passed over because no parser reads their type (``LICENSE``, ``.png``…).
+
+    Folders are searched recursively, hidden files and folders skipped, and so are files matching a glob of
+    *exclude* (``fnmatch``, on the path relative to the folder or on the file name: ``SOURCES.md``,
+    ``drafts/*``); a file named directly is always taken (an unsupported one then fails with its reason).
+    Sources are named by :func:`source_name`.
+
+    Raises:
+        FileNotFoundError: a path does not exist.
+    """
+    from chunking.parsers import SUPPORTED_EXTENSIONS
+
+    cwd = (cwd or Path.cwd()).resolve()
+    found: list[tuple[Path, str]] = []
+    scopes: list[str] = []
+    ignored: list[str] = []
+    for path in paths:
+        if path.is_dir():
+            scopes.append(source_name(path, cwd).rstrip("/") + "/")
+            for file in sorted(p for p in path.rglob("*") if p.is_file()):
+                rel = file.relative_to(path)
+                if any(part.startswith(".") for part in rel.parts) or _excluded(rel, exclude):
+                    continue
+                if file.suffix.lower() in SUPPORTED_EXTENSIONS:
+                    found.append((file, source_name(file, cwd)))
+                else:
+                    ignored.append(source_name(file, cwd))
+        elif path.is_file():
+            found.append((path, source_name(path, cwd)))
+        else:
+            raise FileNotFoundError(f"{path}: no such file or folder")
+    return found, scopes, ignored
+
+
+def _excluded(rel: Path, patterns: Sequence[str]) -> bool:
+    return any(fnmatch.fnmatch(rel.as_posix(), p) or fnmatch.fnmatch(rel.name, p) for p in patterns)
+
+
+def ingest_files(
+    files: Iterable[tuple[Path, str]],
+    *,
+    settings: Settings,
+    embedder: Embedder,
+    index: SearchIndex,
+    ledger: Ledger,
+    cleanup: str = "incremental",
+    scopes: Sequence[str] = (),
+    allow_empty_full: bool = False,
+    progress: Callable[[Iterable], Iterable] = lambda it: it,
+    metadata: Mapping[str, str] | None = None,
+) -> IngestSummary:
+    """Run stage 1 and stage 2 in-process for each ``(file, source)``, then the cleanup mode. Each document's
+    fields come from its file (``file://`` URL, type, modification time, size) and *metadata*, which stands for
+    blob metadata (``METADATA_FIELDS``, ``acl_users``, ``acl_groups``) for every file of the run.
+
+    Raises:
+        ValueError: unknown *cleanup*, or ``full`` over a run that saw no document (and not *allow_empty_full*).
+    """
+    if cleanup not in CLEANUP_MODES:
+        raise ValueError(f"cleanup must be one of {', '.join(CLEANUP_MODES)}, got {cleanup!r}")
+    files = list(files)
+    if cleanup == "full" and not files and not allow_empty_full:
+        raise ValueError("cleanup 'full' over a run with no documents would delete every document; "
+                         "pass allow_empty_full (--allow-empty-full) if that is what you want")
+    started = time.perf_counter()
+    payloads = MemoryPayloadStore()
+    summary = IngestSummary()
+    seen: set[str] = set()
+    for file, source in progress(files):
+        row = DocumentRow(source)
+        summary.rows.append(row)
+        seen.add(make_doc_id(LOCAL_CONTAINER, source))
+        try:
+            _ingest_one(file, source, row, settings=settings, embedder=embedder, index=index, ledger=ledger,
+                        payloads=payloads, keep_old_versions=cleanup == "none", metadata=metadata or {})
+        except Exception as exc:  # one document's failure is its row and ledger reason; the others go on
+            failure = describe_failure(exc, settings)
+            row.outcome = "failed"
+            row.error = failure.line if failure else f"crashed: {type(exc).__name__}: {redact(str(exc))[:300]}"
+            _record_failure(ledger, source, row.error, failure)
+            if failure is not None and failure.kind in ("unreachable", "auth"):
+                summary.stopped = failure.line  # every other document would fail the same way
+                break
+    namespace = deployment_namespace(settings, LOCAL_CONTAINER)  # cleanup never touches another deployment's
+    for entry in ledger.entries():
+        if entry.container != LOCAL_CONTAINER or entry.status == "deleted":
+            continue
+        in_scope = cleanup == "full" or any(entry.source.startswith(scope) for scope in scopes)
+        if entry.doc_id not in seen and in_scope:
+            if cleanup in ("full", "scoped_full"):
+                delete_document(entry.doc_id, entry.source, index=index, ledger=ledger, namespace=namespace)
+                summary.deleted.append(entry.source)
+            elif entry.indexed_version:
+                summary.vanished.append(entry.source)
+        elif cleanup in ("full", "scoped_full") and (in_scope or entry.doc_id in seen):
+            removed = _prune_stale_versions(entry, index, namespace)
+            if removed:
+                summary.pruned[entry.source] = removed
+    summary.seconds = time.perf_counter() - started
+    return summary
+
+
+def _prune_stale_versions(entry, index: SearchIndex, namespace: str) -> int:
+    """Delete the chunks of *entry*'s document (of *namespace*) whose version is neither its current nor its
+    indexed one (the indexed one stays searchable while a newer one is queued or failed); returns how many."""
+    keep = {entry.version, entry.indexed_version} - {""}
+    stale = [key for key, version in index.keys_of(entry.doc_id, namespace).items() if version not in keep]
+    if stale:
+        index.delete(stale)
+    return len(stale)
+
+
+def _ingest_one(file: Path, source: str, row: DocumentRow, *, settings: Settings, embedder: Embedder,
+                index: SearchIndex, ledger: Ledger, payloads: MemoryPayloadStore, keep_old_versions: bool,
+                metadata: Mapping[str, str]) -> None:
+    properties = dataclasses.replace(file_properties(file), metadata=dict(metadata))
+    one = run_stage_one(file.read_bytes(), source=source, container=LOCAL_CONTAINER, settings=settings,
+                        payloads=payloads, ledger=ledger, keep_old_versions=keep_old_versions, properties=properties)
+    row.outcome, row.error, row.stage1_seconds = one.outcome, one.error, one.seconds
+    row.pages, row.chunks, row.tokens, row.max_tokens = one.pages, one.chunks, one.tokens, one.max_chunk_tokens
+    for message in one.messages:
+        two = run_stage_two(message, settings=settings, embedder=embedder, index=index, payloads=payloads,
+                            ledger=ledger)
+        row.stage2_seconds += two.seconds
+        row.embedding_tokens += two.embedding_tokens
+        row.embedding_requests += two.embedding_requests
+        if one.outcome == "skipped":  # a field update: the same bytes with other metadata or access lists
+            row.fields_updated += two.records
+
+
+def _record_failure(ledger: Ledger, source: str, reason: str, failure) -> None:
+    """The ledger after a document's run raised: ``failed`` with *reason*, except after a retryable service
+    failure (throttled, 5xx, unreachable), where the version stays ``queued`` for the next run with the reason."""
+    did = make_doc_id(LOCAL_CONTAINER, source)
+    try:
+        entry = ledger.get(did)
+        if failure is not None and failure.kind in ("throttled", "server", "unreachable") and entry is not None:
+            ledger.record_error(did, source, entry.version, f"{reason}; next attempt: the next ingest run")
+        else:
+            ledger.mark_failed(did, source, entry.version if entry else "", reason, container=LOCAL_CONTAINER)
+    except Exception as exc:  # the ledger itself is unreachable: the row still says why
+        log.error("could not record the failure of %s in the ledger: %s", source, redact(str(exc)))

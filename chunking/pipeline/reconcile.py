@@ -1,0 +1,245 @@
+"""Deletes and repair: remove a deleted source's chunks, and reconcile container, ledger and index.
+
+The blob trigger never fires on delete (docs/architecture.md#platform-facts-and-their-sources), so deletes arrive as
+Event Grid ``Microsoft.Storage.BlobDeleted`` events on a storage queue; a periodic reconcile is the safety net for
+events that were lost, and for any other drift between what is in the container and what is searchable.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import logging
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+from urllib.parse import unquote, urlparse
+
+from chunking.pipeline.backfill import why_stale
+from chunking.storage.claim_check import PayloadStore
+from chunking.ids import doc_id as make_doc_id
+from chunking.index.protocol import SearchIndex
+from chunking.ledger import Ledger
+
+__all__ = ["BlobEvent", "ReconcileReport", "delete_document", "parse_blob_events", "reconcile"]
+
+log = logging.getLogger("chunking.pipeline.reconcile")
+
+
+def delete_document(doc_id: str, source: str, *, index: SearchIndex, ledger: Ledger,
+                    payloads: PayloadStore | None = None, namespace: str | None = None) -> int:
+    """Mark *doc_id* ``deleted`` in the ledger, then remove every chunk of it from the index (all versions) and
+    its claim-check payloads. Returns the number of keys deleted. Idempotent.
+
+    Marked first: a stage-2 writer that records a batch after the listing below sees the document is deleted
+    and removes its own keys. The keys come from the ledger's batch records (exact, whatever the index has made
+    visible yet), plus whatever an index query still finds (chunks written before batch records existed): with
+    *namespace*, only chunks of that namespace or of none (another deployment's chunks stay)."""
+    ledger.mark_deleted(doc_id, source)
+    keys = {k for b in ledger.batch_records(doc_id) for k in b.keys}
+    versions = {b.version for b in ledger.batch_records(doc_id)}
+    keys.update(index.keys_of(doc_id, namespace))
+    if keys:
+        index.delete(sorted(keys))
+    for version in versions:
+        ledger.forget_batches(doc_id, version)
+    if payloads is not None:
+        payloads.delete_prefix(f"{doc_id}/")
+    log.info("deleted %s: %d chunks removed", source, len(keys))
+    return len(keys)
+
+
+@dataclass(frozen=True)
+class BlobEvent:
+    """One storage event: its type (e.g. ``Microsoft.Storage.BlobDeleted``), container and blob path."""
+
+    event_type: str
+    container: str
+    path: str
+
+
+def parse_blob_events(body: str | bytes) -> list[BlobEvent]:
+    """Storage events from one queue message: an Event Grid event, a CloudEvent, or a JSON list of either.
+
+    The blob is named by ``data.url`` (``https://<account>.blob.core.windows.net/<container>/<path>``; Azurite
+    URLs carry the account as the first path segment), URL-decoded; the path keeps empty segments and a leading
+    ``/`` exactly as the blob's name has them.
+
+    Raises:
+        ValueError: the body is not JSON or holds no recognisable event.
+    """
+    try:
+        data = json.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ValueError(f"blob event is not JSON: {exc}") from None
+    items = data if isinstance(data, list) else [data]
+    events = []
+    for item in items:
+        if not isinstance(item, dict):
+            raise ValueError("blob event is not a JSON object")
+        event_type = item.get("eventType") or item.get("type") or ""
+        url = (item.get("data") or {}).get("url") or ""
+        if not event_type or not url:
+            raise ValueError("blob event lacks eventType/type or data.url")
+        parsed = urlparse(url)
+        # Only the account (Azurite) and the container are segments; the rest is the blob name exactly, empty
+        # segments included ("dir//x.txt" and "/abs/x.txt" are names of their own).
+        rest = parsed.path[1:] if parsed.path.startswith("/") else parsed.path
+        if parsed.hostname in ("127.0.0.1", "localhost") and rest.startswith("devstoreaccount1/"):
+            rest = rest[len("devstoreaccount1/"):]
+        container_name, _, name = rest.partition("/")
+        if not container_name or not name:
+            raise ValueError(f"blob event url names no blob: {url}")
+        events.append(BlobEvent(event_type, unquote(container_name), unquote(name)))
+    return events
+
+
+@dataclass
+class ReconcileReport:
+    """What reconcile found and did (sources by category)."""
+
+    missing: list[str] = field(default_factory=list)  # in the container, not indexed → enqueued
+    stuck: list[str] = field(default_factory=list)  # queued too long, or never sent → enqueued again
+    retried: list[str] = field(default_factory=list)  # failed by a transient cause, back-off over → enqueued
+    orphaned: list[str] = field(default_factory=list)  # indexed (or still in the index), no blob → deleted
+    swept: list[str] = field(default_factory=list)  # "path: n" chunks of versions neither current nor indexed
+    backfilled: list[str] = field(default_factory=list)  # "path: why" indexed with other settings → enqueued
+    backfill_left: int = 0  # stale documents beyond this run's limit (the next runs take them)
+    failed: list[str] = field(default_factory=list)  # "path: reason" of those that could not be enqueued
+    checked: int = 0
+
+    def to_dict(self) -> dict:
+        return {"checked": self.checked, "missing": self.missing, "stuck": self.stuck, "retried": self.retried,
+                "orphaned": self.orphaned, "swept": self.swept, "backfilled": self.backfilled,
+                "backfill_left": self.backfill_left, "failed": self.failed}
+
+
+def reconcile(
+    *,
+    container: str,
+    blob_paths: Iterable[str],
+    index: SearchIndex,
+    ledger: Ledger,
+    enqueue: Callable[[str], None],
+    stuck_after_seconds: int,
+    unsent_after_seconds: int = 300,
+    now: dt.datetime | None = None,
+    payloads: PayloadStore | None = None,
+    sweep_limit: int = 200,
+    sweep_min_age_seconds: int = 300,
+    namespace: str | None = None,
+    made_with: Callable[[str], str] | None = None,
+    embedder: str = "",
+    backfill_limit: int = 0,
+) -> ReconcileReport:
+    """Compare the container listing, the ledger and the index, and repair every drift:
+
+    - a blob with no ledger entry, a ``deleted`` one, or an ``indexed`` one whose chunks are not in the index →
+      ``enqueue(path)`` (stage 1 again, forced);
+    - a ``queued`` or ``throttled`` entry not updated for *stuck_after_seconds* → ``enqueue(path)``;
+    - a ``sending`` entry not updated for *unsent_after_seconds* (its sender failed or died before every batch
+      was on the queue) → ``enqueue(path)``;
+    - a ``failed`` entry whose failure is ``transient`` and whose ``retry_at`` has passed → ``enqueue(path)``
+      (permanent failures wait for a new upload; their reason is in the ledger);
+    - a ledger entry of this container with no blob, or a document in the index with no blob (``deleted``
+      entries included: a writer may have raced the delete) → its chunks are deleted; with *namespace* (the
+      deployment's, ``chunking.pipeline.namespaces``) only the index's documents of that namespace are considered, and
+      only their chunks of that namespace (or of none) are deleted: another deployment sharing the index keeps
+      its documents;
+    - the chunks of up to *sweep_limit* ``indexed`` documents (not changed for *sweep_min_age_seconds*, so the
+      index's queries have caught up with their writes) are compared per version with the ledger: chunks of a
+      version that is neither the current nor the indexed one are deleted by key.
+
+    - backfill: up to *backfill_limit* documents whose indexed version was made with other settings than
+      the current ones (``chunking.pipeline.backfill.why_stale``: *made_with(path)* is what stage 1 would record now,
+      *embedder* the current ``Embedder.name``) → ``enqueue(path)``, in path order, so every run takes new ones
+      and a backlog of any size finishes; ``backfill_left`` counts the stale documents left for later runs.
+
+    A document enqueued less than *stuck_after_seconds* ago (``requeued_at``) whose stage 1 has not begun yet is
+    not enqueued again, whatever its category.
+
+    ``enqueue`` puts stage-1 work on a queue (reconcile never parses); every document enqueued is marked
+    ``requeued_at`` in the ledger. An ``enqueue`` that raises is logged and listed in ``failed`` (its entry keeps
+    its status, so the next reconcile tries again); the other documents go on.
+    """
+    now = now or dt.datetime.now(dt.timezone.utc)
+    report = ReconcileReport()
+    paths = {make_doc_id(container, p): p for p in blob_paths}
+    entries = {e.doc_id: e for e in ledger.entries()}
+    indexed = index.doc_ids(namespace)
+    stale: list[tuple[str, str, str]] = []  # (did, path, why) of documents indexed with other settings
+    for did, path in sorted(paths.items(), key=lambda kv: kv[1]):
+        report.checked += 1
+        entry = entries.get(did)
+        if entry is not None and entry.requeued_at and _age_s(entry.requeued_at, now) <= stuck_after_seconds \
+                and entry.status not in ("queued", "sending", "throttled"):
+            continue  # enqueued by an earlier run, and its stage 1 has not begun yet
+        if entry is None or entry.status == "deleted" or (entry.status == "indexed" and did not in indexed):
+            kind = report.missing
+        elif entry.status in ("queued", "sending", "throttled"):
+            limit = unsent_after_seconds if entry.status == "sending" else stuck_after_seconds
+            if _age_s(entry.updated_at, now) <= limit:
+                continue
+            kind = report.stuck
+        elif entry.status == "failed" and entry.failure == "transient" and entry.retry_at:
+            if dt.datetime.fromisoformat(entry.retry_at) > now:
+                continue
+            kind = report.retried
+        else:
+            why = why_stale(entry, made_with(path), embedder) if made_with is not None else ""
+            if why:
+                stale.append((did, path, why))
+            continue
+        if _enqueue(enqueue, ledger, did, path, now, report):
+            kind.append(path)
+    for did, path, why in stale[:backfill_limit]:
+        if _enqueue(enqueue, ledger, did, path, now, report):
+            report.backfilled.append(f"{path}: {why}")
+    report.backfill_left = max(0, len(stale) - backfill_limit)
+    orphans = {did: e.source for did, e in entries.items()
+               if did not in paths and e.container == container and (e.status != "deleted" or did in indexed)}
+    # Index documents unknown to the ledger have no container recorded; with the ledger as the record of every
+    # document this pipeline wrote, such a document is an orphan of this container only if the ledger lost it.
+    orphans.update({did: did for did in indexed if did not in paths and did not in entries})
+    for did, source in sorted(orphans.items(), key=lambda kv: kv[1]):
+        delete_document(did, source, index=index, ledger=ledger, payloads=payloads, namespace=namespace)
+        report.orphaned.append(source)
+    _sweep(report, entries, paths, indexed, index, now, sweep_limit, sweep_min_age_seconds, namespace)
+    return report
+
+
+def _enqueue(enqueue: Callable[[str], None], ledger: Ledger, did: str, path: str, now: dt.datetime,
+             report: ReconcileReport) -> bool:
+    """``enqueue(path)`` and mark the entry requeued; False (listed in ``failed``) if it raised."""
+    try:
+        enqueue(path)
+    except Exception as exc:  # one document's failure must not stop the repair of the others
+        log.error("reconcile could not enqueue %s: %s", path, exc)
+        report.failed.append(f"{path}: {exc}")
+        return False
+    ledger.mark_requeued(did, path, now)
+    return True
+
+
+def _age_s(timestamp: str, now: dt.datetime) -> float:
+    return (now - dt.datetime.fromisoformat(timestamp)).total_seconds()
+
+
+def _sweep(report: ReconcileReport, entries: dict, paths: dict, indexed: set[str], index: SearchIndex,
+           now: dt.datetime, limit: int, min_age_s: int, namespace: str | None) -> None:
+    """Strays: chunks of versions the ledger no longer wants (a writer that died between its upsert and its batch
+    record, say). One key listing per document, so the number of documents per run is bounded; which ones
+    rotates with the hour, so every document is swept over enough runs."""
+    candidates = sorted(did for did, e in entries.items()
+                        if did in paths and did in indexed and e.status == "indexed"
+                        and _age_s(e.updated_at, now) >= min_age_s)
+    if len(candidates) > limit:
+        start = (int(now.timestamp()) // 3600 * limit) % len(candidates)
+        candidates = (candidates[start:] + candidates[:start])[:limit]
+    for did in candidates:
+        entry = entries[did]
+        stale = [k for k, v in index.keys_of(did, namespace).items()
+                 if v not in (entry.version, entry.indexed_version)]
+        if stale:
+            index.delete(stale)
+            report.swept.append(f"{entry.source}: {len(stale)}")
+            log.info("reconcile swept %d stray chunks of %s", len(stale), entry.source)

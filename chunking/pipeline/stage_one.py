@@ -1,0 +1,345 @@
+"""Stage 1: one source → pages → chunks → chunk-batch messages, in memory bounded by the page and time bounded
+by the page range (docs/architecture.md#long-documents).
+
+Pages are read one at a time (a PDF from a local file, by PDFium), chunked as they come, packed into batches,
+and each batch is sent as soon as it is full once more than ``HOLD_BATCHES`` are waiting: what stage 1 holds is
+one page's text and chunks plus the batches not yet sent. A short document is sent whole at its end, its
+messages carrying the version's batch and chunk counts as before. A long one's batches go out with counts of 0
+and the ledger gets the totals at the end (``Ledger.mark_sent``), followed by a completion-check message, so
+stage 2 completes the version whether its last batch is indexed before or after the totals are known.
+
+A PDF of more than ``STAGE1_PAGES_PER_JOB`` pages is cut into page ranges. Each range is split on its own (a
+range boundary is a chunk boundary; running headers are recognised per range), continuing the offsets, chunk
+ordinals and batch numbers of the ranges before it, so the chunks are the same whether the ranges run in one
+call (the CLI) or as a chain of queue jobs, one per invocation (the Functions app: ``enqueue_next``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable, Iterator, Sequence
+
+from azure.core.exceptions import AzureError
+
+from chunking.storage.claim_check import PayloadStore
+from chunking.model import DocumentFields, SourceProperties
+from chunking.pipeline.fields import fields_message_if_changed
+from chunking.documents.splitter import DocumentSplitter, splitter_for
+from chunking.formats import HEADING_EXTENSIONS, PAGINATED_EXTENSIONS, extension_of
+from chunking.ids import doc_id as make_doc_id
+from chunking.ids import document_version
+from chunking.documents.records import build_records
+from chunking.splitters.markdown import HeadingOutline
+from chunking.ledger import Ledger
+from chunking.model import Chunk, ChunkRecord, Page
+from chunking.pipeline.backfill import stage_one_settings
+from chunking.pipeline.namespaces import deployment_namespace
+from chunking.parsers.sandbox import count_pages_bounded, read_pages_bounded
+from chunking.parsers import ParseError, ReadContext, no_text_error
+from chunking.parsers.furniture import FurnitureKeys
+from chunking.parsers.limits import Deadline, Limits
+from chunking.parsers.selection import document_readers
+from chunking.pipeline.batches import HOLD_BATCHES, Batches
+from chunking.documents.version_fields import version_fields
+from chunking.redact import redact
+from chunking.settings import Settings
+from chunking.messages.jobs import RangeState
+from chunking.storage import BlobFile
+from chunking.strategies.notes import fallback_note
+
+__all__ = ["HOLD_BATCHES", "StageOneResult", "document_records", "run_stage_one", "source_version"]
+
+log = logging.getLogger("chunking.pipeline.stage_two")
+
+@dataclass
+class StageOneResult:
+    """What stage 1 did with one source (or, for a page-range job, with one range of it).
+
+    ``outcome``: ``added`` (new document), ``updated`` (new version of a known one), ``skipped`` (this version is
+    already indexed: nothing parsed, nothing sent; or a duplicated page-range job), ``superseded`` (a page-range
+    job of a version that is no longer current), ``failed`` (rejected: ``error`` says why). ``messages`` are
+    what was sent (or, without ``send``, what the caller is to send); ``continues`` is the next page range's
+    state when a job for it was enqueued.
+    """
+
+    source: str
+    doc_id: str
+    outcome: str = "added"
+    version: str = ""
+    size_bytes: int = 0
+    pages: int = 0
+    chunks: int = 0
+    tokens: int = 0
+    max_chunk_tokens: int = 0
+    messages: list[str] = field(default_factory=list)
+    error: str | None = None
+    seconds: float = 0.0
+    ranges: int = 1
+    continues: RangeState | None = None
+
+
+def source_version(data: bytes, splitter: DocumentSplitter, namespace: str = "") -> str:
+    """The version of a source: the hash of its bytes, of the splitter's fingerprint and of the deployment's
+    *namespace* (``chunking.ids.document_version``)."""
+    return document_version(hashlib.sha256(data).hexdigest(), splitter.fingerprint, namespace)
+
+
+def document_records(pages: Sequence[Page], chunks: Sequence[Chunk], *, doc_id: str, version: str,
+                     source: str, namespace: str = "", first_ordinal: int = 0,
+                     fields: DocumentFields | None = None) -> list[ChunkRecord]:
+    """The index records stage 1 makes of one document version's chunks: citations per page for paginated
+    formats, heading paths from the outline for formats with headings, the deployment's *namespace*, the
+    document *fields* on each; ordinals from *first_ordinal* (a page range continues the ranges before it).
+    ``chunking split`` prints the same."""
+    return build_records(
+        chunks,
+        doc_id=doc_id,
+        version=version,
+        source=source,
+        paginated=extension_of(source) in PAGINATED_EXTENSIONS,
+        outline=HeadingOutline(pages) if extension_of(source) in HEADING_EXTENSIONS else None,
+        namespace=namespace,
+        first_ordinal=first_ordinal,
+        fields=fields,
+    )
+
+
+def run_stage_one(
+    data: bytes | BlobFile,
+    *,
+    source: str,
+    container: str,
+    settings: Settings,
+    payloads: PayloadStore,
+    ledger: Ledger,
+    force: bool = False,
+    keep_old_versions: bool = False,
+    send: Callable[[list[str]], None] | None = None,
+    enqueue_next: Callable[[str, RangeState], None] | None = None,
+    resume: RangeState | None = None,
+    resume_version: str = "",
+    properties: SourceProperties | None = None,
+) -> StageOneResult:
+    """Parse and split one source into chunk-batch messages (each ≤ ``settings.max_message_bytes`` bytes) and
+    record the new version in the ledger.
+
+    Args:
+        data: the source's bytes, or a ``BlobFile`` (the bytes in a local file, with their hash): a PDF is then
+            read from the file page by page.
+        source: its path inside *container* (e.g. ``"manuals/a.pdf"``); the extension picks parser and splitter.
+        container: the container (or another namespace) the path belongs to; part of the document id.
+        force: process even if the ledger says this version is indexed (reconcile uses it when the index lost it).
+        keep_old_versions: tell stage 2 not to delete older versions' chunks (``--cleanup none``).
+        send: puts the messages on the chunk-batch queue. With it the ledger says ``sending`` while they are
+            sent and ``queued`` only once every one was; if it raises, the error propagates and the version stays
+            ``sending`` (the trigger's retry, or reconcile, sends it again). Without it the caller runs the
+            returned messages itself and the version is ``queued`` at once.
+        enqueue_next: with *send*, a document of more than ``settings.stage_one.pages_per_job`` pages is done one
+            page range per call: ``enqueue_next(version, state)`` must put the job of the next range on the
+            stage-1 job queue (``chunking.messages.jobs``). Without it every range runs in this call.
+        resume, resume_version: run the page range *resume* of version *resume_version* (a page-range job).
+        properties: what storage says about the source (URL, type, time, metadata, tags, access lists) for the
+            document fields of its records (``chunking.documents.version_fields``). For a version already indexed whose
+            metadata or access lists changed, the one message sent is a field update (``chunking.pipeline.fields``).
+
+    A version already indexed is skipped without parsing. Bad input (unsupported type, empty, corrupt,
+    undecodable, too large, not what the configured splitter reads) does not raise: the result and the ledger
+    carry the reason, one log line names the file, and the previously indexed version stays searchable.
+    """
+    started = time.perf_counter()
+    result = StageOneResult(source=source, doc_id=make_doc_id(container, source))
+    splitter = splitter_for(source, settings)
+    if isinstance(data, BlobFile):
+        local: bytes | Path = data.path
+        result.size_bytes, digest = data.size_bytes, data.sha256
+    else:
+        local, result.size_bytes, digest = data, len(data), hashlib.sha256(data).hexdigest()
+    namespace = deployment_namespace(settings, container)
+    result.version = document_version(digest, splitter.fingerprint, namespace)
+    entry = ledger.get(result.doc_id)
+    if resume is not None:
+        why = _stale_range(ledger, entry, result.doc_id, result.version, resume_version, resume)
+        if why:
+            result.outcome, result.seconds = why, time.perf_counter() - started
+            log.info("%s page range %d of %s version %s", why, resume.range_no + 1, source, resume_version[:8])
+            return result
+        result.outcome = "updated" if entry is not None and entry.indexed_version else "added"
+    elif entry is not None and entry.status != "deleted":
+        result.outcome = "updated"
+        # A version indexed before the document fields existed (no fields hash in the ledger) is read again once:
+        # its title, language and size come from the bytes, which a field update cannot give it.
+        if not force and entry.status == "indexed" and entry.indexed_version == result.version and entry.fields_hash:
+            result.outcome = "skipped"
+            result.chunks = entry.chunk_count
+            update = fields_message_if_changed(entry, properties, source=source, settings=settings,
+                                               payloads=payloads)
+            if update is not None:  # same bytes, other metadata or access lists: fields only, nothing embedded
+                result.messages = [update]
+                if send is not None:
+                    send(result.messages)
+            result.seconds = time.perf_counter() - started
+            log.info("unchanged %s: version %s already indexed", source, result.version[:8])
+            return result
+    # What made this version, for backfill after a settings change (chunking.pipeline.backfill).
+    made_with = stage_one_settings(splitter.fingerprint, namespace)
+    out = Batches(result, settings, payloads, ledger, container, send, keep_old_versions,
+                  streamed=resume is not None, first_batch_no=resume.batch_no if resume else 0, made_with=made_with)
+    out.readers, out.properties = document_readers(settings), properties
+    try:
+        state = resume or _first_range(local, source, result.size_bytes, settings, out.readers)
+        last = False
+        while not last:
+            context = ReadContext(limits=Limits.from_settings(settings),
+                                  deadline=Deadline(settings.stage1_max_seconds))
+            done, (state, last) = state, _run_range(local, state, splitter, out, result, settings, context)
+            if not last and enqueue_next is not None and send is not None:
+                out.flush(final=False)
+                enqueue_next(result.version, state)
+                ledger.record_range(result.doc_id, result.version, done.range_no)
+                result.continues = state
+                break
+    except ValueError as exc:  # ParseError, or a text the configured splitter cannot take (json on Markdown)
+        reason = exc.reason if isinstance(exc, ParseError) else str(exc)
+        result.outcome, result.error, result.messages = "failed", reason, []
+        ledger.mark_failed(result.doc_id, source, result.version, reason, container=container, made_with=made_with)
+        result.seconds = time.perf_counter() - started
+        log.error("rejected %s: %s", source, reason)
+        return result
+    if result.continues is None:
+        out.flush(final=True)
+        if resume is not None:  # the last range's job: a duplicate of it is dropped too
+            ledger.record_range(result.doc_id, result.version, done.range_no)
+    result.seconds = time.perf_counter() - started
+    log.info("split %s%s: %d pages, %d chunks, %d tokens, %d messages in %.2fs", source,
+             f" (page range {done.range_no + 1} of {result.ranges})" if result.ranges > 1 else "", result.pages,
+             result.chunks, result.tokens, out.sent, result.seconds)
+    return result
+
+
+def _stale_range(ledger: Ledger, entry, doc_id: str, version: str, wanted: str, state: RangeState) -> str:
+    """Why a page-range job is not to run ('' if it is): its version is no longer current (or the settings
+    changed its version), or it ran before (a duplicated job, or the version is already complete)."""
+    if version != wanted or entry is None or entry.version != wanted or entry.status in ("deleted", "failed"):
+        return "superseded"
+    if entry.status == "indexed" or state.range_no in ledger.ranges_done(doc_id, wanted):
+        return "skipped"
+    return ""
+
+
+def _first_range(local: bytes | Path, source: str, size_bytes: int, settings: Settings, readers) -> RangeState:
+    """The first range: the whole document, or its first ``STAGE1_PAGES_PER_JOB`` pages. An empty or oversized
+    file is left to ``read_pages`` to reject, with its reason."""
+    if not size_bytes or size_bytes > settings.max_document_bytes:
+        return RangeState(0, 0, 0, 0)
+    context = ReadContext(limits=Limits.from_settings(settings), deadline=Deadline(settings.stage1_max_seconds))
+    count = count_pages_bounded(local, source=source, settings=settings, context=context, readers=readers)
+    if count is None or count <= settings.stage_one.pages_per_job:
+        return RangeState(0, 0, count or 0, count or 0)
+    return RangeState(0, 0, settings.stage_one.pages_per_job, count)
+
+
+def _run_range(local: bytes | Path, state: RangeState, splitter: DocumentSplitter, out: "Batches",
+               result: StageOneResult, settings: Settings, context: ReadContext) -> tuple[RangeState, bool]:
+    """Read, split and pack one page range (the whole document when it has no pages); returns the next range's
+    state and whether this range was the last."""
+    paged = state.page_count > 0
+    last = not paged or state.page_end >= state.page_count
+    result.ranges = max(1, -(-state.page_count // settings.stage_one.pages_per_job)) if paged else 1
+    seen = _Seen(state)
+    out.notes = context.notes  # the parser's notes go to the ledger with the version
+    learnt: list[FurnitureKeys] = []
+    if paged and out.fields is None:  # a PDF read in ranges: title and language from its first pages
+        out.fields = version_fields(local, source=result.source, size_bytes=result.size_bytes, settings=settings,
+                                    context=context, properties=out.properties, pages=None, readers=out.readers)
+    # In a child process (PARSE_ISOLATION), its pages passed back one at a time; in-line for a service reader.
+    pages = seen.track(read_pages_bounded(local, source=result.source, settings=settings, context=context,
+                                          readers=out.readers, size_bytes=result.size_bytes, start=state.page_start,
+                                          end=state.page_end if paged else None, offset=state.offset,
+                                          chars_before=state.chars, check_streams=not paged,
+                                          furniture=FurnitureKeys(frozenset(state.header_keys),
+                                                                  frozenset(state.footer_keys)),
+                                          learnt=learnt.append))
+    chunks = _split_in_time(splitter, pages, result.source, context)
+    ordinal = state.ordinal
+    namespace = deployment_namespace(settings, out.container)
+    if splitter.stream is not None and paged and extension_of(result.source) not in HEADING_EXTENSIONS:
+        for chunk in chunks:
+            out.add(document_records((), [chunk], doc_id=result.doc_id, version=result.version,
+                                     source=result.source, namespace=namespace, first_ordinal=ordinal,
+                                     fields=out.fields))
+            ordinal += 1
+    else:
+        seen.keep = True  # the heading outline needs every page
+        chunks = list(chunks)
+        if fallback_note(chunks):
+            context.note(fallback_note(chunks))
+        if out.fields is None:  # read whole: the fields of every page
+            out.fields = version_fields(local, source=result.source, size_bytes=result.size_bytes,
+                                        settings=settings, context=context, properties=out.properties,
+                                        pages=seen.pages, readers=out.readers)
+        out.add(document_records(seen.pages, chunks, doc_id=result.doc_id, version=result.version,
+                                 source=result.source, namespace=namespace, first_ordinal=ordinal,
+                                 fields=out.fields))
+        ordinal += len(chunks)
+    if last and not seen.text_seen:
+        raise no_text_error(result.source)
+    out.total_chunks = ordinal
+    out.end_range()  # a range boundary is a batch boundary, so the next range's first batch number is known
+    result.pages += seen.count
+    step = state.page_end - state.page_start
+    keys = learnt[0] if learnt else FurnitureKeys()
+    following = RangeState(state.range_no + 1, state.page_end, min(state.page_end + step, state.page_count),
+                           state.page_count, seen.offset, ordinal, out.next_batch_no, seen.chars, seen.text_seen,
+                           tuple(sorted(keys.top)), tuple(sorted(keys.bottom)))
+    return following, last
+
+
+class _Seen:
+    """Counts what a range's pages held as they go by (offsets, characters, text) without keeping them, unless
+    the splitter needs them all (``pages``)."""
+
+    def __init__(self, state: RangeState) -> None:
+        self.offset, self.chars, self.text_seen, self.count = state.offset, state.chars, state.text_seen, 0
+        self.pages: list[Page] = []
+        self.keep = False
+
+    def track(self, pages: Iterable[Page]) -> Iterator[Page]:
+        for page in pages:
+            self.count += 1
+            self.chars += len(page.text)
+            self.offset = page.offset + len(page.text) + len(page.footer)
+            self.text_seen = self.text_seen or bool(page.text.strip())
+            self.pages.append(page) if self.keep else None
+            yield page
+
+
+def _split_in_time(splitter: DocumentSplitter, pages: Iterator[Page], source: str,
+                   context: ReadContext) -> Iterator[Chunk]:
+    """The splitter's chunks as they come (``stream``) or, for a splitter that needs every page, at once; within
+    the stage-1 deadline (checked between chunks) and without a traceback for input the parser let through but
+    the splitter cannot take."""
+    try:
+        chunks = splitter.stream(pages) if splitter.stream is not None else iter(splitter.split(list(pages)))
+        for chunk in chunks:
+            yield chunk
+            context.check_time(source)
+    except RecursionError:
+        raise ParseError(source, f"nested too deeply to split: lower MAX_NESTING_DEPTH (now "
+                                 f"{context.limits.max_nesting_depth})") from None
+    except MemoryError:
+        raise ParseError(source, "out of memory while splitting: lower MAX_DOCUMENT_CHARS") from None
+    except (ValueError, OSError, AzureError):  # ParseError, a text the splitter cannot take, a service parser's
+        raise                                    # failure (transient: the document is worth another try)
+    except Exception as exc:  # the same bytes fail the same way on every retry: a reason, not a retry
+        log.exception("splitter failed on %s", source)
+        raise ParseError(source, f"could not split: {_crash(exc)}") from None
+
+
+def _crash(exc: BaseException) -> str:
+    """``TypeError: message`` on one line, at most 300 characters, without secrets."""
+    text = " ".join(redact(str(exc)).split())
+    return f"{type(exc).__name__}: {text[:300]}" if text else type(exc).__name__

@@ -1,0 +1,266 @@
+"""The two stages of the ingestion pipeline as plain functions over interfaces (no Azure Functions types).
+
+Stage 1 (``run_stage_one``, in ``chunking.pipeline.stage_one``): source bytes → pages → chunks → chunk-batch queue
+messages, page by page. It does no network calls except writing claim-check payloads and sending. Stage 2 (``run_stage_two``): one message → embeddings (reusing the
+vectors of unchanged chunk text) → merge-or-upload into the index → the batch recorded in the ledger; when the
+ledger holds every batch of the message's version, the document's chunks of other versions are deleted by key. Both stages are idempotent: every trigger is
+at-least-once. See docs/architecture.md#the-two-stages.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import time
+from dataclasses import dataclass
+
+from chunking.storage.claim_check import PayloadMissingError, PayloadStore
+from chunking.pipeline.fields import apply_fields_body, is_fields_message
+from chunking.embeddings import Embedder, embed_all
+from chunking.errors import classify, reason_of
+from chunking.index.protocol import SearchIndex
+from chunking.ledger import Ledger, LedgerEntry
+from chunking.messages.batches import decode_message, load_records
+from chunking.service_errors import ServiceFailure, describe_failure
+from chunking.settings import Settings
+from chunking.pipeline.stage_one import StageOneResult, _crash, document_records, run_stage_one, source_version
+from chunking.tokens import token_counter
+from chunking.pipeline.vector_reuse import reusable_vectors, vector_keys
+from chunking.pipeline.versions import remove_other_versions, retire_version
+
+__all__ = ["StageOneResult", "StageTwoResult", "document_records", "run_stage_one", "run_stage_two", "source_version"]
+
+log = logging.getLogger("chunking.pipeline.stage_two")
+
+
+@dataclass
+class StageTwoResult:
+    """What stage 2 did with one chunk-batch message."""
+
+    doc_id: str
+    version: str
+    source: str
+    batch_no: int
+    batch_count: int
+    records: int = 0
+    embedded: int = 0
+    reused: int = 0
+    embedding_tokens: int = 0
+    embedding_requests: int = 0
+    dropped: str = ""  # why the batch was dropped unprocessed ('' if processed)
+    completed: bool = False
+    removed: int = 0
+    embedder: str = ""  # the Embedder.name of this batch's vectors ('' if it embedded nothing)
+    seconds: float = 0.0
+
+
+def _next_attempt(failure: ServiceFailure | None) -> str:
+    """When a retryable failure should be tried again, for the ledger: ``; next attempt after 12:30:05 UTC``."""
+    if failure is None or failure.kind not in ("throttled", "server", "unreachable"):
+        return ""
+    delay = failure.retry_after_s if failure.retry_after_s else 60.0
+    at = dt.datetime.now(dt.timezone.utc) + dt.timedelta(seconds=delay)
+    return f"; next attempt after {at:%H:%M:%S} UTC (the queue retries the batch)"
+
+
+def run_stage_two(
+    body: str | bytes,
+    *,
+    settings: Settings,
+    embedder: Embedder,
+    index: SearchIndex,
+    payloads: PayloadStore,
+    ledger: Ledger,
+) -> StageTwoResult:
+    """Embed and upsert one chunk-batch message, record the batch in the ledger, and complete the version when
+    the ledger holds every one of its batch numbers.
+
+    Completion never queries the index (its queries lag its writes): the ledger's batch records say which
+    batches are in and which keys they wrote. A batch whose version is no longer the ledger's current one
+    (superseded, deleted, or already complete) is dropped, and what its version wrote is deleted by key; a batch
+    whose version stops being current while it is embedded removes its own keys after writing them. Vectors
+    this document's recorded batches already hold for a text (same hash, same embedder) are reused, not
+    recomputed, found through the ledger and lookups by key (``chunking.pipeline.vector_reuse``). Upserts are
+    merge-or-upload on deterministic keys, so a duplicated or retried message changes nothing. When the version
+    is complete the ledger says ``indexed`` and the document's other versions are deleted by their recorded keys.
+
+    Raises:
+        MessageError: the message is not a chunk-batch message (it cannot succeed on retry).
+        PayloadMissingError: its claim-checked payload is gone and the version is not complete.
+        Errors of the embedder or index propagate (after being noted in the ledger), so the queue retries the
+        message and finally poisons it.
+    """
+    started = time.perf_counter()
+    if is_fields_message(body):  # metadata or access lists changed, not the bytes: fields only, no embedding
+        update, updated, dropped = apply_fields_body(body, index=index, ledger=ledger, payloads=payloads)
+        return StageTwoResult(update.doc_id, update.version, update.source, 0, 1, records=updated, dropped=dropped,
+                              seconds=time.perf_counter() - started)
+    message = decode_message(body)
+    result = StageTwoResult(message.doc_id, message.version, message.source, message.batch_no, message.batch_count)
+    entry = ledger.get(message.doc_id)
+    if entry is None or entry.version != message.version or entry.status == "deleted":
+        result.dropped = "superseded"
+        if not message.keep_old_versions and (entry is None or entry.status == "deleted"
+                                              or entry.indexed_version != message.version):
+            # A late or retried batch of a version that will never complete: whatever it (or its siblings)
+            # wrote before being superseded goes, by key.
+            result.removed = retire_version(message.doc_id, message.version, index=index, ledger=ledger,
+                                            payloads=payloads, extra_keys=_message_keys(message, payloads))
+    elif _abandoned(entry, message.version):
+        # Stage 1 gave up on this version after sending some of its batches (a page past a limit): it can never
+        # complete, and nothing of it may stay searchable beside the indexed version.
+        result.dropped = "stage 1 failed"
+        result.removed = retire_version(message.doc_id, message.version, index=index, ledger=ledger,
+                                        payloads=payloads, extra_keys=_message_keys(message, payloads))
+    elif entry.status == "indexed":
+        result.dropped = "already indexed"
+        # A duplicate of a completed version: finish the clean-up a crash may have cut short (ledger reads and
+        # deletes by key only).
+        if not message.keep_old_versions:
+            result.removed = remove_other_versions(message.doc_id, message.version, index=index, ledger=ledger,
+                                                   payloads=payloads)
+    if result.dropped:
+        log.info("dropped %s of %s version %s: %s", message.where, message.source, message.version[:8],
+                 result.dropped)
+        return result
+    if message.check:  # stage 1 has recorded the totals: complete now if every batch was already indexed
+        if _all_batches_in(ledger, entry, message):
+            _complete(message, result, index, ledger, payloads)
+        result.seconds = time.perf_counter() - started
+        return result
+    try:
+        keys, hashes = _embed_and_upsert(message, result, settings, embedder, index, payloads, ledger)
+    except PayloadMissingError as exc:
+        # Payloads are deleted once their version is complete; a late duplicate of a recorded batch is done.
+        if message.batch_no not in ledger.batches_done(message.doc_id, message.version):
+            _record_error(ledger, message, exc)
+            raise
+        keys, hashes = None, []
+    except Exception as exc:
+        where = message.where
+        failure = describe_failure(exc, settings)
+        if failure is not None and failure.kind == "auth":
+            # No retry can succeed until a key or a role changes: failed now, with what to check. The message
+            # still goes back to the queue, so a retry after the fix completes the version.
+            ledger.mark_failed(message.doc_id, message.source, message.version, f"{where}: {failure.line}",
+                               only_if_current=True)
+        else:
+            ledger.record_error(message.doc_id, message.source, message.version,
+                                f"{where}: {failure.line if failure else _crash(exc)}{_next_attempt(failure)}",
+                                kind=classify(exc).kind)
+        raise
+    if keys is not None:
+        ledger.record_batch(message.doc_id, message.version, message.batch_no, keys, hashes, embedder.name)
+    # Recorded first, checked second: a delete or a newer version that the check misses lists this record
+    # (it changed the ledger before listing records) and removes these keys itself.
+    if not message.keep_old_versions and not _still_wanted(ledger, message.doc_id, message.version):
+        result.removed = retire_version(message.doc_id, message.version, index=index, ledger=ledger,
+                                        payloads=payloads, extra_keys=keys or ())
+        result.dropped = "superseded while embedding"
+        log.info("batch %d of %s version %s was superseded while embedding: %d keys removed", message.batch_no,
+                 message.source, message.version[:8], result.removed)
+        return result
+    if _all_batches_in(ledger, ledger.get(message.doc_id), message):
+        _complete(message, result, index, ledger, payloads)
+    result.seconds = time.perf_counter() - started
+    log.info(
+        "indexed %s batch %d/%d: %d records (%d embedded, %d reused)%s",
+        message.source, message.batch_no + 1, message.batch_count, result.records, result.embedded,
+        result.reused, ", version complete" if result.completed else "",
+    )
+    return result
+
+
+def _record_error(ledger: Ledger, message, exc: Exception) -> None:
+    ledger.record_error(message.doc_id, message.source, message.version,
+                        f"{reason_of(exc)} ({message.where})",
+                        kind=classify(exc).kind)
+
+
+def _still_wanted(ledger: Ledger, doc_id: str, version: str) -> bool:
+    """Is *version* the current version of a live document (and not abandoned by stage 1), or the indexed one
+    (a late duplicate)?"""
+    entry = ledger.get(doc_id)
+    return (entry is not None and entry.status != "deleted" and version in (entry.version, entry.indexed_version)
+            and not _abandoned(entry, version))
+
+
+def _abandoned(entry: LedgerEntry, version: str) -> bool:
+    """*version* failed in stage 1 before stage 1 recorded its batch count (some batches were sent already)."""
+    return entry.version == version and entry.status == "failed" and entry.batch_count == 0
+
+
+def _all_batches_in(ledger: Ledger, entry: LedgerEntry | None, message) -> bool:
+    """Does the ledger hold every batch of the message's version? The count is the message's, or, for a long
+    document whose batches went out before stage 1 knew it, the ledger's once stage 1 recorded it (0 until
+    then: not complete)."""
+    total = message.batch_count or (entry.batch_count if entry is not None and entry.version == message.version
+                                    else 0)
+    return total > 0 and set(range(total)) <= ledger.batches_done(message.doc_id, message.version)
+
+
+def _message_keys(message, payloads: PayloadStore) -> list[str]:
+    try:
+        return [r.id for r in load_records(message, payloads)]
+    except PayloadMissingError:
+        return []
+
+
+def _embed_and_upsert(message, result: StageTwoResult, settings: Settings, embedder: Embedder, index: SearchIndex,
+                      payloads: PayloadStore, ledger: Ledger) -> tuple[list[str], list[str]]:
+    """Embed what has no reusable vector, upsert; returns the keys written and their vector hashes."""
+    records = load_records(message, payloads)
+    result.records = len(records)
+    result.embedder = embedder.name
+    # A vector is reused by the hash of the text it was computed from (the enrichment's embedding text when
+    # there is one), never by the content alone, and only from the same embedder; records stored without a
+    # vector are not embedded. Found through the ledger and lookups by key: no search query on this path.
+    known = reusable_vectors(records, doc_id=message.doc_id, embedder=embedder.name, ledger=ledger, index=index)
+    # One input per distinct text: a hierarchy level often repeats its parent's text exactly.
+    todo: list[int] = []
+    queued: set[str] = set()
+    for i, r in enumerate(records):
+        if r.has_vector and r.vector_key not in known and r.vector_key not in queued:
+            queued.add(r.vector_key)
+            todo.append(i)
+    count = token_counter(settings.encoding) if any(records[i].embedding_text for i in todo) else None
+    tokens = [count(records[i].embedding_text) if records[i].embedding_text else records[i].token_count
+              for i in todo]
+    requests_before = embedder.requests
+    vectors = embed_all(
+        embedder,
+        [records[i].text_to_embed for i in todo],
+        tokens,
+        max_batch_tokens=settings.embedding_batch_max_tokens,
+        max_inputs=settings.embedding_batch_max_inputs,
+    )
+    result.embedding_requests = embedder.requests - requests_before
+    # What an embedding service bills: the encoding's tokens of every input sent (the offline embedder's own
+    # counter measures something else).
+    result.embedding_tokens = sum(tokens)
+    known.update((records[i].vector_key, tuple(v)) for i, v in zip(todo, vectors))
+    result.embedded = len(todo)
+    result.reused = sum(1 for r in records if r.has_vector) - len(todo)
+    index.upsert([r.with_embedding(known[r.vector_key]) if r.has_vector else r for r in records])
+    return [r.id for r in records], vector_keys(records)
+
+
+def _complete(message, result: StageTwoResult, index: SearchIndex, ledger: Ledger, payloads: PayloadStore) -> None:
+    """Every batch of the message's version is recorded in the ledger: mark it ``indexed``, then delete the other
+    versions by their recorded keys. Marked first, so a writer of an older version that records a batch after
+    the listing sees it is no longer wanted and removes its own keys."""
+    # The embedder of the version's vectors: this batch's, or (a completion reached without embedding) the one
+    # its batch records name.
+    embedder = result.embedder or next((b.embedder for b in ledger.batch_records(message.doc_id, message.version)
+                                        if b.embedder), "")
+    if not ledger.mark_indexed(message.doc_id, message.source, message.version, embedder):
+        if not _still_wanted(ledger, message.doc_id, message.version):
+            result.removed = retire_version(message.doc_id, message.version, index=index, ledger=ledger,
+                                            payloads=payloads)
+        return
+    result.completed = True
+    if not message.keep_old_versions:
+        result.removed = remove_other_versions(message.doc_id, message.version, index=index, ledger=ledger,
+                                               payloads=payloads)
+    # Only this version's payloads: another version may be in flight with payloads of its own.
+    payloads.delete_prefix(f"{message.doc_id}/{message.version}/")
