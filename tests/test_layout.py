@@ -1,15 +1,19 @@
-"""The package layout: no import cycle in ``chunking/``, the settings import no strategy, old module names still
-import, one format table for parsers and splitters, and the README's Layout box names what is in the tree.
+"""The package layout (docs/architecture.md#layers): the layer table and the rules that keep it.
 
-The import graph is read with the standard library's ``ast``: every ``import``/``from … import`` anywhere in a
-module (inside functions too, since a cycle there is only postponed), relative imports resolved, and an import of
-``a.b.c`` counted as an import of the packages ``a`` and ``a.b`` as well, because their ``__init__`` runs first.
+``LAYERS`` is the table: each unit of ``chunking/`` (a top-level package or module) with its layer and the units
+it may import. The import graph is read with the standard library's ``ast``: every ``import``/``from … import``
+anywhere in a module (inside functions too, since an import there still couples the two), relative imports
+resolved, and an import of ``a.b.c`` counted as an import of the packages ``a`` and ``a.b`` as well, because their
+``__init__`` runs first. The tests also check: no module-level import cycle, no ``_private`` name imported from
+another unit, no lazy re-export (``importlib`` or a module ``__getattr__``), function-level imports of ``chunking``
+only where ``FUNCTION_LEVEL`` gives the reason, at most 8 modules at the top of ``chunking/``, every package's
+docstring saying what it may import, file extensions only in the format table and the parsers, ledger statuses
+compared only in the ledger, and docs/architecture.md's layer table equal to ``LAYERS``.
 """
 
 from __future__ import annotations
 
 import ast
-import importlib
 import re
 import subprocess
 import sys
@@ -20,15 +24,41 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "chunking"
 
-#: Old module name → the module it re-exports (kept so that existing imports keep working).
-MOVED = {
-    "chunking.pipeline.ingest": "chunking.pipeline.ingest",
-    "chunking.messages.batches": "chunking.messages.batches",
-    "chunking.storage.claim_check": "chunking.storage.claim_check",
-    "chunking.documents.records": "chunking.documents.records",
-    "chunking.strategies.units": "chunking.strategies.units",
-    "chunking.index.protocol": "chunking.index.protocol",
+CORE = frozenset({"model", "ids", "formats", "redact", "settings"})
+
+
+def _below(layer: int, *, but: frozenset[str] = frozenset()) -> frozenset[str]:
+    return frozenset(unit for unit, (level, _) in _TABLE.items() if level < layer) - but
+
+
+_TABLE: dict[str, tuple[int, frozenset[str]]] = {
+    **{unit: (0, frozenset()) for unit in CORE},
+    "errors": (1, frozenset({"redact"})),
+    "tokens": (1, CORE),
+    "parsers": (2, CORE | {"errors"}),
+    "splitters": (2, CORE | {"tokens"}),
+    "embeddings": (3, CORE | {"errors", "tokens"}),
+    "storage": (3, CORE | {"errors"}),
+    "index": (3, CORE | {"errors", "tokens"}),
+    "ledger": (4, CORE | {"errors", "storage"}),
+    "messages": (4, CORE | {"errors", "storage"}),
+    "chat": (4, CORE | {"errors", "tokens", "embeddings", "storage"}),
+    "strategies": (5, CORE | {"errors", "tokens", "splitters", "embeddings", "chat"}),
+    "services": (6, CORE | {"errors", "tokens", "parsers", "embeddings", "storage", "index", "ledger", "messages",
+                            "chat", "strategies"}),
+    "documents": (7, CORE | {"errors", "tokens", "parsers", "splitters", "strategies", "services"}),
 }
+_TABLE["pipeline"] = (8, _below(8))
+_TABLE["retrieval"] = (8, CORE | {"errors", "tokens", "embeddings", "index"})
+_TABLE["evaluation"] = (9, _below(9))
+_TABLE["app"] = (10, _below(10))
+_TABLE["__main__"] = (11, frozenset({"app"}))
+
+#: unit → (layer, the units it may import). A unit imports only units of lower layers (never up, never sideways).
+LAYERS: dict[str, tuple[int, frozenset[str]]] = _TABLE
+
+#: (importing module, imported module) → why the import sits inside a function. Nothing else may.
+FUNCTION_LEVEL: dict[tuple[str, str], str] = {}
 
 
 def modules(package: Path) -> dict[str, tuple[Path, bool]]:
@@ -41,33 +71,63 @@ def modules(package: Path) -> dict[str, tuple[Path, bool]]:
     return found
 
 
-def import_graph(package: Path) -> dict[str, set[str]]:
+def _imports(name: str, path: Path, is_package: bool):
+    """``(node, [(imported module, imported name or None)], inside a function)`` for each import of the module."""
+    here = name if is_package else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    nested = {id(sub) for node in ast.walk(tree) if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+              for sub in ast.walk(node) if sub is not node}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets = [(alias.name, None) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = here.split(".")[: len(here.split(".")) - node.level + 1]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            targets = [(module, alias.name) for alias in node.names]
+        else:
+            continue
+        yield node, targets, id(node) in nested
+
+
+def import_graph(package: Path, *, function_level: bool = True) -> dict[str, set[str]]:
     """Module → the modules of the same package it imports (see the module docstring for what counts)."""
     known = modules(package)
     graph: dict[str, set[str]] = {name: set() for name in known}
     for name, (path, is_package) in known.items():
-        here = name if is_package else name.rpartition(".")[0]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
-            if isinstance(node, ast.Import):
-                targets = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = here.split(".")[: len(here.split(".")) - node.level + 1]
-                    module = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    module = node.module or ""
-                # ``from pkg import sub`` imports the submodule ``pkg.sub`` when there is one.
-                targets = [module, *(f"{module}.{alias.name}" for alias in node.names)]
-            else:
+        for _, targets, nested in _imports(name, path, is_package):
+            if nested and not function_level:
                 continue
-            for target in targets:
-                parts = target.split(".")
-                for end in range(1, len(parts) + 1):
-                    imported = ".".join(parts[:end])
-                    # A module's own packages are initialised before it: importing them is no dependency.
-                    if imported in known and imported != name and not name.startswith(imported + "."):
-                        graph[name].add(imported)
+            for module, imported_name in targets:
+                # ``from pkg import sub`` imports the submodule ``pkg.sub`` when there is one.
+                for target in (module, f"{module}.{imported_name}") if imported_name else (module,):
+                    parts = target.split(".")
+                    for end in range(1, len(parts) + 1):
+                        imported = ".".join(parts[:end])
+                        # A module's own packages are initialised before it: importing them is no dependency.
+                        if imported in known and imported != name and not name.startswith(imported + "."):
+                            graph[name].add(imported)
     return graph
+
+
+def unit_of(module: str) -> str:
+    """The unit of the layer table a dotted module belongs to: ``chunking.index.azure.schema`` → ``index``."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def layer_violations(package: Path, layers: dict[str, tuple[int, frozenset[str]]]) -> list[str]:
+    """``"importer -> imported (unit -> unit)"`` for each import, at module or function level, the table refuses.
+
+    The package root itself (``chunking/__init__.py``, the version) is importable from anywhere."""
+    found = []
+    for module, imported in sorted((m, i) for m, deps in import_graph(package).items() for i in deps):
+        source, target = unit_of(module), unit_of(imported)
+        if target and source != target and target not in layers.get(source, (0, frozenset()))[1]:
+            found.append(f"{module} -> {imported} ({source} -> {target})")
+    return found
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -112,9 +172,66 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return sorted(found)
 
 
+def _units() -> set[str]:
+    return {p.stem if p.suffix == ".py" else p.name for p in PACKAGE.iterdir()
+            if (p.suffix == ".py" and p.name != "__init__.py") or (p / "__init__.py").exists()}
+
+
+# --- the table ------------------------------------------------------------------------------------------------------
+
+def test_the_layer_table_names_every_unit_and_only_looks_down():
+    assert set(LAYERS) == _units()
+    for unit, (layer, allowed) in LAYERS.items():
+        assert allowed <= set(LAYERS), unit
+        upward = sorted(other for other in allowed if LAYERS[other][0] >= layer)
+        assert not upward, f"{unit} (layer {layer}) may import {upward}, which are not below it"
+
+
+def test_every_import_follows_the_layer_table():
+    wrong = layer_violations(PACKAGE, LAYERS)
+    assert not wrong, "imports the layer table refuses (docs/architecture.md#layers):\n" + "\n".join(wrong)
+
+
+def _toy_package(tmp_path: Path) -> Path:
+    pkg = tmp_path / "chunking"
+    for folder in ("model", "index", "pipeline"):
+        (pkg / folder).mkdir(parents=True)
+        (pkg / folder / "__init__.py").write_text('"""x"""\n')
+    (pkg / "__init__.py").write_text("")
+    (pkg / "model" / "types.py").write_text("X = 1\n")
+    (pkg / "index" / "local.py").write_text("from chunking.model.types import X\n")
+    (pkg / "pipeline" / "run.py").write_text("from ..index import local\n\ndef f():\n    from chunking import model\n")
+    return pkg
+
+
+TOY_LAYERS = {"model": (0, frozenset()), "index": (1, frozenset({"model"})),
+              "pipeline": (2, frozenset({"model", "index"}))}
+
+
+def test_the_layer_check_fails_on_a_wrong_import(tmp_path):
+    pkg = _toy_package(tmp_path)
+    assert layer_violations(pkg, TOY_LAYERS) == []
+    # Up, at module level: the data model importing the index.
+    (pkg / "model" / "types.py").write_text("from chunking.index.local import X\n")
+    assert layer_violations(pkg, TOY_LAYERS) == ["chunking.model.types -> chunking.index (model -> index)",
+                                                 "chunking.model.types -> chunking.index.local (model -> index)"]
+    # Up and hidden inside a function, through a relative import.
+    (pkg / "model" / "types.py").write_text("X = 1\n")
+    (pkg / "index" / "local.py").write_text("def f():\n    from ..pipeline import run\n")
+    assert layer_violations(pkg, TOY_LAYERS) == ["chunking.index.local -> chunking.pipeline (index -> pipeline)",
+                                                 "chunking.index.local -> chunking.pipeline.run (index -> pipeline)"]
+    # Sideways: two units of one layer (the table never lets a unit import its own layer).
+    (pkg / "index" / "local.py").write_text("X = 1\n")
+    (pkg / "storage").mkdir()
+    (pkg / "storage" / "__init__.py").write_text("from chunking.index import local\n")
+    sideways = {**TOY_LAYERS, "storage": (1, frozenset({"model"}))}
+    assert layer_violations(pkg, sideways) == ["chunking.storage -> chunking.index (storage -> index)",
+                                               "chunking.storage -> chunking.index.local (storage -> index)"]
+
+
 def test_chunking_has_no_import_cycle():
     graph = import_graph(PACKAGE)
-    assert len(graph) > 70 and "chunking.splitters.markdown.fences" in graph["chunking.documents.records"]
+    assert len(graph) > 150 and "chunking.splitters.markdown" in graph["chunking.documents.records"]
     found = cycles(graph)
     assert not found, "import cycles (each line a set of modules that import each other):\n" + "\n".join(
         ", ".join(component) for component in found)
@@ -134,14 +251,12 @@ def test_the_cycle_finder_sees_relative_package_and_function_level_imports(tmp_p
     assert graph["pkg.sub.b"] == {"pkg.leaf"} and graph["pkg.sub"] == {"pkg.sub.c"}
     # a -> sub.b runs sub/__init__ -> sub.c -> a: one cycle through a package __init__ and a function's import.
     assert cycles(graph) == [["pkg.a", "pkg.sub", "pkg.sub.c"]]
+    assert cycles(import_graph(pkg, function_level=False)) == []
     (pkg / "a.py").write_text("from . import leaf\n")
     assert cycles(import_graph(pkg)) == []
 
 
 def test_settings_import_no_other_chunking_module():
-    graph = import_graph(PACKAGE)
-    own = {m for m in graph if m == "chunking.settings" or m.startswith("chunking.settings.")}
-    assert all(graph[m] <= own for m in own), "chunking.settings imports only its own modules"
     code = "import sys, chunking.settings; print(sorted(m for m in sys.modules if m.startswith('chunking')))"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     loaded = ast.literal_eval(done.stdout)
@@ -149,91 +264,146 @@ def test_settings_import_no_other_chunking_module():
     assert [m for m in loaded if m != "chunking" and not m.startswith("chunking.settings")] == []
 
 
-#: The bottom layer: these import nothing of ``chunking`` outside this set.
-BASE = {"chunking.model", "chunking.ids", "chunking.settings", "chunking.settings.metadata",
-        "chunking.settings.strategy", "chunking.settings.values", "chunking.settings.docintel", "chunking.formats",
-        "chunking.tokens", "chunking.tokens.backends"}
+# --- the rules ------------------------------------------------------------------------------------------------------
+
+def test_no_private_name_is_imported_from_another_unit():
+    crossing = []
+    for name, (path, is_package) in modules(PACKAGE).items():
+        for node, targets, _ in _imports(name, path, is_package):
+            for module, imported in targets:
+                private = imported and imported.startswith("_") and not imported.startswith("__")
+                if private and module.startswith("chunking.") and unit_of(module) != unit_of(name):
+                    crossing.append(f"{name}:{node.lineno} imports {module}.{imported}")
+    assert crossing == []
 
 
-def test_low_level_modules_stay_low():
-    graph = import_graph(PACKAGE)
-    base = BASE | {m for m in graph if m.startswith("chunking.settings.")}  # every settings group is low
-    for module in sorted(base & set(graph)):
-        assert graph[module] <= base, f"{module} imports {sorted(graph[module] - base)}"
-    assert graph["chunking.formats"] == set()
-    # Parsers know the data model and the format table, nothing else; splitters know no pipeline module.
-    parsers = {m: deps for m, deps in graph.items() if m.startswith("chunking.parsers")}
-    assert set().union(*parsers.values()) - set(parsers) <= {"chunking.formats", "chunking.model"}
-    splitters = {m: deps for m, deps in graph.items() if m.startswith("chunking.splitters")}
-    # chunking.splitters re-exports the strategies' chunkers by name on first use, hence the strategies package.
-    assert set().union(*splitters.values()) - set(splitters) <= base | {"chunking.strategies"}
+def test_no_lazy_re_export_or_import_by_string():
+    found = []
+    for name, (path, _) in modules(PACKAGE).items():
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        found += [f"{name}: module __getattr__" for node in tree.body
+                  if isinstance(node, ast.FunctionDef) and node.name in ("__getattr__", "__dir__")]
+        for node in ast.walk(tree):
+            called = node.func if isinstance(node, ast.Call) else None
+            label = (called.attr if isinstance(called, ast.Attribute) else
+                     called.id if isinstance(called, ast.Name) else "")
+            argument = called and node.args and node.args[0]
+            # An optional third-party library may be imported by name (spaCy, KoNLPy); a chunking module not.
+            if label in ("import_module", "__import__", "reload") and isinstance(argument, ast.Constant) \
+                    and str(argument.value).startswith(("chunking", ".")):
+                found.append(f"{name}:{node.lineno} {label}({argument.value})")
+    assert found == []
 
 
-@pytest.mark.parametrize("old", sorted(MOVED))
-def test_old_module_names_re_export_their_new_module(old):
-    new = importlib.import_module(MOVED[old])
-    shim = importlib.import_module(old)
-    assert shim.__all__ == new.__all__ and len(new.__all__) >= 3
-    assert all(getattr(shim, name) is getattr(new, name) for name in new.__all__)
+def _function_level_imports() -> dict[tuple[str, str], int]:
+    found: dict[tuple[str, str], int] = {}
+    for name, (path, is_package) in modules(PACKAGE).items():
+        for node, targets, nested in _imports(name, path, is_package):
+            if nested:
+                for module, _ in targets:
+                    if module == "chunking" or module.startswith("chunking."):
+                        found[(name, module)] = found.get((name, module), 0) + 1
+    return found
 
 
-def test_moved_names_are_still_exported_where_they_were():
-    from chunking.documents import splitter as format_splitters
-    from chunking import formats, parsers, settings
-    from chunking.splitters import encodings, token
-    from chunking.documents import strategy as adapters
-    from chunking import settings as options
-    from chunking.strategies import StrategyOptions
-
-    assert options.StrategyOptions is StrategyOptions is settings.StrategyOptions
-    assert formats.splitter_for is format_splitters.splitter_for
-    assert formats.DocumentSplitter is format_splitters.DocumentSplitter
-    assert (adapters.STRATEGY_NAMES, adapters.is_strategy) == (formats.STRATEGY_NAMES, formats.is_strategy)
-    assert parsers.SUPPORTED_EXTENSIONS is formats.SUPPORTED_EXTENSIONS
-    assert token.resolve_encoding is encodings.resolve_encoding
-    with pytest.raises(AttributeError, match="no attribute 'nope'"):
-        formats.nope  # noqa: B018
+def test_function_level_imports_of_chunking_are_few_and_each_has_its_reason():
+    found = _function_level_imports()
+    unlisted = sorted(f"{a} imports {b}" for a, b in set(found) - set(FUNCTION_LEVEL))
+    assert unlisted == [], "hoist these imports to the top of the module, or give the reason in FUNCTION_LEVEL"
+    assert sorted(set(FUNCTION_LEVEL) - set(found)) == [], "FUNCTION_LEVEL lists imports that are gone"
+    assert sum(found.values()) <= 20 and all(len(reason) > 20 for reason in FUNCTION_LEVEL.values())
 
 
-def test_one_format_table_gives_each_extension_its_parser_and_splitter():
-    from chunking.documents import splitter as format_splitters
-    from chunking import formats, parsers
-    from chunking.strategies.semantic import THRESHOLD_TYPES
-    from chunking.settings import SEMANTIC_THRESHOLD_TYPES
-
-    assert parsers._PARSERS == {ext: parsers._MODULES[fmt.parser] for ext, fmt in formats.FORMATS.items()}
-    assert {fmt.parser for fmt in formats.FORMATS.values()} == set(parsers._MODULES)
-    assert tuple(format_splitters._FAMILIES) == formats.FAMILY_NAMES
-    for ext, fmt in formats.FORMATS.items():
-        assert fmt.splitter in formats.FAMILY_NAMES or fmt.splitter.startswith("code:"), ext
-        assert formats.splitter_name(f"a{ext.upper()}") == fmt.splitter
-    assert formats.PAGINATED_EXTENSIONS == {".pdf", ".pptx", ".xlsx", ".xlsm", *formats.IMAGE_EXTENSIONS}
-    assert formats.HEADING_EXTENSIONS == {".md", ".markdown", ".html", ".htm", ".docx", ".pptx"}
-    assert THRESHOLD_TYPES is SEMANTIC_THRESHOLD_TYPES
+def test_the_top_of_the_package_holds_few_modules():
+    top = sorted(p.name for p in PACKAGE.glob("*.py") if p.name not in ("__init__.py", "__main__.py"))
+    assert len(top) <= 8, top
 
 
-def _layout_box(document: str, heading: str) -> list[str]:
-    text = (ROOT / document).read_text(encoding="utf-8")
-    box = re.search(rf"^## {heading}\n\n```\n(.*?)^```", text, re.S | re.M)
-    assert box, f"{document} has no '## {heading}' section with a box"
-    return box.group(1).splitlines()
+def _may_import(docstring: str) -> str | None:
+    found = re.search(r"May import: (.*?)(?:\.\s*$|\.\s+[A-Z]|\n\n)", docstring, re.S)
+    return " ".join(found.group(1).split()) if found else None
 
 
-@pytest.mark.parametrize(("document", "heading"), [("README.md", "Layout"),
-                                                   ("docs/architecture.md", "Layout of the package")])
-def test_layout_boxes_match_the_tree(document, heading):
-    named, folder = set(), ""
-    for line in _layout_box(document, heading):
-        entries = re.split(r"\s{2,}", line.strip())[0].split(", ")  # "tokens.py, _bpe/" names two
-        for entry in entries:
-            if line.startswith("  "):
-                entry = folder + entry
-            elif entry.endswith("/"):
-                folder = entry
-            assert (ROOT / entry).exists(), f"{document}'s layout box names {entry}, which is not in the tree"
-            named.add(entry.rstrip("/"))
-    old = {m.removeprefix("chunking.") + ".py" for m in MOVED if m.count(".") == 1}
-    present = {f"chunking/{p.name}" for p in PACKAGE.iterdir()
-               if (p.suffix == ".py" or (p / "__init__.py").exists()) and not p.name.startswith("_")}
-    missing = sorted(p for p in present - named if p.removeprefix("chunking/") not in old)
-    assert not missing, f"{document}'s layout box does not name {missing}: add a line for each"
+def _listed(text: str) -> frozenset[str]:
+    if text.startswith("nothing"):
+        return frozenset()
+    if text.startswith("everything"):
+        layer = LAYERS_BY_PHRASE[text]
+        return layer
+    names = set()
+    for item in re.split(r",\s*|\s+and\s+", text):
+        item = item.strip().strip("`").removeprefix("chunking.").rstrip("/")
+        names |= CORE if item == "core" else {item}
+    return frozenset(names)
+
+
+LAYERS_BY_PHRASE = {"everything of layers 0-7": _below(8), "everything but app": _below(9),
+                    "everything": _below(10)}
+
+
+@pytest.mark.parametrize("unit", sorted(u for u in LAYERS if (PACKAGE / u / "__init__.py").exists()))
+def test_each_package_says_what_it_holds_and_what_it_may_import(unit):
+    docstring = ast.get_docstring(ast.parse((PACKAGE / unit / "__init__.py").read_text(encoding="utf-8"))) or ""
+    assert len(docstring.split()) >= 12, f"chunking/{unit}/__init__.py: say what the package holds"
+    listed = _may_import(docstring)
+    assert listed is not None, f"chunking/{unit}/__init__.py: say 'May import: …' as in the layer table"
+    assert _listed(listed) == LAYERS[unit][1], unit
+    for init in sorted((PACKAGE / unit).rglob("__init__.py")):
+        assert ast.get_docstring(ast.parse(init.read_text(encoding="utf-8"))), f"{init} has no docstring"
+
+
+def _string_constants(path: Path):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield node
+
+
+def test_file_extensions_appear_only_in_the_format_table_and_the_parsers():
+    from chunking.formats import FORMATS
+
+    extensions = set(FORMATS) | {".doc", ".xls", ".ppt", ".zip", ".eml", ".msg", ".epub", ".odt", ".rtf"}
+    found = []
+    for name, (path, _) in modules(PACKAGE).items():
+        if name == "chunking.formats" or name.startswith("chunking.parsers"):
+            continue
+        found += [f"{name}:{node.lineno} {node.value!r}" for node in _string_constants(path)
+                  if node.value.lower() in extensions]
+    assert found == []
+
+
+def test_ledger_statuses_are_compared_only_in_the_ledger():
+    from typing import get_args
+
+    from chunking.ledger.state import Status
+
+    statuses = set(get_args(Status))
+    found = []
+    for name, (path, _) in modules(PACKAGE).items():
+        if name.startswith("chunking.ledger"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Compare):
+                continue
+            sides = [node.left, *node.comparators]
+            status_side = any(isinstance(s, ast.Attribute) and s.attr in ("status", "state") for s in sides)
+            literals = {c.value for s in sides for c in ast.walk(s) if isinstance(c, ast.Constant)}
+            if status_side and literals & statuses:
+                found.append(f"{name}:{node.lineno}")
+    assert found == []
+
+
+# --- the docs -------------------------------------------------------------------------------------------------------
+
+def test_the_architecture_page_shows_the_layer_table():
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = re.search(r"^## Layers\n(.*?)^## ", text, re.S | re.M)
+    assert section, "docs/architecture.md has no '## Layers' section"
+    rows = [[cell.strip() for cell in line.strip().strip("|").split("|")]
+            for line in section.group(1).splitlines() if line.startswith("|")]
+    assert rows[0] == ["layer", "package", "holds", "may import"]
+    documented = {}
+    for layer, units, holds, may_import in rows[2:]:
+        for unit in re.findall(r"`([^`]+)`", units):
+            documented[unit.rstrip("/")] = (int(layer), _listed(may_import))
+        assert len(holds.split()) >= 3, units
+    assert documented == {u: v for u, v in LAYERS.items() if u != "__main__"}

@@ -4,6 +4,8 @@ implementation, and cached, bounded-concurrency calls (``run_chat_tasks``).
 The offline implementation (``OfflineChatClient``, rule-based and deterministic) is in ``offline.py``.
 Sources: Azure OpenAI chat completions and quotas (https://learn.microsoft.com/azure/ai-foundry/openai/reference,
 …/quotas-limits); the SDK's retry behaviour: docs/architecture.md#platform-facts-and-their-sources.
+
+May import: core, errors, tokens, embeddings, storage.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol, Sequence, runtime_checkable
 
 from chunking.chat.cache import ModelCache, cache_key
+from chunking.embeddings.clients import azure_openai_client, openai_compatible_client
 
 __all__ = ["ChatClient", "ChatError", "ChatTask", "InvalidOutput", "OpenAIChatClient", "json_list", "run_chat_tasks"]
 
@@ -110,8 +113,6 @@ class OpenAIChatClient:
         """A client on an Azure OpenAI chat *deployment*: API key when given, else Microsoft Entra ID through
         ``DefaultAzureCredential`` (scope ``https://cognitiveservices.azure.com/.default``). *timeout_s* is per
         HTTP attempt, in seconds."""
-        from chunking.embeddings.clients import azure_openai_client
-
         client = azure_openai_client(endpoint=endpoint, api_key=api_key, api_version=api_version,
                                      max_retries=max_retries, timeout_s=timeout_s, http_client=http_client)
         return cls(client, deployment, backend="azure_openai")
@@ -122,8 +123,6 @@ class OpenAIChatClient:
         http_client: Any = None,
     ) -> "OpenAIChatClient":  # fmt: skip
         """A client on OpenAI (*base_url* ``None``) or any OpenAI-compatible server at *base_url*."""
-        from chunking.embeddings.clients import openai_compatible_client
-
         client = openai_compatible_client(api_key=api_key, base_url=base_url, max_retries=max_retries,
                                           timeout_s=timeout_s, http_client=http_client)
         return cls(client, model, backend="openai")

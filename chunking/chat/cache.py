@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any, Mapping, Protocol, Sequence
 
 from chunking.embeddings import Embedder
+from chunking.storage import blob_container, create_container
+from chunking.tokens import token_counter
 
 __all__ = ["BlobModelCache", "CachedEmbedder", "LocalModelCache", "MemoryModelCache", "ModelCache", "cache_key"]
 
@@ -104,8 +106,6 @@ class BlobModelCache:
     """
 
     def __init__(self, storage: Any, container: str, max_concurrency: int = 8) -> None:
-        from chunking.storage import blob_container
-
         self.location = container
         self._container = blob_container(storage, container)
         self._created = False
@@ -129,8 +129,6 @@ class BlobModelCache:
         if not items:
             return
         if not self._created:
-            from chunking.storage import create_container
-
             create_container(self._container)
             self._created = True
 
@@ -195,8 +193,6 @@ class CachedEmbedder:
         self.misses += len(todo)
         if todo:
             vectors = self.inner.embed([texts[i] for i in todo])
-            from chunking.tokens import token_counter
-
             count = token_counter("cl100k_base")
             self.sent_tokens += sum(count(texts[i]) for i in todo)
             # Round-trip through JSON before use: the first run must see exactly what later runs will read.

@@ -22,6 +22,12 @@ from chunking.parsers.selection import has_headings, parser_fingerprint
 from chunking.settings import Settings
 from chunking.splitters.markdown.fences import parse_atx_heading
 from chunking.tokens import token_counter
+from chunking.documents.strategy import strategy_splitter
+from chunking.splitters import (
+    MarkdownSectionSplitter, RecursiveCharacterTextSplitter, SentenceSplitterConfig, SentenceTextSplitter,
+)
+from chunking.splitters.json.spans import split_json_spans
+from chunking.splitters.markdown import HeadingOutline
 
 __all__ = [
     "DocumentSplitter", "split_code", "split_csv", "split_html_sections", "split_json", "split_markdown",
@@ -40,8 +46,6 @@ def split_sentences(pages: Sequence[Page], max_tokens: int, max_chars: int,
                     **sentence_settings: object) -> list[Chunk]:
     """The page-aware sentence splitter over all pages (PDF, DOCX, text); ``sentence_settings`` are further
     ``SentenceTextSplitter`` settings (the table and figure sizes of ``Settings.figures``)."""
-    from chunking.splitters import SentenceTextSplitter
-
     return list(SentenceTextSplitter(max_tokens=max_tokens, max_chars=max_chars,
                                      **sentence_settings).split_pages(pages))
 
@@ -53,9 +57,6 @@ def split_html_sections(pages: Sequence[Page], max_tokens: int, max_chars: int,
     sections and each carries its heading path. A heading with no text of its own before the next heading
     (``## Part`` directly followed by ``### Chapter``) opens the next section instead of becoming a chunk of
     its own; the section's path is then the deepest heading's."""
-    from chunking.splitters.markdown import HeadingOutline
-    from chunking.splitters import SentenceTextSplitter
-
     splitter = SentenceTextSplitter(max_tokens=max_tokens, max_chars=max_chars, **sentence_settings)
     outline = HeadingOutline(pages)
     chunks: list[Chunk] = []
@@ -88,8 +89,6 @@ def _last_heading_end(text: str, start: int, end: int) -> int:
 def split_markdown(pages: Sequence[Page], max_tokens: int, max_chars: int) -> list[Chunk]:
     """``MarkdownSectionSplitter``: header sections, refined to ``max_tokens`` tokens of prose, fenced code never
     cut (up to the embedding limit); heading path from the section's headers."""
-    from chunking.splitters import MarkdownSectionSplitter
-
     count = _count()
     splitter = MarkdownSectionSplitter(chunk_size=max_tokens, length_function=count,
                                        max_total_tokens=EMBEDDING_MAX_TOKENS)
@@ -117,8 +116,6 @@ def split_json(pages: Sequence[Page], max_tokens: int, max_chars: int) -> list[C
     Raises:
         ValueError: the text is not JSON (``line L column C: message``, 1-based).
     """
-    from chunking.splitters.json.spans import split_json_spans
-
     text = "".join(p.text for p in pages)
     offset = pages[0].offset if pages else 0
     try:
@@ -213,8 +210,6 @@ def split_code(language: str) -> Callable[[Sequence[Page], int, int], list[Chunk
     no overlap); chunks are exact source slices."""
 
     def split(pages: Sequence[Page], max_tokens: int, max_chars: int) -> list[Chunk]:
-        from chunking.splitters import RecursiveCharacterTextSplitter
-
         count = _count()
         splitter = RecursiveCharacterTextSplitter.from_language(
             language, chunk_size=max_tokens, chunk_overlap=0, length_function=count)
@@ -260,8 +255,6 @@ def splitter_for(source: str, settings: Settings) -> DocumentSplitter:
     """
     name = splitter_name(source, settings.splitters)
     if is_strategy(name):
-        from chunking.documents.strategy import strategy_splitter
-
         default = default_splitter(extension_of(source))
         strategy, split_pages = strategy_splitter(name, source, settings, base=_format_splitter, default=default)
         config = {"splitter": name, "max_tokens": settings.max_tokens, "max_chars": settings.max_chars,
@@ -281,8 +274,6 @@ def splitter_for(source: str, settings: Settings) -> DocumentSplitter:
 
 def _stream(name: str, settings: Settings) -> Callable[[Iterable[Page]], Iterator[Chunk]]:
     """The streaming form of ``split_sentences`` (the splitter yields each chunk once it is complete)."""
-    from chunking.splitters import SentenceTextSplitter
-
     def stream(pages: Iterable[Page]) -> Iterator[Chunk]:
         return SentenceTextSplitter(max_tokens=settings.max_tokens, max_chars=settings.max_chars,
                                     **settings.figures.sentence_settings()).split_pages(pages)
@@ -293,8 +284,6 @@ def _stream(name: str, settings: Settings) -> Callable[[Iterable[Page]], Iterato
 def _with_heading_paths(split: Callable[[Sequence[Page]], list[Chunk]]) -> Callable[[Sequence[Page]], list[Chunk]]:
     """*split* whose chunks without a heading path of their own get the path of the ``#`` headings in force at
     their start (``chunking.documents.records.HeadingOutline``), as the records of Markdown, HTML and DOCX do."""
-    from chunking.splitters.markdown import HeadingOutline
-
     def split_with_paths(pages: Sequence[Page]) -> list[Chunk]:
         pages = list(pages)
         outline = HeadingOutline(pages)
@@ -324,8 +313,6 @@ def _format_splitter(name: str, settings: Settings,
     if name == "csv":  # since rules 2 the header is on every row that fits with it, packed to the exact cap
         config["csv_rules"] = 2
     if name in ("sentence", "html"):
-        from chunking.splitters import SentenceSplitterConfig
-
         extra = settings.figures.sentence_settings()
         config["sentence"] = SentenceSplitterConfig(max_tokens=settings.max_tokens, max_chars=settings.max_chars,
                                                     **extra).fingerprint()

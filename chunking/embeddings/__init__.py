@@ -8,6 +8,8 @@
 * ``batch_by_tokens`` / ``embed_all``: requests within the service limits (≤ 2,048 inputs, ≤ 8,191 tokens per
   input, a token budget per request). Source: Azure OpenAI quotas and limits
   (https://learn.microsoft.com/azure/ai-foundry/openai/quotas-limits); docs/architecture.md#limits-that-shape-the-code.
+
+May import: core, errors, tokens.
 """
 
 from __future__ import annotations

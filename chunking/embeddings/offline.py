@@ -15,7 +15,7 @@ import numpy as np
 
 from chunking.embeddings.stopwords import is_stop_word
 
-__all__ = ["OfflineLexicalEmbedder"]
+__all__ = ["CJK_RUN", "OfflineLexicalEmbedder", "content_words"]
 
 # Word tokens: runs of letters/digits/underscore in any script (Python's Unicode-aware \w).
 _WORD_RE = re.compile(r"\w+")
@@ -25,7 +25,7 @@ _CJK = (
     "\u2e80-\u2fdf\u3005-\u3007\u3021-\u3029\u3040-\u30ff\u3100-\u312f\u3130-\u318f\u31f0-\u31ff"
     "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0002fa1f"
 )
-_CJK_RUN = re.compile(f"[{_CJK}]+")
+CJK_RUN = re.compile(f"[{_CJK}]+")
 # One pass over text with CJK: group 1 a CJK run, group 2 a run of other word characters.
 _MIXED_RE = re.compile(f"([{_CJK}]+)|([^\\W{_CJK}]+)")
 # Distinct words remembered per embedder; bounded so a long-running worker does not grow without limit (the
@@ -39,7 +39,7 @@ _TRIGRAM_WEIGHT = 0.25
 def _words(text: str) -> list[str]:
     """Lower-cased words of *text*; a CJK run gives its overlapping character bigrams (a lone character itself)."""
     text = text.lower()
-    if not _CJK_RUN.search(text):
+    if not CJK_RUN.search(text):
         return _WORD_RE.findall(text)
     out: list[str] = []
     for cjk, other in _MIXED_RE.findall(text):
@@ -62,14 +62,15 @@ def _word_features(word: str) -> list[tuple[str, float]]:
 
 @functools.lru_cache(maxsize=256)
 def _query_words(query: str) -> frozenset[str]:
-    """``_content_words(query)`` as a set, once per query: a search asks :meth:`OfflineLexicalEmbedder.shares_word`
+    """``content_words(query)`` as a set, once per query: a search asks :meth:`OfflineLexicalEmbedder.shares_word`
     about every vector-only candidate with the same query."""
-    return frozenset(_content_words(query))
+    return frozenset(content_words(query))
 
 
-def _content_words(text: str) -> list[str]:
-    """``_words(text)`` without stop words (``chunking.embeddings.stopwords``); all of them when every word is one, so a
-    query such as ``"to be or not to be"`` still has a vector."""
+def content_words(text: str) -> list[str]:
+    """The words of *text* (lower-cased; a CJK run as its character bigrams) without stop words
+    (``chunking.embeddings.stopwords``); all of them when every word is one, so a query such as
+    ``"to be or not to be"`` still has a vector. The highlighter marks the same words."""
     words = _words(text)
     kept = [w for w in words if not is_stop_word(w)]
     return kept if kept else words
@@ -161,7 +162,7 @@ class OfflineLexicalEmbedder:
         two different features landed on), never from the texts themselves: ``chunking.retrieval`` drops such
         vector-only candidates, so a query sharing nothing with the documents gets no hits."""
         wanted = _query_words(query)
-        return bool(wanted) and not wanted.isdisjoint(_content_words(text))
+        return bool(wanted) and not wanted.isdisjoint(content_words(text))
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """Embed *texts* (any number, any length; a text without words gives the zero vector).
@@ -169,16 +170,16 @@ class OfflineLexicalEmbedder:
         Returns:
             one list of ``dimensions`` floats per text, in input order, each of L2 norm 1 (or all zeros).
         """
-        return self._embed([_content_words(text) for text in texts], None)
+        return self._embed([content_words(text) for text in texts], None)
 
     def query_words(self, text: str) -> list[str]:
         """The distinct words of *text* that ``embed`` keeps (stop words dropped), in order of first use."""
-        return list(dict.fromkeys(_content_words(text)))
+        return list(dict.fromkeys(content_words(text)))
 
     def embed_query(self, text: str, idf: Mapping[str, float]) -> list[float]:
         """Embed the query *text* as ``embed`` does, each word's weight multiplied by ``idf[word]`` (words not in
         *idf*: 1). Returns one vector of ``dimensions`` floats, of L2 norm 1 (or all zeros)."""
-        return self._embed([_content_words(text)], idf)[0]
+        return self._embed([content_words(text)], idf)[0]
 
     def _embed(self, tokenized: list[list[str]], idf: Mapping[str, float] | None) -> list[list[float]]:
         texts = tokenized

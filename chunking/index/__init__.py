@@ -1,5 +1,7 @@
 """Search indexes: the ``SearchIndex`` protocol, the OData filter subset, security trimming and hybrid fusion;
 the backends live in ``chunking.index.azure`` (Azure AI Search) and ``chunking.index.local`` (one SQLite file).
+
+May import: core, errors, tokens.
 """
 
 from chunking.index.protocol import IndexError_, SearchHit, SearchIndex

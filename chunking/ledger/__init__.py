@@ -5,6 +5,8 @@ Backends: Azure Table Storage via ``azure-data-tables`` (Azure, and Azurite loca
 file under the local state folder (the embedded default; ``sqlite_store``). Both offer a read and a conditional
 write (optimistic concurrency on an ETag / revision); ``state`` holds the data and the transitions over them.
 Everything is importable from ``chunking.ledger``.
+
+May import: core, errors, storage.
 """
 
 from __future__ import annotations

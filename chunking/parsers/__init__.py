@@ -8,6 +8,8 @@ indexed).
 Shared rules: ``page_num`` is 0-based and strictly increasing; a page's ``offset`` is the total length of the
 texts of the pages before it, so the page texts concatenated are the document text; formats without pages
 give one page. Headings are Markdown ``#`` lines and tables ``<figure><table>…</table></figure>`` blocks.
+
+May import: core, errors.
 """
 
 from __future__ import annotations

@@ -1,6 +1,8 @@
 """One query against an index, as ``chunking search`` and ``chunking eval`` run it: the query's vector (for the
 offline lexical embedder weighted by inverse document frequencies from the index), then the index's hybrid
 search, or one of its two rankings alone.
+
+May import: core, errors, tokens, embeddings, index.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from chunking.embeddings.offline import _CJK_RUN, _content_words
+from chunking.embeddings.offline import CJK_RUN, content_words
 
 __all__ = ["Highlight", "highlight"]
 
@@ -51,13 +51,13 @@ def _same_word(word: str, term: str) -> bool:
 def _matches(text: str, terms: list[str]) -> list[tuple[int, int, str]]:
     lowered = text.lower()
     found: list[tuple[int, int, str]] = []
-    latin = [t for t in terms if not _CJK_RUN.search(t)]
+    latin = [t for t in terms if not CJK_RUN.search(t)]
     for word in _WORD.finditer(lowered):
         for term in latin:
             if _same_word(word.group(), term):
                 found.append((word.start(), word.end(), term))
                 break
-    for term in (t for t in terms if _CJK_RUN.search(t)):
+    for term in (t for t in terms if CJK_RUN.search(t)):
         start = lowered.find(term)
         while start >= 0:
             found.append((start, start + len(term), term))
@@ -79,7 +79,7 @@ def highlight(text: str, query: str, width_chars: int = 300) -> Highlight:
         the passage (the start of the text when nothing matches) with its marks; ``width_chars`` ≥ 1.
     """
     flat = " ".join(text.split())
-    terms = list(dict.fromkeys(_content_words(query)))
+    terms = list(dict.fromkeys(content_words(query)))
     found = _matches(flat, terms)
     start, end = 0, min(len(flat), width_chars)
     if found and len(flat) > width_chars:

@@ -27,6 +27,7 @@ from typing import Collection, Sequence
 from chunking.embeddings import Embedder
 from chunking.index.protocol import SearchHit, SearchIndex
 from chunking.model import ChunkRecord
+from chunking.retrieval import search
 
 __all__ = ["ChildMatch", "ParentDocumentRetriever", "RetrievedContext"]
 
@@ -88,8 +89,6 @@ class ParentDocumentRetriever:
     def retrieve(self, query: str) -> list[RetrievedContext]:
         """The contexts for *query*, best first (module docstring). The child search is
         ``chunking.retrieval.search``'s, so a child scores what ``chunking search`` gives it."""
-        from chunking.retrieval import search
-
         hits = search(query, index=self.index, embedder=self.embedder, k=self.child_k,
                       ranking="hybrid" if self.embedder is not None and query.strip() else "bm25",
                       levels=self.child_levels, filter=self.search_filter)

@@ -4,6 +4,8 @@
 With no Azure settings at all everything runs locally (the *embedded default*): Azurite-style storage
 (``UseDevelopmentStorage=true``), the offline lexical embedder, and a single-file search index under
 ``.chunking/`` of the current working directory.
+
+May import: nothing (only its own modules).
 """
 
 from __future__ import annotations

@@ -1,3 +1,10 @@
+"""The splitters: text in, chunks out, with no knowledge of files or of the pipeline. The LangChain-compatible
+family (``character``, ``token``, ``markdown``, ``html``, ``json``, ``jsx``, ``nlp``, …; docs/splitters.md) and
+our page-aware ``sentence`` splitter, all importable from here.
+
+May import: core, tokens.
+"""
+
 # Splitter family (docs/splitters.md#the-langchain-compatible-family): LangChain-compatible names.
 from chunking.splitters.base import TextSplitter
 from chunking.splitters.character import (

@@ -22,6 +22,8 @@ from typing import Any, Callable, Collection, Iterable, Literal, Sequence, TypeV
 
 from chunking.model import Document
 from chunking.splitters._spans import Span, cut_to_fit, normalize_keep, strip_span
+from chunking.splitters.encodings import resolve_encoding
+from chunking.splitters.extras import import_extra
 
 __all__ = ["DocumentSplitting", "TextSplitter", "derive_offsets", "merge_pieces", "tiktoken_length_function"]
 
@@ -129,8 +131,6 @@ def tiktoken_length_function(
     Raises:
         ValueError: the encoding (or the model's encoding) is not shipped with ``chunking.tokens``.
     """
-    from chunking.splitters.encodings import resolve_encoding
-
     encoding = resolve_encoding(encoding_name, model_name)
     if not allowed_special and not disallowed_special:
         encode_ordinary = encoding.encode_ordinary
@@ -305,8 +305,6 @@ class TextSplitter(ABC):
             ImportError: ``transformers`` is not installed (``pip install chunking[transformers]``).
             ValueError: *tokenizer* is not a ``PreTrainedTokenizerBase``.
         """
-        from chunking.splitters.extras import import_extra
-
         base = import_extra("transformers.tokenization_utils_base", "transformers", "transformers")
         if not isinstance(tokenizer, base.PreTrainedTokenizerBase):
             raise ValueError("Tokenizer received was not an instance of PreTrainedTokenizerBase")

@@ -5,6 +5,8 @@ the account name / service URIs (``AzureWebJobsStorage__accountName``, ``__blobS
 
 Identity-based connections need both the blob and the queue service
 (docs/architecture.md#platform-facts-and-their-sources): set the account name, or every service URI the app uses.
+
+May import: core, errors.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from chunking.model import EVERYONE
+from chunking.storage import storage_error
 
 __all__ = ["acl_principals", "path_access_lists"]
 
@@ -68,8 +69,6 @@ def path_access_lists(file_client: Any) -> tuple[tuple[str, ...], tuple[str, ...
             returned an ACL that is not one.
     """
     from azure.core.exceptions import AzureError
-
-    from chunking.storage import storage_error
 
     try:
         control = file_client.get_access_control(upn=False)

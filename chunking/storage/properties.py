@@ -13,6 +13,8 @@ import logging
 from typing import Any
 
 from chunking.model import SourceProperties, iso_utc
+from chunking.storage import _account_url, storage_error
+from chunking.storage.adls_acl import path_access_lists
 
 __all__ = ["listed_properties", "read_properties"]
 
@@ -40,9 +42,6 @@ def _tags(blob_client: Any) -> dict[str, str]:
 
 
 def _adls_lists(settings: Any, container: str, path: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    from chunking.storage.adls_acl import path_access_lists
-    from chunking.storage import _account_url
-
     from azure.storage.filedatalake import DataLakeFileClient
 
     url = settings.metadata.adls_account_url or _account_url(settings, "blob").replace(".blob.", ".dfs.")
@@ -64,8 +63,6 @@ def read_properties(settings: Any, container_client: Any, path: str) -> SourcePr
             does not support.
     """
     from azure.core.exceptions import AzureError
-
-    from chunking.storage import storage_error
 
     blob = container_client.get_blob_client(path)
     what = f"properties of blob '{path}' in container '{container_client.container_name}'"

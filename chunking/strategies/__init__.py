@@ -6,8 +6,9 @@ Each strategy takes its model clients as arguments (an ``Embedder`` of ``chunkin
 strategy as the splitter of a document. The strategies' parameters are settings (``StrategyOptions`` in
 ``chunking.settings``).
 
-May import: the core modules, ``chunking.tokens``, ``chunking.splitters``, ``chunking.embeddings``,
-``chunking.chat``. Small-to-big retrieval, which searches, lives in ``chunking.retrieval.small_to_big``.
+Small-to-big retrieval, which searches, lives in ``chunking.retrieval.small_to_big``.
+
+May import: core, errors, tokens, splitters, embeddings, chat.
 """
 
 from chunking.strategies.enrichment import ContextEnricher

@@ -28,6 +28,8 @@ from typing import Callable, Collection, Iterable, Sequence
 from chunking.model import Chunk, Page
 from chunking.strategies.units import DocumentText, sentence_units
 from chunking.tokens import token_counter as _token_counter
+from chunking.splitters import SentenceTextSplitter
+from chunking.splitters.markdown import HeadingOutline
 
 __all__ = ["LEVEL_SPLITTERS", "HierarchicalChunker", "Level"]
 
@@ -104,8 +106,6 @@ class HierarchicalChunker:
         doc = DocumentText(pages)
         outline = None
         if self.headings:
-            from chunking.splitters.markdown import HeadingOutline
-
             outline = HeadingOutline(doc.pages)
         out: list[Chunk] = []
 
@@ -138,8 +138,6 @@ class HierarchicalChunker:
 
     def _sentence_split(self, doc: DocumentText, start: int, end: int, max_tokens: int,
                         headings: tuple[str, ...]) -> list[Chunk]:
-        from chunking.splitters import SentenceTextSplitter
-
         # No look-ahead and no overlap at hard cuts: siblings share no text, so they partition their parent.
         splitter = SentenceTextSplitter(max_tokens=max_tokens, max_chars=4 * max_tokens, semantic_overlap_percent=0,
                                         split_overlap_percent=0, token_counter=self._count)

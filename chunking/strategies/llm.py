@@ -30,7 +30,7 @@ from chunking.chat.cache import MemoryModelCache, ModelCache
 from chunking.chat import ChatClient, ChatTask, InvalidOutput, json_list, run_chat_tasks
 from chunking.strategies.prompts import PROMPTS, render_units, section
 from chunking.strategies.repair import group_tokens, repair_sizes
-from chunking.strategies.semantic import window_distances
+from chunking.strategies.semantic import SemanticChunker, sentence_fallback, window_distances
 from chunking.strategies.units import DocumentText, Unit, sentence_units, unit_runs
 from chunking.tokens import token_counter as _token_counter
 
@@ -91,8 +91,6 @@ class LLMChunker:
         self.distance_embedder = distance_embedder or OfflineLexicalEmbedder()
         self._count = token_counter or _token_counter("cl100k_base")
         if fallback is None:
-            from chunking.strategies.semantic import SemanticChunker, sentence_fallback
-
             fallback = (SemanticChunker(fallback_embedder, min_chunk_tokens=min_chunk_tokens,
                                         max_chunk_tokens=max_chunk_tokens, cache=self.cache).split_pages
                         if fallback_embedder is not None else sentence_fallback(max_chunk_tokens))  # fmt: skip

@@ -32,6 +32,7 @@ from chunking.chat import ChatClient, ChatTask, InvalidOutput, json_list, run_ch
 from chunking.strategies.prompts import PROMPTS, section
 from chunking.strategies.units import sentence_spans
 from chunking.tokens import token_counter as _token_counter
+from chunking.splitters import SentenceTextSplitter
 
 __all__ = ["PropositionChunker", "grounding", "parse_propositions"]
 
@@ -192,8 +193,6 @@ def _plain_sentences(max_tokens: int) -> Split:
     """The sentence splitter at *max_tokens* with no look-ahead (a passage holds only its own text)."""
 
     def split(pages: Sequence[Page]) -> list[Chunk]:
-        from chunking.splitters import SentenceTextSplitter
-
         splitter = SentenceTextSplitter(max_tokens=max_tokens, max_chars=4 * max_tokens, semantic_overlap_percent=0)
         return list(splitter.split_pages(pages))
 

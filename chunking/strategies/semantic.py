@@ -33,6 +33,7 @@ from chunking.chat.cache import CachedEmbedder, ModelCache
 from chunking.strategies.repair import group_tokens, repair_sizes
 from chunking.strategies.units import EMBEDDING_MAX_TOKENS, DocumentText, Unit, sentence_units, unit_runs
 from chunking.tokens import token_counter as _token_counter
+from chunking.splitters import SentenceTextSplitter
 
 __all__ = ["THRESHOLD_TYPES", "SemanticChunker", "breakpoint_threshold", "window_distances"]
 
@@ -226,8 +227,6 @@ def sentence_fallback(max_tokens: int) -> Split:
     """The sentence splitter at *max_tokens* tokens and ``2 × max_tokens`` characters (the default pairing)."""
 
     def split(pages: Sequence[Page]) -> list[Chunk]:
-        from chunking.splitters import SentenceTextSplitter
-
         return list(SentenceTextSplitter(max_tokens=max_tokens, max_chars=2 * max_tokens).split_pages(pages))
 
     return split

@@ -9,6 +9,8 @@ Counting goes through a :class:`~chunking.tokens.backends.TokenBackend`: GitHub'
 ``bpe-openai``, same ids, faster, counts without building token lists) when it is installed and passes a check
 against the shipped file, tiktoken otherwise. ``CHUNKING_TOKENIZER=tiktoken`` (or ``bpe-openai``, or ``auto``)
 forces the choice.
+
+May import: core.
 """
 
 from __future__ import annotations

@@ -33,6 +33,7 @@ from typing import Any
 from chunking.model import Page
 from chunking.parsers._common import ParseError, ReadContext
 from chunking.parsers.docintel.render import render_pages
+from chunking.parsers.pdf import _PDFIUM_LOCK
 
 __all__ = ["DocumentIntelligenceReader"]
 
@@ -113,8 +114,6 @@ def _page_ranges(data: bytes, source: str, per_request: int, context: ReadContex
     if not data.startswith(b"%PDF"):
         return [None]
     import pypdfium2 as pdfium
-
-    from chunking.parsers.pdf import _PDFIUM_LOCK  # PDFium is not thread-safe: one lock for the process
 
     with _PDFIUM_LOCK:
         try:

@@ -191,7 +191,7 @@ def _exchange(target: Callable, kwargs: dict, data: bytes | Path, *, source: str
     try:
         pid = conn.recv()
         path = str(data) if isinstance(data, Path) else None
-        conn.send({"target": f"{target.__module__}:{target.__qualname__}", "kwargs": kwargs,
+        conn.send({"target": target, "kwargs": kwargs,
                    "limits": context.limits, "remaining_s": _remaining_s(context.deadline),
                    "max_memory_mb": max_memory_mb, "stream": stream, "learnt": learnt, "path": path})
         if path is None:

@@ -4,18 +4,17 @@ forks one child per document (a fork of a single-threaded process with nothing e
 Run as ``python -m chunking.parsers.sandbox.child SOCKET_PATH``; it reads its authentication key (hex) as the first line
 of standard input, says ``ready`` on standard output once it listens on the Unix socket, and exits when its
 standard input closes (its parent ended). Each connection is one call: the forked child sends its process id,
-receives the request (a dict: ``target`` ``"module:function"``, its keyword arguments, the limits, the seconds
-left, the address-space limit, ``stream``, and ``path`` or else the document's bytes next), sets its address-space
-limit, and runs ``target(data, context=…, **kwargs)``. A plain call answers ``("value", result, notes, peak_kib)``;
-a streamed one (a generator of pages: a PDF page range) sends ``("page", page)`` for each page as it comes, and
-``("learnt", keys)`` when the target reports its furniture keys, then ``("end", None, notes, peak_kib)``. A failure
-answers ``("error", reason, notes, peak_kib)``. ``peak_kib`` is the child's peak resident set (``VmHWM``; 0 where
-the kernel does not say), for the parent's log.
+receives the request (a dict: ``target``, a module-level function pickled by reference, its keyword arguments,
+the limits, the seconds left, the address-space limit, ``stream``, and ``path`` or else the document's bytes next),
+sets its address-space limit, and runs ``target(data, context=…, **kwargs)``. A plain call answers
+``("value", result, notes, peak_kib)``; a streamed one (a generator of pages: a PDF page range) sends
+``("page", page)`` for each page as it comes, and ``("learnt", keys)`` when the target reports its furniture keys,
+then ``("end", None, notes, peak_kib)``. A failure answers ``("error", reason, notes, peak_kib)``. ``peak_kib``
+is the child's peak resident set (``VmHWM``; 0 where the kernel does not say), for the parent's log.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 import select
 import signal
@@ -23,7 +22,7 @@ import sys
 from multiprocessing.connection import Connection, Listener
 from pathlib import Path
 
-from chunking.parsers import ParseError, ReadContext
+from chunking.parsers import ParseError, ReadContext, parse_document
 from chunking.parsers.limits import Deadline
 
 __all__ = ["memory_reason", "serve"]
@@ -39,7 +38,6 @@ def memory_reason(max_memory_mb: int) -> str:
 def _warm_up() -> None:
     """Read one small PDF and DOCX, so that the caches PDFium and python-docx fill on first use (font tables,
     the default template) are filled once here and inherited by every child, not filled again by each."""
-    from chunking.parsers import parse_document
 
     pdf = (b"%PDF-1.4\n1 0 obj<</Type/Catalog/Pages 2 0 R>>endobj 2 0 obj<</Type/Pages/Kids[3 0 R]/Count 1>>endobj "
            b"3 0 obj<</Type/Page/Parent 2 0 R/MediaBox[0 0 200 200]/Resources<</Font<</F1 4 0 R>>>>/Contents 5 0 R>>"
@@ -86,8 +84,7 @@ def _handle(conn: Connection) -> None:
 
     conn.send(os.getpid())
     request = conn.recv()
-    module_name, _, function_name = request["target"].partition(":")
-    target = getattr(importlib.import_module(module_name), function_name)
+    target = request["target"]  # a module-level function, pickled by reference: unpickling imports its module
     max_memory_mb = request["max_memory_mb"]
     cap = max_memory_mb * _MiB
     try:
