@@ -13,6 +13,7 @@ from chunking.storage.properties import read_properties
 from chunking.pipeline.backfill import expected_settings
 from chunking.storage.claim_check import PayloadStore, make_payload_store
 from chunking.embeddings import Embedder, make_embedder
+from chunking.pipeline.field_sweep import refresh_fields
 from chunking.pipeline.fields import is_fields_message
 from chunking.errors import classify, reason_of
 from chunking.ids import doc_id as make_doc_id
@@ -272,7 +273,7 @@ def handle_batch_poison(body: bytes | str) -> None:
         log.error("unreadable chunk-batch poison message: %s", exc)
         return
     entry = s.ledger.get(message.doc_id)
-    if entry is not None and entry.version == message.version and entry.status == "failed":
+    if entry is not None and entry.version == message.version and entry.is_failed:
         # Another batch of this version was poisoned first: its reason stays (reasons are never nested).
         log.error("poisoned batch %d of %s (version already failed: %s)", message.batch_no + 1, message.source,
                   entry.error)
@@ -340,8 +341,7 @@ def handle_reconcile() -> ReconcileReport:
         backfill_limit=s.settings.reconcile.backfill_max_per_run,
     )
     log.info("reconcile: %s", report.to_dict())
-    from chunking.pipeline.field_sweep import refresh_fields  # metadata-only changes raise no storage event
-
+    # Metadata-only changes raise no storage event: the sweep sends their field updates.
     refresh_fields(container, settings=s.settings, ledger=s.ledger, payloads=s.payloads, send=s.batches.send)
     return report
 

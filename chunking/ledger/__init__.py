@@ -3,7 +3,9 @@ failed), so that at-least-once triggers, duplicated and reordered messages never
 
 Backends: Azure Table Storage via ``azure-data-tables`` (Azure, and Azurite locally; ``table_store``) and a SQLite
 file under the local state folder (the embedded default; ``sqlite_store``). Both offer a read and a conditional
-write (optimistic concurrency on an ETag / revision); ``state`` holds the data and the transitions over them.
+write (optimistic concurrency on an ETag / revision); ``state`` holds the data, the statuses (named once there,
+asked through ``LedgerEntry``'s predicates) and the transitions over them; ``completion`` holds the rule of when
+a version is complete and which versions' chunks stay.
 Everything is importable from ``chunking.ledger``.
 
 May import: core, errors, storage.
@@ -13,21 +15,42 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from chunking.ledger.completion import (
+    BatchFate,
+    Completion,
+    all_batches_in,
+    batch_fate,
+    complete_if_done,
+    is_wanted,
+)
 from chunking.ledger.sqlite_store import LocalLedgerStore
 from chunking.ledger.state import (
+    DELETED,
+    FAILED,
+    IN_FLIGHT,
+    INDEXED,
     MAX_TRANSIENT_FAILURES,
+    QUEUED,
     RETRY_BASE_S,
     RETRY_CAP_S,
+    SENDING,
+    STATUSES,
+    THROTTLED,
     BatchRecord,
     Ledger,
     LedgerEntry,
     LedgerStore,
     Status,
+    count_statuses,
+    status_counts,
 )
 from chunking.ledger.table_store import TableLedgerStore
 
-__all__ = ["MAX_TRANSIENT_FAILURES", "RETRY_BASE_S", "RETRY_CAP_S", "BatchRecord", "Ledger", "LedgerEntry",
-           "LedgerStore", "LocalLedgerStore", "Status", "TableLedgerStore", "local_ledger_path", "make_ledger"]
+__all__ = ["DELETED", "FAILED", "INDEXED", "IN_FLIGHT", "MAX_TRANSIENT_FAILURES", "QUEUED", "RETRY_BASE_S",
+           "RETRY_CAP_S", "SENDING", "STATUSES", "THROTTLED", "BatchFate", "BatchRecord", "Completion", "Ledger",
+           "LedgerEntry", "LedgerStore", "LocalLedgerStore", "Status", "TableLedgerStore", "all_batches_in",
+           "batch_fate", "complete_if_done", "count_statuses", "is_wanted", "local_ledger_path", "make_ledger",
+           "status_counts"]
 
 
 def make_ledger(settings) -> Ledger:

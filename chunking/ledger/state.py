@@ -9,14 +9,21 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from dataclasses import dataclass
-from typing import Callable, Iterable, Iterator, Literal, Protocol
+from typing import Callable, Iterable, Iterator, Literal, Protocol, get_args
 
 from chunking.redact import redact
 
-__all__ = ["MAX_TRANSIENT_FAILURES", "RETRY_BASE_S", "RETRY_CAP_S", "BatchRecord", "Ledger", "LedgerEntry",
-           "LedgerStore", "Status"]
+__all__ = ["DELETED", "FAILED", "INDEXED", "IN_FLIGHT", "MAX_TRANSIENT_FAILURES", "QUEUED", "RETRY_BASE_S",
+           "RETRY_CAP_S", "SENDING", "STATUSES", "THROTTLED", "BatchRecord", "Ledger", "LedgerEntry", "LedgerStore",
+           "Status", "count_statuses", "status_counts"]
 
+# The statuses of an entry (see ``LedgerEntry.status``), named once: everything outside this package asks an
+# entry's predicates (``is_indexed``, ``in_flight`` …) or uses these names, never a string of its own.
 Status = Literal["sending", "queued", "throttled", "indexed", "failed", "deleted"]
+STATUSES: tuple[Status, ...] = get_args(Status)
+SENDING, QUEUED, THROTTLED, INDEXED, FAILED, DELETED = STATUSES
+# A version whose batches are on their way to stage 2 (being sent, on the queue, or deferred by throttling).
+IN_FLIGHT: tuple[Status, ...] = (SENDING, QUEUED, THROTTLED)
 _MAX_ERROR_CHARS = 2000
 # Reconcile retries a version failed by a transient cause after RETRY_BASE_S · 2^(failures - 1), at most
 # RETRY_CAP_S; after MAX_TRANSIENT_FAILURES failures of one version it gives up (the failure becomes permanent).
@@ -65,7 +72,7 @@ class LedgerEntry:
     source: str
     container: str = ""
     version: str = ""
-    status: Status = "queued"
+    status: Status = QUEUED
     indexed_version: str = ""
     chunk_count: int = 0
     batch_count: int = 0
@@ -85,6 +92,67 @@ class LedgerEntry:
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
+
+    # Predicates on the status: the only way code outside the ledger asks what state a document is in.
+
+    @property
+    def is_sending(self) -> bool:
+        """``version``'s batches are being sent to the queue (stage 1 has not confirmed them yet)."""
+        return self.status == SENDING
+
+    @property
+    def is_queued(self) -> bool:
+        """``version``'s batches were sent and are on their way to stage 2."""
+        return self.status == QUEUED
+
+    @property
+    def is_throttled(self) -> bool:
+        """A batch of ``version`` was deferred by throttling until ``retry_at``."""
+        return self.status == THROTTLED
+
+    @property
+    def in_flight(self) -> bool:
+        """``version`` is on its way to stage 2: ``sending``, ``queued`` or ``throttled``."""
+        return self.status in IN_FLIGHT
+
+    @property
+    def is_indexed(self) -> bool:
+        """``version`` is fully in the index (then ``indexed_version == version``)."""
+        return self.status == INDEXED
+
+    @property
+    def is_failed(self) -> bool:
+        """``version`` failed (``error`` says why, ``failure`` whether reconcile retries it)."""
+        return self.status == FAILED
+
+    @property
+    def is_deleted(self) -> bool:
+        """The source is gone and its chunks were removed."""
+        return self.status == DELETED
+
+    @property
+    def awaits_retry(self) -> bool:
+        """``version`` failed by a transient cause and reconcile retries it at ``retry_at``."""
+        return self.is_failed and self.failure == "transient" and bool(self.retry_at)
+
+    def is_current(self, version: str) -> bool:
+        """*version* is the current version of a document that is not deleted."""
+        return self.version == version and not self.is_deleted
+
+    def has_indexed(self, version: str) -> bool:
+        """*version* is the indexed version of a document that is not deleted (its chunks stay searchable)."""
+        return self.indexed_version == version and not self.is_deleted
+
+    def is_abandoned(self, version: str) -> bool:
+        """Stage 1 gave up on *version* (current, ``failed``) before recording its batch count, after sending some
+        of its batches: it can never complete."""
+        return self.version == version and self.is_failed and self.batch_count == 0
+
+    def wants(self, version: str) -> bool:
+        """May chunks of *version* stay in the index? Yes for the current version (unless abandoned by stage 1)
+        and for the indexed one, of a document that is not deleted; every other version's chunks are removed."""
+        return (not self.is_deleted and version in (self.version, self.indexed_version)
+                and not self.is_abandoned(version))
 
 
 @dataclass(frozen=True)
@@ -147,7 +215,7 @@ class Ledger:
         raise RuntimeError(f"ledger entry {doc_id} ({source}) kept changing under concurrent writers")
 
     def begin_version(self, doc_id: str, source: str, version: str, chunk_count: int, batch_count: int,
-                      container: str = "", note: str = "", status: Status = "queued",
+                      container: str = "", note: str = "", status: Status = QUEUED,
                       fields_hash: str = "", made_with: str = "") -> LedgerEntry:
         """Stage 1 accepted *version*, made with the stage-1 settings *made_with* (``fields_hash``: of the document
         fields the index will hold for it): it becomes current with
@@ -160,7 +228,7 @@ class Ledger:
         backfill after an embedding change) forgets its batch records first, so that it completes only when every
         batch was done again."""
         current = self.get(doc_id)
-        if current is not None and current.version == version and current.status == "indexed":
+        if current is not None and current.version == version and current.is_indexed:
             self.store.remove_batches(doc_id, version)
 
         def fn(e: LedgerEntry) -> LedgerEntry:
@@ -180,7 +248,7 @@ class Ledger:
 
         def fn(e: LedgerEntry) -> LedgerEntry | None:
             nonlocal done
-            if e.version != version or e.status == "deleted":
+            if not e.is_current(version):
                 return None
             done = True
             return dataclasses.replace(e, fields_hash=fields_hash)
@@ -196,12 +264,12 @@ class Ledger:
         keeps its status."""
 
         def fn(e: LedgerEntry) -> LedgerEntry | None:
-            if e.version != version or e.status in ("deleted", "failed"):
+            if e.version != version or e.is_deleted or e.is_failed:
                 return None
             totals = {} if batch_count is None else {"chunk_count": chunk_count or 0, "batch_count": batch_count}
-            if e.status != "sending" and not totals:
+            if not e.is_sending and not totals:
                 return None
-            return dataclasses.replace(e, status="queued" if e.status == "sending" else e.status, **totals)
+            return dataclasses.replace(e, status=QUEUED if e.is_sending else e.status, **totals)
 
         self._change(doc_id, source, fn)
 
@@ -219,7 +287,7 @@ class Ledger:
         now = now or dt.datetime.now(dt.timezone.utc)
 
         def fn(e: LedgerEntry) -> LedgerEntry | None:
-            if only_if_current and (e.version != version or e.status == "failed"):
+            if only_if_current and (e.version != version or e.is_failed):
                 return None
             failures = (e.failures if e.version == version else 0) + 1
             reason, failure, retry_at = error, kind, ""
@@ -230,7 +298,7 @@ class Ledger:
                     delay = min(RETRY_CAP_S, RETRY_BASE_S * 2 ** (failures - 1))
                     retry_at = (now + dt.timedelta(seconds=delay)).isoformat(timespec="seconds")
             return dataclasses.replace(e, source=source, container=container or e.container, version=version,
-                                       status="failed", error=redact(reason)[:_MAX_ERROR_CHARS], attempts=e.attempts + 1,
+                                       status=FAILED, error=redact(reason)[:_MAX_ERROR_CHARS], attempts=e.attempts + 1,
                                        failure=failure, failures=failures, retry_at=retry_at,
                                        made_with=made_with or (e.made_with if e.version == version else ""))
 
@@ -259,10 +327,10 @@ class Ledger:
 
         def fn(e: LedgerEntry) -> LedgerEntry | None:
             nonlocal done
-            if e.version != version or e.status == "deleted":
+            if not e.is_current(version):
                 return None
             done = True
-            return dataclasses.replace(e, status="indexed", indexed_version=version, error="", failure="",
+            return dataclasses.replace(e, status=INDEXED, indexed_version=version, error="", failure="",
                                        failures=0, retry_at="", indexed_embedder=embedder,
                                        indexed_made_with=e.made_with)
 
@@ -287,9 +355,9 @@ class Ledger:
         at = ((now or dt.datetime.now(dt.timezone.utc)) + dt.timedelta(seconds=wait_s)).isoformat(timespec="seconds")
 
         def fn(e: LedgerEntry) -> LedgerEntry | None:
-            if e.version != version or e.status not in ("sending", "queued", "throttled"):
+            if e.version != version or not e.in_flight:
                 return None
-            return dataclasses.replace(e, status="throttled", retry_at=at)
+            return dataclasses.replace(e, status=THROTTLED, retry_at=at)
 
         self._change(doc_id, source, fn)
 
@@ -325,4 +393,19 @@ class Ledger:
     def mark_deleted(self, doc_id: str, source: str) -> LedgerEntry:
         """The source is gone and its chunks were removed."""
         return self._change(doc_id, source, lambda e: dataclasses.replace(  # type: ignore[return-value]
-            e, status="deleted", indexed_version="", error=""))
+            e, status=DELETED, indexed_version="", error=""))
+
+
+def count_statuses(statuses: Iterable[str], among: Iterable[str] = STATUSES) -> dict[str, int]:
+    """How many of *statuses* (status names, e.g. of ``chunking status --watch``'s documents) are each of *among*,
+    in the order of *among*: ``{"indexed": 3, "failed": 1}``. A name not in *among* is not counted."""
+    counts = dict.fromkeys(among, 0)
+    for status in statuses:
+        if status in counts:
+            counts[status] += 1
+    return counts
+
+
+def status_counts(entries: Iterable[LedgerEntry], among: Iterable[str] = STATUSES) -> dict[str, int]:
+    """How many *entries* are in each status of *among*, in the order of *among* (``count_statuses``)."""
+    return count_statuses((e.status for e in entries), among)

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from typing import Callable
 
+from chunking.documents.splitter import splitter_for
 from chunking.formats import extension_of
 from chunking.ledger import LedgerEntry
+from chunking.pipeline.namespaces import deployment_namespace
 
 __all__ = ["KEY_SCHEME", "expected_settings", "stage_one_settings", "why_stale"]
 
@@ -35,9 +37,6 @@ def expected_settings(settings, container: str) -> Callable[[str], str]:
     """``made_with(path)`` under *settings* for blobs of *container*: what stage 1 would record now ('' when the
     configured splitter cannot be built for that path: stage 1 reports that itself). One splitter per extension
     is built, so a listing of any length costs a handful."""
-    from chunking.documents.splitter import splitter_for
-    from chunking.pipeline.namespaces import deployment_namespace
-
     namespace = deployment_namespace(settings, container)
     cache: dict[str, str] = {}
 
@@ -60,13 +59,13 @@ def why_stale(entry: LedgerEntry, made_with: str, embedder: str) -> str:
     Stale: an ``indexed`` entry whose indexed version was made with other stage-1 settings or another embedder,
     or a ``failed`` one whose failure is permanent and whose version was made with other stage-1 settings (a
     splitter change may be what it needed)."""
-    if entry.status == "indexed":
+    if entry.is_indexed:
         if entry.indexed_made_with and made_with and entry.indexed_made_with != made_with:
             return _difference(entry.indexed_made_with, made_with)
         if entry.indexed_embedder and embedder and entry.indexed_embedder != embedder:
             return f"embedder {entry.indexed_embedder} → {embedder}"
         return ""
-    if entry.status == "failed" and entry.failure == "permanent" and entry.made_with and made_with \
+    if entry.is_failed and entry.failure == "permanent" and entry.made_with and made_with \
             and entry.made_with != made_with:
         return f"failed under other settings ({_difference(entry.made_with, made_with)})"
     return ""

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from chunking.storage.claim_check import PayloadStore
-from chunking.ledger import Ledger
+from chunking.ledger import QUEUED, SENDING, Ledger
 from chunking.model import ChunkRecord
 from chunking.messages.batches import BatchPacker, Group
 from chunking.settings import Settings
@@ -69,7 +69,7 @@ class Batches:
         note = "; ".join(self.notes)
         self.ledger.begin_version(self.result.doc_id, self.result.source, self.result.version, chunk_count,
                                   batch_count, self.container, note=note,
-                                  status="queued" if self.send is None else "sending", made_with=self.made_with,
+                                  status=QUEUED if self.send is None else SENDING, made_with=self.made_with,
                                   fields_hash=self.fields.source_hash if self.fields is not None else "")
 
     def end_range(self) -> None:

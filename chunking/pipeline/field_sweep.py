@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable
 
+from chunking.storage import storage_error
 from chunking.storage.properties import listed_properties
 from chunking.storage.claim_check import PayloadStore
 from chunking.pipeline.fields import fields_message_if_changed
@@ -23,8 +24,6 @@ log = logging.getLogger("chunking.pipeline.field_sweep")
 
 def _listing(container_client: Any, with_tags: bool) -> list[Any]:
     from azure.core.exceptions import AzureError, HttpResponseError
-
-    from chunking.storage import storage_error
 
     try:
         try:
@@ -47,7 +46,7 @@ def refresh_fields(container_client: Any, *, settings: Any, ledger: Ledger, payl
         StorageError: the container cannot be listed, or (``ACL_SOURCE=adls``) an ACL cannot be read.
     """
     container = container_client.container_name
-    indexed = {e.doc_id: e for e in ledger.entries() if e.status == "indexed" and e.indexed_version == e.version}
+    indexed = {e.doc_id: e for e in ledger.entries() if e.is_indexed and e.indexed_version == e.version}
     sent = 0
     for item in _listing(container_client, bool(settings.metadata.metadata_fields)):
         entry = indexed.get(make_doc_id(container, item.name))

@@ -26,6 +26,7 @@ from chunking.documents.fields import settings_source_fields
 from chunking.model import SourceProperties
 from chunking.index.protocol import SearchIndex
 from chunking.ledger import Ledger, LedgerEntry
+from chunking.messages.batches import MessageError
 
 __all__ = ["FIELDS_MESSAGE", "FieldsMessage", "apply_fields_body", "apply_fields_message", "decode_fields_message",
            "encode_fields_message", "fields_message_if_changed", "is_fields_message"]
@@ -75,8 +76,6 @@ def decode_fields_message(body: str | bytes, payloads: PayloadStore) -> FieldsMe
     Raises:
         MessageError: not a field-update message of this schema, or a field is missing.
     """
-    from chunking.messages.batches import MessageError
-
     try:
         data = json.loads(body)
         if data.get("type") != FIELDS_MESSAGE or data.get("schema") != _SCHEMA:
@@ -101,7 +100,7 @@ def apply_fields_message(message: FieldsMessage, *, index: SearchIndex, ledger: 
         IndexError_: the index refused the update (the queue retries the message).
     """
     entry = ledger.get(message.doc_id)
-    if entry is None or entry.status == "deleted" or entry.version != message.version:
+    if entry is None or not entry.is_current(message.version):
         return 0, "superseded"
     if entry.fields_hash == message.fields_hash:
         return 0, "unchanged"

@@ -33,6 +33,7 @@ from chunking.embeddings import Embedder
 from chunking.ids import doc_id as make_doc_id
 from chunking.index.protocol import SearchIndex
 from chunking.ledger import Ledger
+from chunking.parsers import SUPPORTED_EXTENSIONS
 from chunking.pipeline.namespaces import deployment_namespace
 from chunking.pipeline.stage_two import run_stage_one, run_stage_two
 from chunking.pipeline.reconcile import delete_document
@@ -143,8 +144,6 @@ def collect_files(paths: Sequence[Path], cwd: Path | None = None,
     Raises:
         FileNotFoundError: a path does not exist.
     """
-    from chunking.parsers import SUPPORTED_EXTENSIONS
-
     cwd = (cwd or Path.cwd()).resolve()
     found: list[tuple[Path, str]] = []
     scopes: list[str] = []
@@ -218,7 +217,7 @@ def ingest_files(
                 break
     namespace = deployment_namespace(settings, LOCAL_CONTAINER)  # cleanup never touches another deployment's
     for entry in ledger.entries():
-        if entry.container != LOCAL_CONTAINER or entry.status == "deleted":
+        if entry.container != LOCAL_CONTAINER or entry.is_deleted:
             continue
         in_scope = cleanup == "full" or any(entry.source.startswith(scope) for scope in scopes)
         if entry.doc_id not in seen and in_scope:

@@ -171,16 +171,16 @@ def reconcile(
         report.checked += 1
         entry = entries.get(did)
         if entry is not None and entry.requeued_at and _age_s(entry.requeued_at, now) <= stuck_after_seconds \
-                and entry.status not in ("queued", "sending", "throttled"):
+                and not entry.in_flight:
             continue  # enqueued by an earlier run, and its stage 1 has not begun yet
-        if entry is None or entry.status == "deleted" or (entry.status == "indexed" and did not in indexed):
+        if entry is None or entry.is_deleted or (entry.is_indexed and did not in indexed):
             kind = report.missing
-        elif entry.status in ("queued", "sending", "throttled"):
-            limit = unsent_after_seconds if entry.status == "sending" else stuck_after_seconds
+        elif entry.in_flight:
+            limit = unsent_after_seconds if entry.is_sending else stuck_after_seconds
             if _age_s(entry.updated_at, now) <= limit:
                 continue
             kind = report.stuck
-        elif entry.status == "failed" and entry.failure == "transient" and entry.retry_at:
+        elif entry.awaits_retry:
             if dt.datetime.fromisoformat(entry.retry_at) > now:
                 continue
             kind = report.retried
@@ -196,7 +196,7 @@ def reconcile(
             report.backfilled.append(f"{path}: {why}")
     report.backfill_left = max(0, len(stale) - backfill_limit)
     orphans = {did: e.source for did, e in entries.items()
-               if did not in paths and e.container == container and (e.status != "deleted" or did in indexed)}
+               if did not in paths and e.container == container and (not e.is_deleted or did in indexed)}
     # Index documents unknown to the ledger have no container recorded; with the ledger as the record of every
     # document this pipeline wrote, such a document is an orphan of this container only if the ledger lost it.
     orphans.update({did: did for did in indexed if did not in paths and did not in entries})
@@ -230,7 +230,7 @@ def _sweep(report: ReconcileReport, entries: dict, paths: dict, indexed: set[str
     record, say). One key listing per document, so the number of documents per run is bounded; which ones
     rotates with the hour, so every document is swept over enough runs."""
     candidates = sorted(did for did, e in entries.items()
-                        if did in paths and did in indexed and e.status == "indexed"
+                        if did in paths and did in indexed and e.is_indexed
                         and _age_s(e.updated_at, now) >= min_age_s)
     if len(candidates) > limit:
         start = (int(now.timestamp()) // 3600 * limit) % len(candidates)

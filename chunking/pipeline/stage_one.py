@@ -168,11 +168,11 @@ def run_stage_one(
             log.info("%s page range %d of %s version %s", why, resume.range_no + 1, source, resume_version[:8])
             return result
         result.outcome = "updated" if entry is not None and entry.indexed_version else "added"
-    elif entry is not None and entry.status != "deleted":
+    elif entry is not None and not entry.is_deleted:
         result.outcome = "updated"
         # A version indexed before the document fields existed (no fields hash in the ledger) is read again once:
         # its title, language and size come from the bytes, which a field update cannot give it.
-        if not force and entry.status == "indexed" and entry.indexed_version == result.version and entry.fields_hash:
+        if not force and entry.is_indexed and entry.indexed_version == result.version and entry.fields_hash:
             result.outcome = "skipped"
             result.chunks = entry.chunk_count
             update = fields_message_if_changed(entry, properties, source=source, settings=settings,
@@ -223,9 +223,9 @@ def run_stage_one(
 def _stale_range(ledger: Ledger, entry, doc_id: str, version: str, wanted: str, state: RangeState) -> str:
     """Why a page-range job is not to run ('' if it is): its version is no longer current (or the settings
     changed its version), or it ran before (a duplicated job, or the version is already complete)."""
-    if version != wanted or entry is None or entry.version != wanted or entry.status in ("deleted", "failed"):
+    if version != wanted or entry is None or entry.version != wanted or entry.is_deleted or entry.is_failed:
         return "superseded"
-    if entry.status == "indexed" or state.range_no in ledger.ranges_done(doc_id, wanted):
+    if entry.is_indexed or state.range_no in ledger.ranges_done(doc_id, wanted):
         return "skipped"
     return ""
 

@@ -19,7 +19,7 @@ from chunking.pipeline.fields import apply_fields_body, is_fields_message
 from chunking.embeddings import Embedder, embed_all
 from chunking.errors import classify, reason_of
 from chunking.index.protocol import SearchIndex
-from chunking.ledger import Ledger, LedgerEntry
+from chunking.ledger import BatchFate, Completion, Ledger, LedgerEntry, batch_fate, complete_if_done, is_wanted
 from chunking.messages.batches import decode_message, load_records
 from chunking.service_errors import ServiceFailure, describe_failure
 from chunking.settings import Settings
@@ -98,21 +98,21 @@ def run_stage_two(
     message = decode_message(body)
     result = StageTwoResult(message.doc_id, message.version, message.source, message.batch_no, message.batch_count)
     entry = ledger.get(message.doc_id)
-    if entry is None or entry.version != message.version or entry.status == "deleted":
+    fate = batch_fate(entry, message.version)
+    if fate in (BatchFate.SUPERSEDED, BatchFate.SUPERSEDED_INDEXED):
         result.dropped = "superseded"
-        if not message.keep_old_versions and (entry is None or entry.status == "deleted"
-                                              or entry.indexed_version != message.version):
+        if not message.keep_old_versions and fate is BatchFate.SUPERSEDED:
             # A late or retried batch of a version that will never complete: whatever it (or its siblings)
             # wrote before being superseded goes, by key.
             result.removed = retire_version(message.doc_id, message.version, index=index, ledger=ledger,
                                             payloads=payloads, extra_keys=_message_keys(message, payloads))
-    elif _abandoned(entry, message.version):
+    elif fate is BatchFate.ABANDONED:
         # Stage 1 gave up on this version after sending some of its batches (a page past a limit): it can never
         # complete, and nothing of it may stay searchable beside the indexed version.
         result.dropped = "stage 1 failed"
         result.removed = retire_version(message.doc_id, message.version, index=index, ledger=ledger,
                                         payloads=payloads, extra_keys=_message_keys(message, payloads))
-    elif entry.status == "indexed":
+    elif fate is BatchFate.COMPLETE:
         result.dropped = "already indexed"
         # A duplicate of a completed version: finish the clean-up a crash may have cut short (ledger reads and
         # deletes by key only).
@@ -124,8 +124,7 @@ def run_stage_two(
                  result.dropped)
         return result
     if message.check:  # stage 1 has recorded the totals: complete now if every batch was already indexed
-        if _all_batches_in(ledger, entry, message):
-            _complete(message, result, index, ledger, payloads)
+        _complete(message, result, index, ledger, payloads, entry)
         result.seconds = time.perf_counter() - started
         return result
     try:
@@ -153,15 +152,14 @@ def run_stage_two(
         ledger.record_batch(message.doc_id, message.version, message.batch_no, keys, hashes, embedder.name)
     # Recorded first, checked second: a delete or a newer version that the check misses lists this record
     # (it changed the ledger before listing records) and removes these keys itself.
-    if not message.keep_old_versions and not _still_wanted(ledger, message.doc_id, message.version):
+    if not message.keep_old_versions and not is_wanted(ledger, message.doc_id, message.version):
         result.removed = retire_version(message.doc_id, message.version, index=index, ledger=ledger,
                                         payloads=payloads, extra_keys=keys or ())
         result.dropped = "superseded while embedding"
         log.info("batch %d of %s version %s was superseded while embedding: %d keys removed", message.batch_no,
                  message.source, message.version[:8], result.removed)
         return result
-    if _all_batches_in(ledger, ledger.get(message.doc_id), message):
-        _complete(message, result, index, ledger, payloads)
+    _complete(message, result, index, ledger, payloads)
     result.seconds = time.perf_counter() - started
     log.info(
         "indexed %s batch %d/%d: %d records (%d embedded, %d reused)%s",
@@ -175,28 +173,6 @@ def _record_error(ledger: Ledger, message, exc: Exception) -> None:
     ledger.record_error(message.doc_id, message.source, message.version,
                         f"{reason_of(exc)} ({message.where})",
                         kind=classify(exc).kind)
-
-
-def _still_wanted(ledger: Ledger, doc_id: str, version: str) -> bool:
-    """Is *version* the current version of a live document (and not abandoned by stage 1), or the indexed one
-    (a late duplicate)?"""
-    entry = ledger.get(doc_id)
-    return (entry is not None and entry.status != "deleted" and version in (entry.version, entry.indexed_version)
-            and not _abandoned(entry, version))
-
-
-def _abandoned(entry: LedgerEntry, version: str) -> bool:
-    """*version* failed in stage 1 before stage 1 recorded its batch count (some batches were sent already)."""
-    return entry.version == version and entry.status == "failed" and entry.batch_count == 0
-
-
-def _all_batches_in(ledger: Ledger, entry: LedgerEntry | None, message) -> bool:
-    """Does the ledger hold every batch of the message's version? The count is the message's, or, for a long
-    document whose batches went out before stage 1 knew it, the ledger's once stage 1 recorded it (0 until
-    then: not complete)."""
-    total = message.batch_count or (entry.batch_count if entry is not None and entry.version == message.version
-                                    else 0)
-    return total > 0 and set(range(total)) <= ledger.batches_done(message.doc_id, message.version)
 
 
 def _message_keys(message, payloads: PayloadStore) -> list[str]:
@@ -245,18 +221,17 @@ def _embed_and_upsert(message, result: StageTwoResult, settings: Settings, embed
     return [r.id for r in records], vector_keys(records)
 
 
-def _complete(message, result: StageTwoResult, index: SearchIndex, ledger: Ledger, payloads: PayloadStore) -> None:
-    """Every batch of the message's version is recorded in the ledger: mark it ``indexed``, then delete the other
-    versions by their recorded keys. Marked first, so a writer of an older version that records a batch after
-    the listing sees it is no longer wanted and removes its own keys."""
-    # The embedder of the version's vectors: this batch's, or (a completion reached without embedding) the one
-    # its batch records name.
-    embedder = result.embedder or next((b.embedder for b in ledger.batch_records(message.doc_id, message.version)
-                                        if b.embedder), "")
-    if not ledger.mark_indexed(message.doc_id, message.source, message.version, embedder):
-        if not _still_wanted(ledger, message.doc_id, message.version):
-            result.removed = retire_version(message.doc_id, message.version, index=index, ledger=ledger,
-                                            payloads=payloads)
+def _complete(message, result: StageTwoResult, index: SearchIndex, ledger: Ledger, payloads: PayloadStore,
+              entry: LedgerEntry | None = None) -> None:
+    """Complete the message's version if the ledger says every batch of it is in (``complete_if_done``, with
+    *entry* as read before, if any), then act on the index and payloads: once complete, delete the other versions
+    by their recorded keys and this version's payloads; if no longer wanted, delete what it wrote."""
+    done = complete_if_done(ledger, message.doc_id, message.source, message.version, message.batch_count,
+                            embedder=result.embedder, entry=entry)
+    if done is Completion.UNWANTED:
+        result.removed = retire_version(message.doc_id, message.version, index=index, ledger=ledger,
+                                        payloads=payloads)
+    if done is not Completion.COMPLETED:
         return
     result.completed = True
     if not message.keep_old_versions:

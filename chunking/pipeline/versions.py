@@ -43,7 +43,7 @@ def remove_other_versions(doc_id: str, keep: str, *, index: SearchIndex, ledger:
     listed records."""
     versions = {b.version for b in ledger.batch_records(doc_id)}
     entry = ledger.get(doc_id)
-    spare = {keep} | ({entry.version, entry.indexed_version} if entry and entry.status != "deleted" else set())
+    spare = {keep} | ({entry.version, entry.indexed_version} if entry and not entry.is_deleted else set())
     removed = 0
     for version in sorted(versions - spare):
         removed += retire_version(doc_id, version, index=index, ledger=ledger, payloads=payloads)

@@ -1,16 +1,3 @@
-import pytest
-
-from chunking.ledger import Ledger, LocalLedgerStore, TableLedgerStore
-
-
-@pytest.fixture(params=["local", "table"])
-def ledger(request, tmp_path):
-    if request.param == "local":
-        return Ledger(LocalLedgerStore(tmp_path / "ledger.sqlite3"))
-    azurite = request.getfixturevalue("azurite")
-    return Ledger(TableLedgerStore(azurite.connection_string, f"ledger{abs(hash(str(tmp_path))) % 10**8}"))
-
-
 def test_lifecycle(ledger):
     assert ledger.get("d1") is None
     e = ledger.begin_version("d1", "a.pdf", "v1", chunk_count=10, batch_count=2)

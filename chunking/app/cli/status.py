@@ -6,6 +6,11 @@ import argparse
 import json
 
 from chunking.app.cli.output import fail, table
+from chunking.app.cli.watch import WAITING, follow, ledger_states, states
+from chunking.index.local.schema import read_schema
+from chunking.ledger import DELETED, FAILED, INDEXED, QUEUED, SENDING, status_counts
+from chunking.services import make_index
+from chunking.storage import blob_service, create_container, ensure_reachable, storage_error
 
 __all__ = ["add_parser", "run"]
 
@@ -33,7 +38,6 @@ def run(args: argparse.Namespace, settings) -> int:
     """Print the ledger's counts, failures and notes (0); with ``--watch`` follow the documents in progress. A
     local ledger that does not exist yet reads as empty and is not created."""
     from chunking.ledger import local_ledger_path, make_ledger
-    from chunking.storage import ensure_reachable
 
     if settings.ledger_backend == "table":
         ensure_reachable(settings, table=settings.ledger_table)
@@ -41,10 +45,10 @@ def run(args: argparse.Namespace, settings) -> int:
     if args.watch:
         return _watch(args, settings, make_ledger(settings))
     entries = make_ledger(settings).entries() if present else []
-    counts = {s: sum(1 for e in entries if e.status == s)
-              for s in ("indexed", "queued", "sending", "failed", "deleted")}
-    failed = [e for e in entries if e.status == "failed"]
-    noted = [e for e in entries if e.note and e.status != "failed"]
+    # Throttled entries are in none of these counts (nor in --watch's closing counts).
+    counts = status_counts(entries, (INDEXED, QUEUED, SENDING, FAILED, DELETED))
+    failed = [e for e in entries if e.is_failed]
+    noted = [e for e in entries if e.note and not e.is_failed]
     schema = _schema(settings)
     if args.json:
         print(json.dumps({"counts": counts, "waiting": _waiting(settings, entries), "index": schema.to_dict(),
@@ -72,19 +76,13 @@ def run(args: argparse.Namespace, settings) -> int:
 def _schema(settings):
     """The index's ``SchemaInfo``, read without creating or migrating anything."""
     if settings.index_backend == "local":
-        from chunking.index.local.schema import read_schema
-
         return read_schema(settings.local_index_path, settings.metadata.field_names)
-    from chunking.services import make_index
-
     return make_index(settings).schema_info()
 
 
 def _waiting(settings, entries) -> list[str]:
     """Blobs of the documents container the blob trigger has not handled yet (only with the ledger in storage,
     shared with the Functions)."""
-    from chunking.app.cli.watch import WAITING, states
-
     list_blobs = _blob_lister(settings)
     if list_blobs is None:
         return []
@@ -93,8 +91,6 @@ def _waiting(settings, entries) -> list[str]:
 
 
 def _watch(args: argparse.Namespace, settings, ledger) -> int:
-    from chunking.app.cli.watch import follow, ledger_states, states
-
     if args.interval <= 0 or args.timeout < 0:
         return fail(args, "--interval must be above 0 and --timeout at least 0")
     list_blobs = _blob_lister(settings)
@@ -116,8 +112,6 @@ def _blob_lister(settings):
     if settings.ledger_backend != "table":
         return None
     from azure.core.exceptions import AzureError
-
-    from chunking.storage import blob_service, create_container, storage_error
 
     container = blob_service(settings).get_container_client(settings.documents_container)
     create_container(container)

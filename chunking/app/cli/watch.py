@@ -11,10 +11,14 @@ import time
 from dataclasses import dataclass
 from typing import Callable, Iterable
 
+from chunking.ids import doc_id
+from chunking.ledger import FAILED, INDEXED, QUEUED, SENDING, LedgerEntry, count_statuses
+
 __all__ = ["WAITING", "DocState", "follow", "ledger_states", "states", "summary"]
 
 WAITING = "waiting for the blob trigger"
-_IN_PROGRESS = (WAITING, "sending", "queued")
+# Followed until they change: waiting for the trigger, and the ledger's sending and queued (not throttled).
+_IN_PROGRESS = (WAITING, SENDING, QUEUED)
 
 
 @dataclass(frozen=True)
@@ -40,8 +44,6 @@ def states(blobs: Iterable[tuple[str, dt.datetime]], entries: Iterable, containe
     A blob modified after its entry was last written is :data:`WAITING` (timestamps have whole seconds, so an
     entry written in the same second as the upload counts as having seen it).
     """
-    from chunking.ids import doc_id
-
     by_id = {e.doc_id: e for e in entries}
     result: dict[str, DocState] = {}
     for path, modified in blobs:
@@ -52,7 +54,7 @@ def states(blobs: Iterable[tuple[str, dt.datetime]], entries: Iterable, containe
         else:
             result[did] = _entry_state(entry)
     for did, entry in by_id.items():
-        if entry.status in _IN_PROGRESS:
+        if entry.is_sending or entry.is_queued:
             result[did] = _entry_state(entry)
     return result
 
@@ -71,14 +73,14 @@ def summary(docs: Iterable[DocState]) -> str:
     return ", ".join(f"{n} {state}" for state, n in sorted(counts.items()))
 
 
-def _entry_state(entry) -> DocState:
-    if entry.status in ("sending", "queued"):
+def _entry_state(entry: LedgerEntry) -> DocState:
+    if entry.is_sending or entry.is_queued:
         detail = f"{_n(entry.batch_count, 'batch', 'es')}, {_n(entry.chunk_count, 'chunk')}"
         if entry.error:
             detail += f"; last error: {entry.error}"
-    elif entry.status == "indexed":
+    elif entry.is_indexed:
         detail = _n(entry.chunk_count, "chunk")
-    elif entry.status == "failed":
+    elif entry.is_failed:
         detail = entry.error
     else:
         detail = ""
@@ -110,10 +112,10 @@ def follow(poll: Callable[[], dict[str, DocState]], *, interval: float, timeout:
         first = False
         busy = [d for d in current.values() if d.in_progress]
         mine = [current[d] for d in followed if d in current]
-        failed = sum(1 for d in mine if d.state == "failed")
+        failed = count_statuses((d.state for d in mine), (FAILED,))[FAILED]
         if not busy:
-            counts = {s: sum(1 for d in current.values() if d.state == s) for s in ("indexed", "failed")}
-            out(f"nothing in progress: {counts['indexed']} indexed, {counts['failed']} failed"
+            counts = count_statuses((d.state for d in current.values()), (INDEXED, FAILED))
+            out(f"nothing in progress: {counts[INDEXED]} indexed, {counts[FAILED]} failed"
                 + (f" ({len(mine)} followed, {failed} of them failed)" if mine else ""))
             return 1 if failed else 0
         if clock() - started >= timeout:
