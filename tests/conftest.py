@@ -66,7 +66,7 @@ def _azurite_binary() -> str:
         return str(local)
     found = shutil.which("azurite")
     if not found:
-        pytest.fail("azurite not installed: run `npm ci` in the repository (see README)")
+        pytest.fail("azurite not installed: run `npm ci` in the repository (see docs/contributing.md#tests)")
     return found
 
 

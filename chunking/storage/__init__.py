@@ -21,7 +21,7 @@ __all__ = [
     "download_to_file", "ensure_reachable", "queue_client", "storage_error", "table_service",
 ]
 
-# Roles an identity-based connection needs for every call this app makes (see README, "Pointing it at Azure").
+# Roles an identity-based connection needs for every call this app makes (docs/deploy.md#pointing-it-at-azure).
 _ROLES = "Storage Blob Data Owner, Storage Queue Data Contributor and Storage Table Data Contributor"
 
 

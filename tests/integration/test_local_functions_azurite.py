@@ -1,4 +1,4 @@
-"""The local Functions path of the README, step by step, against Azurite: `make azurite` with the pinned SDKs,
+"""The local Functions path of docs/deploy.md, step by step, against Azurite: `make azurite` with the pinned SDKs,
 local.settings.json read by the CLI as `func start` reads it, `chunking upload`, the functions (run here as the
 host would run them: Core Tools cannot be installed on the test machine), and `chunking status --watch`."""
 
@@ -99,11 +99,11 @@ def _settings_read() -> set[str]:
     return asked | set(BINDING_DEFAULTS)
 
 
-def test_every_setting_and_every_sample_value_is_in_the_readme_table():
+def test_every_setting_and_every_sample_value_is_in_the_deploy_page_table():
     import re
 
-    readme = (ROOT / "README.md").read_text()
-    table = readme[readme.index("| setting | meaning | default |"):]
+    page = (ROOT / "docs" / "deploy.md").read_text()
+    table = page[page.index("| setting | meaning | default |"):]
     table = table[:table.index("\n\n")]
     named = {name for row in table.splitlines() for name in re.findall(r"`([A-Za-z][A-Za-z0-9_]*)`",
                                                                         row.split(" | ")[0])}

@@ -1,6 +1,6 @@
-"""The README's "Filters and access control" section, run as a reader runs it: after `make demo`'s ingest of
-samples/, its commands print what the README shows, and a later ingest without --metadata clears the access list,
-as the README says."""
+"""docs/search.md#filters-and-access-control, run as a reader runs it: after `make demo`'s ingest of samples/, its
+commands print what the page shows, and a later ingest without --metadata clears the access list, as the page
+says."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ _DEMO_INGEST = ("ingest", "samples/", "--exclude", "SOURCES.md", "--exclude", "e
 
 
 def _readme_block_after(marker: str) -> list[str]:
-    """The lines of the first fenced block of README.md after the paragraph holding *marker*."""
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    """The lines of the first fenced block of docs/search.md after the paragraph holding *marker*."""
+    text = (ROOT / "docs" / "search.md").read_text(encoding="utf-8")
     rest = text[text.index(marker):]
     start = rest.index("```\n") + 4
     return rest[start:rest.index("```", start)].splitlines()
@@ -41,7 +41,7 @@ def test_the_readme_filter_steps_after_make_demo_print_what_it_shows(cli, monkey
     assert status[0] == "6 indexed, 0 queued, 0 sending, 0 failed, 0 deleted"  # the README and five without lists
     assert status[-1] == "index: local .chunking/index.sqlite3, schema 2 (current), metadata fields category, " \
                          "496 records"
-    assert f"`{status[-1]}`" in " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert f"`{status[-1]}`" in " ".join((ROOT / "docs" / "search.md").read_text(encoding="utf-8").split())
 
     # --metadata applies to its run only: the quick start's ingest again clears the README's access list.
     again = cli(*_DEMO_INGEST)

@@ -99,7 +99,7 @@ def test_status_names_the_schema(ingested):
 
 
 def test_the_readme_metadata_example_does_what_it_says(cli, monkeypatch):
-    # The commands of the README's "metadata" block, and what the README says of their hits (not the scores).
+    # The commands of docs/search.md#filters-and-access-control, and what it says of their hits (not the scores).
     from tests.app.cli.conftest import ROOT
 
     monkeypatch.setenv("METADATA_FIELDS", "category")

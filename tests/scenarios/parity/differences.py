@@ -2,7 +2,7 @@
 
 A parity test runs one input through LangChain's class and ours; when the outputs differ, the difference must be
 explained by at least one predicate here whose condition holds for that input, else the test fails. Each reason
-repeats the README's "Coming from LangChain" table (and the class docstring) in short.
+repeats the table of docs/splitters.md#coming-from-langchain (and the class docstring) in short.
 """
 
 from __future__ import annotations

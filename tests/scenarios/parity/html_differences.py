@@ -1,8 +1,8 @@
 """Documented differences of the HTML splitters from LangChain 1.1.3, each a named predicate of the input.
 
 A predicate says whether the input can show the difference (same contract as ``differences.py``); the reasons
-repeat the class docstrings and the README's "Coming from LangChain" table in short. Predicates read the input
-with BeautifulSoup's ``html.parser``, the parser both libraries' semantic splitters use.
+repeat the class docstrings and the table of docs/splitters.md#coming-from-langchain in short. Predicates read
+the input with BeautifulSoup's ``html.parser``, the parser both libraries' semantic splitters use.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Documented differences of the JSON, token and code splitters from LangChain 1.1.3, each a named predicate.
 
 Same contract as ``differences.py``: a predicate says whether the case can show the difference; the reasons
-repeat the class docstrings and the README's "Coming from LangChain" table in short.
+repeat the class docstrings and the table of docs/splitters.md#coming-from-langchain in short.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ How: a temporary package named ``langchain_text_splitters`` (and each of its sub
 so a test of a missing class fails on its own instead of stopping the whole file. ``langchain_core.documents``'s
 ``Document`` is replaced by ``chunking.model.Document`` in the copied files (the only other edit).
 Each failing test is then classified: *missing* (it touched a placeholder), *documented* (listed in
-:data:`DOCUMENTED` with the README/docstring reason) or *undocumented* (a defect to fix).
+:data:`DOCUMENTED` with the docs/splitters.md or docstring reason) or *undocumented* (a defect to fix).
 """
 
 from __future__ import annotations
@@ -30,7 +30,8 @@ _HTML_SECTIONS = ("HTML: the header is the first line of its section (LangChain:
 _PRESETS = ("code presets are our own regular expressions (whole words, any indentation, RST titles kept with "
             "their underline); chunk edges on code differ from LangChain's literal separators")
 
-#: test name (without parameters) -> the documented difference that makes it fail (README "Coming from LangChain").
+#: test name (without parameters) -> the documented difference that makes it fail
+#: (docs/splitters.md#coming-from-langchain).
 DOCUMENTED: dict[str, str] = {
     "test_character_text_splitter_empty_doc": _OVERSIZE,
     "test_character_text_splitter_longer_words": _OVERSIZE,

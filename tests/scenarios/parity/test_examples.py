@@ -1,5 +1,5 @@
 """LangChain's documented usage examples, written as our own cases: our output is pinned exactly, and where it is
-not LangChain's the case names the documented difference (README "Coming from LangChain")."""
+not LangChain's the case names the documented difference (docs/splitters.md#coming-from-langchain)."""
 
 from __future__ import annotations
 
@@ -103,7 +103,8 @@ CASES = {
         "markdown_preset_separators_match"),
 }
 
-#: The documented differences the examples show, with the reason (README table, class docstrings).
+#: The documented differences the examples show, with the reason (docs/splitters.md#coming-from-langchain, class
+#: docstrings).
 REASONS = {
     "markdown_sections_verbatim": "sections are verbatim; LangChain strips lines and joins them with '  \\n'",
     "html_header_first_line_of_its_section": "the header is the first line of its section; LangChain makes it a "
