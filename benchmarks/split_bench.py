@@ -167,7 +167,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=9, help="timed rounds (every contender once per round)")
     parser.add_argument("--one-thread", action="store_true", help="our splitter encodes on the calling thread only")
-    parser.add_argument("--markdown", action="store_true", help="print the table as Markdown (for the README)")
+    parser.add_argument("--markdown", action="store_true", help="print the table as Markdown (for docs/splitters.md)")
     args = parser.parse_args()
     if args.one_thread:
         measure._PARALLEL_MIN_CHARS = sys.maxsize

@@ -1,5 +1,5 @@
 // The whole pipeline in one resource group: `azd up` (or `az deployment group create`) deploys it from an empty
-// group. See README.md, "Deploy to Azure".
+// group. See docs/deploy.md, "Deploy to Azure".
 //
 // Two stages, because Event Grid validates a webhook subscription against the running function:
 //   1. blobWebhookEnabled=false: everything except the BlobCreated subscription; then the code is deployed;
