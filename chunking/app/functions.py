@@ -15,7 +15,7 @@ from chunking.storage.claim_check import PayloadStore, make_payload_store
 from chunking.embeddings import Embedder, make_embedder
 from chunking.pipeline.field_sweep import refresh_fields
 from chunking.pipeline.fields import is_fields_message
-from chunking.errors import classify, reason_of
+from chunking.errors import classify, describe_failure, reason_of
 from chunking.ids import doc_id as make_doc_id
 from chunking.index import SearchIndex
 from chunking.services import make_index
@@ -27,7 +27,6 @@ from chunking.messages.jobs import RangeState, StageOneJob, decode_job, encode_j
 from chunking.pipeline.reconcile import ReconcileReport, delete_document, parse_blob_events, reconcile
 from chunking.redact import install_log_redaction, register_settings
 from chunking.pipeline.reprocess import ReprocessReport, reprocess, select
-from chunking.service_errors import describe_failure
 from chunking.settings import Settings
 from chunking.storage import (
     BlobChangedError, QueueSender, blob_service, create_container, download_to_file, queue_client, storage_error,

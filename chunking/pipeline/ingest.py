@@ -30,6 +30,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 from chunking.storage.claim_check import MemoryPayloadStore
 from chunking.documents.fields import file_properties
 from chunking.embeddings import Embedder
+from chunking.errors import describe_failure
 from chunking.ids import doc_id as make_doc_id
 from chunking.index.protocol import SearchIndex
 from chunking.ledger import Ledger
@@ -38,7 +39,6 @@ from chunking.pipeline.namespaces import deployment_namespace
 from chunking.pipeline.stage_two import run_stage_one, run_stage_two
 from chunking.pipeline.reconcile import delete_document
 from chunking.redact import redact
-from chunking.service_errors import describe_failure
 from chunking.settings import Settings
 
 __all__ = ["CLEANUP_MODES", "DocumentRow", "IngestSummary", "collect_files", "ingest_files"]

@@ -17,11 +17,10 @@ from dataclasses import dataclass
 from chunking.storage.claim_check import PayloadMissingError, PayloadStore
 from chunking.pipeline.fields import apply_fields_body, is_fields_message
 from chunking.embeddings import Embedder, embed_all
-from chunking.errors import classify, reason_of
+from chunking.errors import ServiceFailure, classify, describe_failure, reason_of
 from chunking.index.protocol import SearchIndex
 from chunking.ledger import BatchFate, Completion, Ledger, LedgerEntry, batch_fate, complete_if_done, is_wanted
 from chunking.messages.batches import decode_message, load_records
-from chunking.service_errors import ServiceFailure, describe_failure
 from chunking.settings import Settings
 from chunking.pipeline.stage_one import StageOneResult, _crash, document_records, run_stage_one, source_version
 from chunking.tokens import token_counter

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
+from chunking.errors import StorageError  # the one exception this adapter raises for a failed call
+
 __all__ = [
     "BlobChangedError", "BlobFile", "QueueSender", "StorageError", "blob_container", "blob_service", "create_container", "create_queue",
     "download_to_file", "ensure_reachable", "queue_client", "storage_error", "table_service",
@@ -23,11 +25,6 @@ __all__ = [
 
 # Roles an identity-based connection needs for every call this app makes (docs/deploy.md#pointing-it-at-azure).
 _ROLES = "Storage Blob Data Owner, Storage Queue Data Contributor and Storage Table Data Contributor"
-
-
-class StorageError(RuntimeError):
-    """A storage call failed. The message names the resource (container, queue, table or blob), the account and
-    its endpoint, and the reason; never a key or a connection string."""
 
 
 class BlobChangedError(RuntimeError):

@@ -7,12 +7,14 @@ import pytest
 from azure.core.exceptions import HttpResponseError
 
 from chunking.pipeline import stage_two as pipeline, stage_one
-from chunking.storage.claim_check import MemoryPayloadStore
+from chunking.documents.splitter import splitter_for
 from chunking.embeddings import OfflineLexicalEmbedder
+from chunking.errors import describe_failure
 from chunking.index.local import LocalIndex
 from chunking.ledger import Ledger, LocalLedgerStore
 from chunking.parsers.selection import document_readers
 from chunking.settings import Settings
+from chunking.storage.claim_check import MemoryPayloadStore
 from tests.docintel_fake import ENDPOINT, Cell, DocumentIntelligenceFake, LayoutDocument, Para, Table
 
 SCAN = LayoutDocument(pages=[
@@ -84,8 +86,6 @@ def test_a_service_still_throttling_after_the_retries_leaves_the_document_for_a_
 
 
 def test_the_service_failure_names_document_intelligence_and_what_to_check(tmp_path, monkeypatch):
-    from chunking.service_errors import describe_failure
-
     fake = DocumentIntelligenceFake(SCAN)
     fake.throttle(10, retry_after_s=3)
     stage = Stage(tmp_path, monkeypatch, {"DOCUMENT_INTELLIGENCE_ENDPOINT": ENDPOINT,
@@ -140,8 +140,6 @@ def test_a_local_pdf_keeps_no_heading_paths_from_hash_lines(tmp_path, monkeypatc
 
 
 def test_the_heading_paths_enter_the_version_of_a_document_the_service_reads():
-    from chunking.documents.splitter import splitter_for
-
     local = Settings.from_env({})
     service = Settings.from_env({"DOCUMENT_INTELLIGENCE_ENDPOINT": ENDPOINT})
     fingerprint = {(source, name): splitter_for(source, settings).fingerprint

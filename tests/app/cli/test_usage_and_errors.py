@@ -149,6 +149,24 @@ def test_an_unreachable_search_service_is_one_line_and_exit_2(cli, monkeypatch):
     assert run.err.startswith("chunking search: ServiceRequestError: ") and len(run.err.splitlines()) == 1, run.err
 
 
+def test_a_storage_error_is_its_first_line_and_exit_2_and_a_wrapped_one_its_description(cli, monkeypatch):
+    from chunking.app.cli import status
+    from chunking.errors import StorageError
+
+    def unreachable(args, settings):
+        raise StorageError("storage not reachable: queue 'q' at http://127.0.0.1:1: refused\nmore detail")
+
+    monkeypatch.setattr(status, "run", unreachable)
+    assert cli("status") == (2, "", "chunking status: storage not reachable: queue 'q' at http://127.0.0.1:1: "
+                                    "refused\n")
+
+    def wrapped(args, settings):
+        raise RuntimeError("status failed") from StorageError("queue 'q' does not exist in storage account a")
+
+    monkeypatch.setattr(status, "run", wrapped)
+    assert cli("status") == (2, "", "chunking status: queue 'q' does not exist in storage account a\n")
+
+
 def test_a_document_the_configured_splitter_cannot_take_fails_alone(cli, monkeypatch):
     monkeypatch.setenv("SPLITTERS", ".md=json")
     (cli.cwd / "notes").mkdir()
