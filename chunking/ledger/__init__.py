@@ -4,7 +4,8 @@ failed), so that at-least-once triggers, duplicated and reordered messages never
 Backends: Azure Table Storage via ``azure-data-tables`` (Azure, and Azurite locally; ``table_store``) and a SQLite
 file under the local state folder (the embedded default; ``sqlite_store``). Both offer a read and a conditional
 write (optimistic concurrency on an ETag / revision); ``state`` holds the data and the transitions over them.
-Everything is importable from ``chunking.ledger``.
+Everything is importable from ``chunking.ledger``; ``chunking.services.make_ledger`` builds the one the settings
+choose.
 """
 
 from __future__ import annotations
@@ -25,17 +26,7 @@ from chunking.ledger.state import (
 from chunking.ledger.table_store import TableLedgerStore
 
 __all__ = ["MAX_TRANSIENT_FAILURES", "RETRY_BASE_S", "RETRY_CAP_S", "BatchRecord", "Ledger", "LedgerEntry",
-           "LedgerStore", "LocalLedgerStore", "Status", "TableLedgerStore", "local_ledger_path", "make_ledger"]
-
-
-def make_ledger(settings) -> Ledger:
-    """The ledger for *settings*: a storage table when ``settings.ledger_backend == "table"``, else the SQLite
-    file ``settings.state_dir / "ledger.sqlite3"``."""
-    if settings.ledger_backend == "table":
-        from chunking.storage import table_service
-
-        return Ledger(TableLedgerStore(table_service(settings), settings.ledger_table))
-    return Ledger(LocalLedgerStore(local_ledger_path(settings)))
+           "LedgerStore", "LocalLedgerStore", "Status", "TableLedgerStore", "local_ledger_path"]
 
 
 def local_ledger_path(settings) -> Path:

@@ -11,7 +11,7 @@ from chunking.storage.claim_check import MemoryPayloadStore
 from chunking.embeddings import OfflineLexicalEmbedder
 from chunking.index.local import LocalIndex
 from chunking.ledger import Ledger, LocalLedgerStore
-from chunking.parsers.selection import document_readers
+from chunking.services import document_readers
 from chunking.settings import Settings
 from tests.docintel_fake import ENDPOINT, Cell, DocumentIntelligenceFake, LayoutDocument, Para, Table
 

@@ -12,6 +12,10 @@ from typing import Sequence
 from chunking import __version__
 from chunking.app.cli import eval as eval_command
 from chunking.app.cli import ingest, reconcile, reprocess, search, split, status, upload
+from chunking.embeddings import EmbeddingError
+from chunking.index import IndexError_
+from chunking.redact import install_log_redaction, redact, register_settings
+from chunking.settings import Settings, SettingsError, read_local_settings
 
 __all__ = ["COMMANDS", "LOCAL_SETTINGS", "build_parser", "main"]
 
@@ -50,9 +54,6 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     if extra:  # argparse would blame the top-level parser; the command's own usage is the helpful one
         parser.subcommand(args.command).error(f"unrecognized arguments: {' '.join(extra)}")
     logging.basicConfig(level=logging.WARNING if not args.verbose else logging.INFO, format="%(levelname)s %(message)s")
-    from chunking.redact import install_log_redaction, redact, register_settings
-    from chunking.settings import Settings, SettingsError
-
     install_log_redaction()
     try:
         _apply_local_settings(Path(LOCAL_SETTINGS))
@@ -94,8 +95,6 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
 def _apply_local_settings(path: Path) -> None:
     """Put the values of the local settings file *path* into ``os.environ``, except those the environment
     already sets (as ``func start`` does)."""
-    from chunking.settings import read_local_settings
-
     values = read_local_settings(path)
     kept = [key for key in values if key in os.environ]
     for key, value in values.items():
@@ -109,9 +108,6 @@ def _apply_local_settings(path: Path) -> None:
 def _is_service_error(exc: Exception) -> bool:
     """An index, embedding or storage service that failed or could not be reached: not a bug, so one line and
     exit status 2 instead of a traceback. Matched by origin so that no SDK is imported to check."""
-    from chunking.embeddings import EmbeddingError
-    from chunking.index import IndexError_
-
     module = type(exc).__module__
     return (isinstance(exc, (IndexError_, EmbeddingError)) or module == "chunking.storage"
             or module.split(".", 1)[0] in ("azure", "openai", "httpx", "httpx2"))
