@@ -22,9 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from chunking.pipeline import stage_two as pipeline, stage_one  # noqa: E402
 from chunking.storage.claim_check import MemoryPayloadStore  # noqa: E402
-from chunking.embeddings import make_embedder  # noqa: E402
-from chunking.services import make_index  # noqa: E402
-from chunking.ledger import make_ledger  # noqa: E402
+from chunking.services import make_embedder, make_index, make_ledger  # noqa: E402
 from chunking.model import Page  # noqa: E402
 from chunking.parsers import parse_document  # noqa: E402
 from chunking.settings import Settings  # noqa: E402

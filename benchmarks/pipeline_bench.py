@@ -46,9 +46,7 @@ def worker(files: list[str], stage_two: bool) -> dict:
     """Run both stages over *files* in this process and return the figures (printed as JSON by ``--worker``)."""
     from chunking.pipeline import stage_two as pipeline
     from chunking.storage.claim_check import MemoryPayloadStore
-    from chunking.embeddings import make_embedder
-    from chunking.services import make_index
-    from chunking.ledger import make_ledger
+    from chunking.services import make_embedder, make_index, make_ledger
     from chunking.settings import Settings
     from chunking.splitters import SentenceTextSplitter
     from chunking.tokens import get_backend

@@ -54,7 +54,7 @@ class Harness:
         self.queues = record_batches(monkeypatch)
         self.search = SearchServiceFake(lag_requests=lag_requests)
         self.sleeps: list[float] = []
-        monkeypatch.setattr(handlers, "make_index", lambda settings: AzureSearchIndex(
+        monkeypatch.setattr("chunking.services.make_index", lambda settings: AzureSearchIndex(
             ENDPOINT, "chunks", settings.embedding_dimensions, "test-key", transport=self.search,
             sleep=self.sleeps.append))
         handlers.services.cache_clear()

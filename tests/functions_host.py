@@ -9,8 +9,8 @@ from azure.functions.queue import QueueMessage
 
 
 class RecordingQueue:
-    """Stands in for the chunk-batch queue of ``chunking.app.functions``: passes messages on to *inner* (a real
-    ``QueueSender``, or nothing) and keeps every message sent, in order, in ``sent``."""
+    """Stands in for the chunk-batch queue of the Functions (``chunking.services.make_batch_queue``): passes messages
+    on to *inner* (a real ``QueueSender``, or nothing) and keeps every message sent, in order, in ``sent``."""
 
     def __init__(self, inner=None) -> None:
         self.inner = inner
@@ -26,18 +26,18 @@ class RecordingQueue:
 
 
 def record_batches(monkeypatch, *, forward: bool = True) -> list[RecordingQueue]:
-    """Patch ``chunking.app.functions.make_batch_queue`` so the queues it makes record what they send (and send it
+    """Patch ``chunking.services.make_batch_queue`` so the queues it makes record what they send (and send it
     to the real queue when *forward*); returns the list of queues made, newest last."""
-    from chunking.app import functions as handlers
+    from chunking import services
 
     made: list[RecordingQueue] = []
-    real = handlers.make_batch_queue
+    real = services.make_batch_queue
 
     def make(settings):
         made.append(RecordingQueue(real(settings) if forward else None))
         return made[-1]
 
-    monkeypatch.setattr(handlers, "make_batch_queue", make)
+    monkeypatch.setattr(services, "make_batch_queue", make)
     return made
 
 

@@ -27,7 +27,7 @@ def app_env(tmp_path_factory, azurite):
         "fadocuments")
     if not function_app.documents.exists():
         function_app.documents.create_container()
-    mp.setattr("chunking.app.functions.make_payload_store", lambda *a: MemoryPayloadStore())
+    mp.setattr("chunking.services.make_payload_store", lambda *a: MemoryPayloadStore())
     function_app.queues = record_batches(mp, forward=False)
     handlers.services.cache_clear()
 

@@ -1,83 +1,36 @@
-"""What the Azure Functions run, minus the bindings: one call per trigger, with the process's services built
-once from the environment (lazily, so importing ``function_app`` never touches the network: see
-docs/architecture.md#platform-facts-and-their-sources)."""
+"""What the Azure Functions run, minus the bindings: one call per trigger, with the process's services
+(``chunking.services.services()``) built once from the environment (lazily, so importing ``function_app`` never
+touches the network: see docs/architecture.md#platform-facts-and-their-sources)."""
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
-from dataclasses import dataclass
+import tempfile
+from pathlib import Path
 
 from chunking.storage.properties import read_properties
 from chunking.pipeline.backfill import expected_settings
-from chunking.storage.claim_check import PayloadStore, make_payload_store
-from chunking.embeddings import Embedder, make_embedder
 from chunking.pipeline.field_sweep import refresh_fields
 from chunking.pipeline.fields import is_fields_message
 from chunking.errors import classify, describe_failure, reason_of
 from chunking.ids import doc_id as make_doc_id
-from chunking.index import SearchIndex
-from chunking.services import make_index
-from chunking.ledger import Ledger, make_ledger
 from chunking.pipeline.namespaces import deployment_namespace
 from chunking.pipeline.stage_two import StageOneResult, StageTwoResult, run_stage_one, run_stage_two
 from chunking.messages.batches import MessageError, decode_message
 from chunking.messages.jobs import RangeState, StageOneJob, decode_job, encode_job, enqueue_stage_one
 from chunking.pipeline.reconcile import ReconcileReport, delete_document, parse_blob_events, reconcile
-from chunking.redact import install_log_redaction, register_settings
 from chunking.pipeline.reprocess import ReprocessReport, reprocess, select
+from chunking.services import Services, services
 from chunking.settings import Settings
-from chunking.storage import (
-    BlobChangedError, QueueSender, blob_service, create_container, download_to_file, queue_client, storage_error,
-)
+from chunking.storage import BlobChangedError, blob_service, create_container, download_to_file, storage_error
 
 __all__ = [
-    "Services", "enqueue_stage_one_jobs", "handle_batch", "handle_batch_poison", "handle_blob", "handle_blob_event",
+    "enqueue_stage_one_jobs", "handle_batch", "handle_batch_poison", "handle_blob", "handle_blob_event",
     "handle_blob_poison", "handle_reconcile", "handle_reprocess", "handle_stage_one_job", "handle_stage_one_poison",
-    "services",
 ]
 
 log = logging.getLogger("chunking.app.functions")
-
-
-@dataclass(frozen=True)
-class Services:
-    settings: Settings
-    embedder: Embedder
-    index: SearchIndex
-    payloads: PayloadStore
-    ledger: Ledger
-    batches: QueueSender  # the chunk-batch queue (created on first use)
-    jobs: QueueSender  # the stage-1 job queue (created on first use)
-
-
-@functools.cache
-def services() -> Services:
-    """Settings, embedder, index (ensured), claim-check store, ledger, chunk-batch and stage-1 job queues of this
-    process, built on first use."""
-    settings = Settings.from_env()
-    install_log_redaction()
-    register_settings(settings)
-    index = make_index(settings)
-    index.ensure()
-    payloads = make_payload_store(settings)
-    embedder = make_embedder(settings)
-    if settings.embedding_backend == "offline":
-        log.warning("embedding with %s: the offline lexical embedder (hashed words, not semantic); set "
-                    "AZURE_OPENAI_ENDPOINT or OPENAI_BASE_URL for real embeddings", embedder.name)
-    return Services(settings, embedder, index, payloads, make_ledger(settings), make_batch_queue(settings),
-                    make_job_queue(settings))
-
-
-def make_batch_queue(settings: Settings) -> QueueSender:
-    """The chunk-batch queue ``settings.batch_queue`` on the app's storage."""
-    return QueueSender(queue_client(settings, settings.batch_queue))
-
-
-def make_job_queue(settings: Settings) -> QueueSender:
-    """The stage-1 job queue ``settings.stage_one.job_queue`` on the app's storage."""
-    return QueueSender(queue_client(settings, settings.stage_one.job_queue))
 
 
 def enqueue_stage_one_jobs(paths: list[str], *, force: bool = False, reason: str = "",
@@ -133,9 +86,6 @@ def handle_stage_one_job(body: bytes | str) -> StageOneResult | None:
 
 
 def _stage_one(s: Services, blob, job: StageOneJob) -> StageOneResult | None:
-    import tempfile
-    from pathlib import Path
-
     container, path = job.container, job.path
 
     def enqueue_next(version: str, state: RangeState) -> None:

@@ -1,6 +1,6 @@
 """The strategies as pipeline splitters: ``SPLITTERS=".pdf=semantic,.md=propositions+enrich"`` picks them per
 file extension (``chunking.documents.splitter.splitter_for``; their names are listed in ``chunking.formats``), with
-their parameters from ``settings.strategy`` and the shared clients (``clients.strategy_clients``).
+their parameters from ``settings.strategy`` and the shared clients (``chunking.services.strategy_clients``).
 
 | name | what runs |
 |---|---|
@@ -26,7 +26,14 @@ from typing import Any, Callable, Sequence
 from chunking.formats import ENRICH_SUFFIX, STRATEGY_NAMES, is_strategy
 from chunking.model import Chunk, Page
 from chunking.parsers.selection import has_headings
+from chunking.services import strategy_clients
 from chunking.settings import Settings
+from chunking.splitters.markdown import HeadingOutline
+from chunking.strategies.enrichment import ContextEnricher
+from chunking.strategies.hierarchical import HierarchicalChunker, Level
+from chunking.strategies.llm import LLMChunker, LLMRouter
+from chunking.strategies.proposition import PropositionChunker
+from chunking.strategies.semantic import SemanticChunker
 
 __all__ = ["ENRICH_SUFFIX", "STRATEGY_NAMES", "is_strategy", "strategy_splitter"]
 
@@ -56,13 +63,9 @@ def strategy_splitter(name: str, source: str, settings: Settings, *, base: BaseS
 
 
 def _build(name: str, source: str, s: Settings, base: BaseSplitter, default: str) -> tuple[dict[str, Any], Split]:
-    from chunking.services import strategy_clients
-
     opts, clients = s.strategy, strategy_clients(s)
     fallback_config, fallback = base(default, s)
     if name in ("semantic", "llm"):
-        from chunking.strategies.semantic import SemanticChunker
-
         semantic = SemanticChunker(
             clients.embedder, buffer_size=opts.semantic_buffer_size,
             breakpoint_threshold_type=opts.semantic_threshold_type,
@@ -73,15 +76,11 @@ def _build(name: str, source: str, s: Settings, base: BaseSplitter, default: str
         )  # fmt: skip
         if name == "semantic":
             return {**semantic.config(), "fallback": fallback_config}, semantic.split_pages
-        from chunking.strategies.llm import LLMChunker
-
         llm = LLMChunker(clients.chat, cache=clients.cache, window_tokens=max(opts.llm_window_tokens, s.max_tokens),
                          min_chunk_tokens=min(opts.llm_min_tokens, s.max_tokens), max_chunk_tokens=s.max_tokens,
                          fallback=semantic.split_pages)  # fmt: skip
         return {**llm.config(), "fallback": {**semantic.config(), "fallback": fallback_config}}, llm.split_pages
     if name in ("hierarchical", "small_to_big", "sentence_window"):
-        from chunking.strategies.hierarchical import HierarchicalChunker, Level
-
         parent, child = opts.small_to_big_tokens
         if name == "hierarchical":
             caps = opts.hierarchy_levels_tokens
@@ -92,8 +91,6 @@ def _build(name: str, source: str, s: Settings, base: BaseSplitter, default: str
         chunker = HierarchicalChunker(levels, embed_levels=embed, headings=has_headings(source, s))
         return {**chunker.config(), "variant": name}, chunker.split_pages
     if name == "propositions":
-        from chunking.strategies.proposition import PropositionChunker
-
         cap = opts.proposition_passage_tokens
         passages = None if default == "sentence" else base(default, s.replace(max_tokens=cap, max_chars=4 * cap))[1]
         chunker = PropositionChunker(
@@ -108,9 +105,6 @@ def _build(name: str, source: str, s: Settings, base: BaseSplitter, default: str
 
 
 def _router(source: str, s: Settings, base: BaseSplitter, default: str) -> tuple[dict[str, Any], Split]:
-    from chunking.services import strategy_clients
-    from chunking.strategies.llm import LLMRouter
-
     clients = strategy_clients(s)
     choices = [c for c in s.strategy.router_choices if c != "router"]
     built = {c: strategy_splitter(c, source, s, base=base, default=default) for c in [*choices, default]}
@@ -127,9 +121,6 @@ def _router(source: str, s: Settings, base: BaseSplitter, default: str) -> tuple
 
 
 def _enriched(config: dict[str, Any], split: Split, source: str, s: Settings) -> tuple[dict[str, Any], Split]:
-    from chunking.services import strategy_clients
-    from chunking.strategies.enrichment import ContextEnricher
-
     opts = s.strategy
     clients = strategy_clients(s) if opts.enrich_generated_context else None
     enricher = ContextEnricher(
@@ -144,8 +135,6 @@ def _enriched(config: dict[str, Any], split: Split, source: str, s: Settings) ->
         pages = list(pages)
         chunks = split(pages)
         if headed:  # the heading path the records will carry (chunking.documents.records), for the breadcrumb
-            from chunking.splitters.markdown import HeadingOutline
-
             outline = HeadingOutline(pages)
             chunks = [c if c.headings else dataclasses.replace(c, headings=outline.path_at(c.char_start))
                       for c in chunks]

@@ -14,16 +14,13 @@ May import: core, errors, tokens.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 from chunking.embeddings.offline import OfflineLexicalEmbedder
 
-if TYPE_CHECKING:
-    from chunking.settings import Settings
-
 __all__ = [
     "MAX_INPUTS_PER_REQUEST", "MAX_TOKENS_PER_INPUT", "Embedder", "EmbeddingError", "OfflineLexicalEmbedder",
-    "OpenAIEmbedder", "batch_by_tokens", "embed_all", "make_embedder",
+    "OpenAIEmbedder", "batch_by_tokens", "embed_all",
 ]  # fmt: skip
 
 #: Inputs per ``/embeddings`` request (Azure OpenAI quotas and limits).
@@ -249,51 +246,3 @@ def embed_all(
             raise EmbeddingError(f"{embedder.name}: sent {len(batch)} inputs, got {len(got)} vectors")
         vectors.extend(got)
     return vectors
-
-
-def make_embedder(settings: "Settings") -> Embedder:
-    """The embedder selected by ``settings.embedding_backend``.
-
-    ``"offline"`` → ``OfflineLexicalEmbedder(settings.embedding_dimensions)``; ``"local"`` →
-    ``LocalModelEmbedder`` on ``settings.local_model.folder`` (its dimensions decide the index's); ``"azure_openai"`` → deployment
-    ``settings.azure_openai_deployment`` (default: named like ``settings.embedding_model``, the model, which
-    decides whether ``dimensions`` is sent) at ``settings.azure_openai_endpoint`` (API key, else Entra ID); ``"openai"``
-    → ``settings.embedding_model`` at ``settings.openai_base_url`` (OpenAI itself when empty).
-
-    Raises:
-        ValueError: unknown backend, or a required endpoint is missing (the message names the setting).
-    """
-    backend = settings.embedding_backend
-    dims = settings.embedding_dimensions
-    if backend == "offline":
-        return OfflineLexicalEmbedder(dims)
-    if backend == "local":
-        from chunking.embeddings.local import LocalModelEmbedder
-
-        if settings.local_model.folder is None:
-            raise ValueError("EMBEDDING_BACKEND=local needs EMBEDDING_MODEL (a sentence-transformers model folder)")
-        embedder = LocalModelEmbedder(settings.local_model.folder)
-        if embedder.dimensions != dims:
-            raise ValueError(f"EMBEDDING_DIMENSIONS is {dims} but the local model {settings.local_model.folder} "
-                             f"makes {embedder.dimensions}-dimensional vectors; leave EMBEDDING_DIMENSIONS unset")
-        return embedder
-    from chunking.tokens import token_counter
-
-    counter = token_counter(settings.encoding)
-    if backend == "azure_openai":
-        if not settings.azure_openai_endpoint:
-            raise ValueError("EMBEDDING_BACKEND=azure_openai needs AZURE_OPENAI_ENDPOINT")
-        return OpenAIEmbedder.azure(endpoint=settings.azure_openai_endpoint,
-                                    deployment=settings.azure_openai_deployment or settings.embedding_model,
-                                    dimensions=dims, api_key=settings.azure_openai_api_key or None,
-                                    api_version=settings.azure_openai_api_version, token_counter=counter,
-                                    send_dimensions="text-embedding-3" in settings.embedding_model)
-    if backend == "openai":
-        if not (settings.openai_api_key or settings.openai_base_url):
-            raise ValueError("EMBEDDING_BACKEND=openai needs OPENAI_API_KEY or OPENAI_BASE_URL")
-        # Self-hosted OpenAI-compatible servers often need no key, but the SDK refuses to start without one.
-        return OpenAIEmbedder.openai_compatible(
-            model=settings.embedding_model, dimensions=dims, api_key=settings.openai_api_key or "unused",
-            base_url=settings.openai_base_url or None, token_counter=counter,
-        )  # fmt: skip
-    raise ValueError(f"unknown embedding backend {backend!r} (EMBEDDING_BACKEND: offline, azure_openai, openai, local)")

@@ -20,9 +20,16 @@ import re
 from pathlib import Path
 from typing import Callable, Sequence
 
-from chunking.evaluation.questions import Question, dump_questions
-from chunking.model import ChunkRecord
 from chunking.embeddings.stopwords import is_stop_word
+from chunking.evaluation.judge import _normalised
+from chunking.evaluation.questions import Question, dump_questions
+from chunking.evaluation.runner import _settings_for
+from chunking.ids import doc_id
+from chunking.index.local import LocalIndex
+from chunking.model import ChunkRecord
+from chunking.parsers import parse_document
+from chunking.pipeline.ingest import LOCAL_CONTAINER, ingest_files
+from chunking.services import make_chat_client, make_embedder, make_ledger
 
 __all__ = ["draft_question_file", "draft_questions"]
 
@@ -102,15 +109,6 @@ def draft_question_file(files: Sequence[tuple[Path, str]], count: int, strategy,
                         out: Path) -> int:
     """Ingest *files* with *strategy* under *workdir*, draft *count* questions (``CHAT_MODEL`` when configured)
     and write them to *out* as JSON lines; returns how many were written."""
-    from chunking.embeddings import make_embedder
-    from chunking.evaluation.judge import _normalised
-    from chunking.evaluation.runner import _settings_for
-    from chunking.ids import doc_id
-    from chunking.index.local import LocalIndex
-    from chunking.pipeline.ingest import LOCAL_CONTAINER, ingest_files
-    from chunking.ledger import make_ledger
-    from chunking.parsers import parse_document
-
     run_settings = _settings_for(strategy, settings, workdir, sorted({p.suffix.lower() for p, _ in files}), {})
     embedder = make_embedder(run_settings)
     texts: dict[str, str] = {}
@@ -127,8 +125,6 @@ def draft_question_file(files: Sequence[tuple[Path, str]], count: int, strategy,
 
     chat = None
     if settings.chat_backend != "offline":
-        from chunking.services import make_chat_client
-
         chat = make_chat_client(settings)
     questions = draft_questions(records, count, in_document=in_document, chat=chat)
     out.write_text(dump_questions(questions), encoding="utf-8")

@@ -19,7 +19,13 @@ from typing import Callable, Mapping, Sequence
 from chunking.evaluation.judge import AnswerKey, answer_key, matches_source
 from chunking.evaluation.metrics import QuestionScore, Summary, score_question, summarise
 from chunking.evaluation.questions import Question
-from chunking.settings import Settings
+from chunking.ids import doc_id
+from chunking.index.local import LocalIndex
+from chunking.parsers import parse_document
+from chunking.pipeline.ingest import LOCAL_CONTAINER, ingest_files
+from chunking.retrieval import search
+from chunking.services import fusion_options, make_embedder, make_ledger, strategy_clients
+from chunking.settings import Settings, SettingsError
 
 __all__ = ["Strategy", "StrategyResult", "evaluate", "parse_strategy"]
 
@@ -99,8 +105,6 @@ def _settings_for(strategy: Strategy, base: Settings, state_dir: Path, extension
 def _answer_keys(questions: Sequence[Question], files: Sequence[tuple[Path, str]],
                  settings: Settings) -> list[list[AnswerKey]]:
     """Per question, its answer key in each document it names (parsed once each)."""
-    from chunking.parsers import parse_document
-
     parsed: dict[str, list] = {}
     keys = []
     for q in questions:
@@ -135,15 +139,6 @@ def evaluate(files: Sequence[tuple[Path, str]], questions: Sequence[Question], s
     Raises:
         ValueError: a question names no input document or its passage is not in it; a bad strategy setting.
     """
-    from chunking.embeddings import make_embedder
-    from chunking.services import fusion_options
-    from chunking.index.local import LocalIndex
-    from chunking.pipeline.ingest import ingest_files
-    from chunking.ledger import make_ledger
-    from chunking.retrieval import search
-    from chunking.settings import SettingsError
-    from chunking.services import strategy_clients
-
     env = dict(os.environ if env is None else env)
     keys = _answer_keys(questions, files, settings)
     extensions = sorted({path.suffix.lower() for path, _ in files if path.suffix})
@@ -184,7 +179,4 @@ def evaluate(files: Sequence[tuple[Path, str]], questions: Sequence[Question], s
 
 
 def _count_relevant(index, key: AnswerKey) -> int:
-    from chunking.ids import doc_id
-    from chunking.pipeline.ingest import LOCAL_CONTAINER
-
     return sum(1 for record in index.records_of(doc_id(LOCAL_CONTAINER, key.source)) if key.relevant(record))

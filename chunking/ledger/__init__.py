@@ -6,7 +6,8 @@ file under the local state folder (the embedded default; ``sqlite_store``). Both
 write (optimistic concurrency on an ETag / revision); ``state`` holds the data, the statuses (named once there,
 asked through ``LedgerEntry``'s predicates) and the transitions over them; ``completion`` holds the rule of when
 a version is complete and which versions' chunks stay.
-Everything is importable from ``chunking.ledger``.
+Everything is importable from ``chunking.ledger``; ``chunking.services.make_ledger`` builds the one the settings
+choose.
 
 May import: core, errors, storage.
 """
@@ -49,18 +50,8 @@ from chunking.ledger.table_store import TableLedgerStore
 __all__ = ["DELETED", "FAILED", "INDEXED", "IN_FLIGHT", "MAX_TRANSIENT_FAILURES", "QUEUED", "RETRY_BASE_S",
            "RETRY_CAP_S", "SENDING", "STATUSES", "THROTTLED", "BatchFate", "BatchRecord", "Completion", "Ledger",
            "LedgerEntry", "LedgerStore", "LocalLedgerStore", "Status", "TableLedgerStore", "all_batches_in",
-           "batch_fate", "complete_if_done", "count_statuses", "is_wanted", "local_ledger_path", "make_ledger",
+           "batch_fate", "complete_if_done", "count_statuses", "is_wanted", "local_ledger_path",
            "status_counts"]
-
-
-def make_ledger(settings) -> Ledger:
-    """The ledger for *settings*: a storage table when ``settings.ledger_backend == "table"``, else the SQLite
-    file ``settings.state_dir / "ledger.sqlite3"``."""
-    if settings.ledger_backend == "table":
-        from chunking.storage import table_service
-
-        return Ledger(TableLedgerStore(table_service(settings), settings.ledger_table))
-    return Ledger(LocalLedgerStore(local_ledger_path(settings)))
 
 
 def local_ledger_path(settings) -> Path:

@@ -141,7 +141,7 @@ def enqueue_stage_one(send: Callable[[Sequence[str]], None], container: str, pat
     instead of parsing inline.
 
     Args:
-        send: sends queue messages, e.g. ``chunking.app.functions.services().jobs.send`` (a ``QueueSender`` on
+        send: sends queue messages, e.g. ``chunking.services.services().jobs.send`` (a ``QueueSender`` on
             ``STAGE1_JOB_QUEUE``).
         container: the documents container the paths belong to. paths: blob names inside it.
         reason: recorded in the job for logs (``"reconcile"``, ``"reprocess"``).

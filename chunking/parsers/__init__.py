@@ -50,7 +50,7 @@ def parse_document(data: bytes | Path, *, source: str, max_bytes: int | None = N
         max_bytes: largest accepted ``len(data)`` in bytes; ``None`` for no limit.
         context: the per-document limits and deadline, and where notes about the document are collected
             (default: ``ReadContext()``, the default limits and no deadline).
-        readers: extension → parser replacing the local one (``chunking.parsers.selection.document_readers``:
+        readers: extension → parser replacing the local one (``chunking.services.document_readers``:
             Document Intelligence for the extensions the settings send to it).
 
     Returns:

@@ -1,36 +1,15 @@
-"""Which parser reads a document: the local one of its format (``chunking.formats``), or Document Intelligence
-when the settings send its extension there (``chunking.settings.docintel``: ``DOCUMENT_INTELLIGENCE_ENDPOINT``
-and ``PARSERS``)."""
+"""What the parser chosen for a document changes downstream: the local one of its format (``chunking.formats``), or
+Document Intelligence when the settings send its extension there (``chunking.settings.docintel``:
+``DOCUMENT_INTELLIGENCE_ENDPOINT`` and ``PARSERS``; the readers themselves are built by
+``chunking.services.document_readers``)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from typing import Any
 
-from chunking.formats import HEADING_EXTENSIONS, SUPPORTED_EXTENSIONS, extension_of
-from chunking.model import Page
+from chunking.formats import HEADING_EXTENSIONS, extension_of
 
-__all__ = ["document_readers", "has_headings", "parser_fingerprint"]
-
-_Parser = Callable[..., Iterator[Page]]
-
-
-def document_readers(settings: Any, **client_kwargs: Any) -> dict[str, _Parser]:
-    """Extension → parser, for the extensions that do not use their local parser under *settings* (a
-    ``chunking.settings.Settings``); ``{}`` when every format is parsed locally. Pass the result to
-    ``chunking.parsers.parse_document(readers=…)``.
-
-    Args:
-        client_kwargs: passed to the Document Intelligence client (``transport=`` in tests).
-    """
-    options = settings.document_intelligence
-    extensions = [ext for ext in sorted(SUPPORTED_EXTENSIONS) if options.uses_service(ext)]
-    if not extensions:
-        return {}
-    from chunking.parsers.docintel import DocumentIntelligenceReader
-
-    reader = DocumentIntelligenceReader(options, **client_kwargs)
-    return dict.fromkeys(extensions, reader.parse)
+__all__ = ["has_headings", "parser_fingerprint"]
 
 
 def parser_fingerprint(source: str, settings: Any) -> str:

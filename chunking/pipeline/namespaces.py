@@ -16,6 +16,9 @@ from __future__ import annotations
 import hashlib
 import re
 
+from chunking.ledger import local_ledger_path
+from chunking.services import ledger_table
+
 __all__ = ["deployment_namespace", "ledger_identity"]
 
 
@@ -24,10 +27,9 @@ def ledger_identity(settings) -> str:
 
     The account comes from ``AzureWebJobsStorage__accountName``, the table endpoint, or the connection
     string's ``AccountName`` (``devstoreaccount1`` for ``UseDevelopmentStorage=true``)."""
-    if settings.ledger_backend == "table":
-        return f"table:{_account(settings)}/{settings.ledger_table}"
-    from chunking.ledger import local_ledger_path
-
+    table = ledger_table(settings)
+    if table is not None:
+        return f"table:{_account(settings)}/{table}"
     return f"sqlite:{local_ledger_path(settings).resolve()}"
 
 

@@ -42,7 +42,7 @@ from chunking.parsers.sandbox import count_pages_bounded, read_pages_bounded
 from chunking.parsers import ParseError, ReadContext, no_text_error
 from chunking.parsers.furniture import FurnitureKeys
 from chunking.parsers.limits import Deadline, Limits
-from chunking.parsers.selection import document_readers
+from chunking.services import document_readers
 from chunking.pipeline.batches import HOLD_BATCHES, Batches
 from chunking.documents.version_fields import version_fields
 from chunking.redact import redact

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-__all__ = ["BlobPayloadStore", "MemoryPayloadStore", "PayloadMissingError", "PayloadStore", "make_payload_store"]
+from chunking.storage import blob_container, create_container
+
+__all__ = ["BlobPayloadStore", "MemoryPayloadStore", "PayloadMissingError", "PayloadStore"]
 
 
 class PayloadMissingError(LookupError):
@@ -63,16 +65,12 @@ class BlobPayloadStore:
     """
 
     def __init__(self, storage: Any, container: str) -> None:
-        from chunking.storage import blob_container
-
         self.location = container
         self._container = blob_container(storage, container)
         self._created = False
 
     def put(self, name: str, data: bytes) -> None:
         if not self._created:
-            from chunking.storage import create_container
-
             create_container(self._container)
             self._created = True
         self._container.upload_blob(name, data, overwrite=True)
@@ -96,10 +94,3 @@ class BlobPayloadStore:
         except ResourceNotFoundError:
             return count
         return count
-
-
-def make_payload_store(settings: Any) -> PayloadStore:
-    """The blob payload store of *settings* (``PAYLOAD_CONTAINER`` on the app's storage)."""
-    from chunking.storage import blob_service
-
-    return BlobPayloadStore(blob_service(settings), settings.payload_container)

@@ -25,8 +25,8 @@ from chunking.embeddings import (
     OpenAIEmbedder,
     batch_by_tokens,
     embed_all,
-    make_embedder,
 )
+from chunking.services import make_embedder
 from chunking.settings import Settings
 from chunking.embeddings.stopwords import is_stop_word
 from tests.openai_fakes import ScriptedEndpoint
@@ -400,7 +400,8 @@ def test_counters_count_requests_and_billed_tokens_across_batches():
 
 
 def test_make_embedder_uses_the_azure_deployment_setting(monkeypatch):
-    from chunking.embeddings import OpenAIEmbedder, make_embedder
+    from chunking.embeddings import OpenAIEmbedder
+    from chunking.services import make_embedder
     from chunking.settings import Settings
 
     seen = {}

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from chunking.embeddings import make_embedder
+from chunking.services import make_embedder
 from chunking.settings import Settings, SettingsError
 from chunking.settings.local_model import model_dimensions, resolve_model_folder
 

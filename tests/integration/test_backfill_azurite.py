@@ -44,7 +44,7 @@ def test_an_embedding_model_change_is_backfilled_seven_per_run(h, monkeypatch):
     h.settle()
     assert h.handlers.handle_reconcile().backfilled == []  # nothing changed: nothing to do
 
-    monkeypatch.setattr(h.handlers, "make_embedder", lambda settings: NewModel(settings.embedding_dimensions))
+    monkeypatch.setattr("chunking.services.make_embedder", lambda settings: NewModel(settings.embedding_dimensions))
     h.handlers.services.cache_clear()
     per_run, left = [], []
     for _ in range(10):

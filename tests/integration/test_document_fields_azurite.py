@@ -24,7 +24,7 @@ def h(azurite, tmp_path, monkeypatch, request):
     monkeypatch.setenv("METADATA_FIELDS", "category,department:dept")
     from chunking.index.azure import AzureSearchIndex
 
-    monkeypatch.setattr(harness.handlers, "make_index", lambda settings: AzureSearchIndex(
+    monkeypatch.setattr("chunking.services.make_index", lambda settings: AzureSearchIndex(
         ENDPOINT, "chunks", settings.embedding_dimensions, "test-key", transport=harness.search,
         sleep=harness.sleeps.append, metadata_fields=settings.metadata.field_names))
     harness.handlers.services.cache_clear()

@@ -39,7 +39,7 @@ def deployed(azurite, tmp_path_factory):
         mp.setenv(key, value)
     queues = record_batches(mp)
     search = SearchServiceFake(lag_requests=VISIBILITY_LAG_REQUESTS)
-    mp.setattr(handlers, "make_index", lambda settings: AzureSearchIndex(
+    mp.setattr("chunking.services.make_index", lambda settings: AzureSearchIndex(
         ENDPOINT, "chunks", settings.embedding_dimensions, "test-key", transport=search, sleep=lambda s: None))
     handlers.services.cache_clear()
     import function_app

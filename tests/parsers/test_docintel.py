@@ -7,7 +7,7 @@ from azure.core.exceptions import AzureError, HttpResponseError
 from fpdf import FPDF
 
 from chunking.parsers import ParseError, ReadContext, parse_document
-from chunking.parsers.selection import document_readers
+from chunking.services import document_readers
 from chunking.settings import Settings
 from tests.docintel_fake import ENDPOINT, Cell, DocumentIntelligenceFake, Figure, LayoutDocument, Para, Table
 from tests.parsers.helpers import assert_page_invariants

@@ -12,7 +12,7 @@ from chunking.embeddings import OfflineLexicalEmbedder
 from chunking.errors import describe_failure
 from chunking.index.local import LocalIndex
 from chunking.ledger import Ledger, LocalLedgerStore
-from chunking.parsers.selection import document_readers
+from chunking.services import document_readers
 from chunking.settings import Settings
 from chunking.storage.claim_check import MemoryPayloadStore
 from tests.docintel_fake import ENDPOINT, Cell, DocumentIntelligenceFake, LayoutDocument, Para, Table

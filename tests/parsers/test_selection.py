@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from chunking.documents.splitter import splitter_for
-from chunking.parsers.selection import document_readers, parser_fingerprint
+from chunking.parsers.selection import parser_fingerprint
+from chunking.services import document_readers
 from chunking.settings import Settings, SettingsError
 
 ENDPOINT = "https://acme.cognitiveservices.azure.com"

@@ -11,9 +11,7 @@ import random
 import pytest
 
 from chunking.storage.claim_check import MemoryPayloadStore
-from chunking.embeddings import make_embedder
-from chunking.services import make_index
-from chunking.ledger import make_ledger
+from chunking.services import make_embedder, make_index, make_ledger
 from chunking.pipeline.stage_two import run_stage_one, run_stage_two
 from chunking.messages.batches import decode_message, load_records
 from chunking.settings import Settings

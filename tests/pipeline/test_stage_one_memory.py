@@ -18,7 +18,7 @@ import hashlib, json, sys
 from pathlib import Path
 
 from chunking.storage.claim_check import MemoryPayloadStore
-from chunking.ledger import make_ledger
+from chunking.services import make_ledger
 from chunking.pipeline.stage_two import run_stage_one
 from chunking.settings import Settings
 from chunking.splitters import SentenceTextSplitter

@@ -10,6 +10,11 @@ from pathlib import Path
 
 from chunking.app.cli.arguments import count_at_least
 from chunking.app.cli.output import fail, table
+from chunking.evaluation.generate import draft_question_file
+from chunking.evaluation.questions import QuestionSetError, load_questions
+from chunking.evaluation.runner import evaluate, parse_strategy
+from chunking.pipeline.ingest import collect_files
+from chunking.retrieval import RANKINGS
 
 __all__ = ["add_parser", "run"]
 
@@ -68,11 +73,6 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace, settings) -> int:
     """Evaluate; 0 when it ran, 2 on bad usage, a bad question set or a strategy that cannot be built."""
-    from chunking.evaluation.questions import QuestionSetError, load_questions
-    from chunking.evaluation.runner import evaluate, parse_strategy
-    from chunking.pipeline.ingest import collect_files
-    from chunking.retrieval import RANKINGS
-
     rankings = [r.strip() for r in args.ranking.split(",") if r.strip()]
     unknown = [r for r in rankings if r not in RANKINGS]
     if unknown or not rankings:
@@ -95,8 +95,6 @@ def run(args: argparse.Namespace, settings) -> int:
             if args.generate:
                 if args.questions.exists():
                     return fail(args, "exists; --generate writes a new question set", path=args.questions)
-                from chunking.evaluation.generate import draft_question_file
-
                 drafted = draft_question_file(files, args.generate, strategies[0], settings=settings,
                                               workdir=workdir / "drafts", out=args.questions)
                 print(f"{drafted} drafted questions written to {args.questions}: review them by hand",

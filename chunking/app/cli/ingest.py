@@ -10,6 +10,9 @@ from pathlib import Path
 
 from chunking.app.cli.arguments import metadata_item
 from chunking.app.cli.output import fail, plural, table
+from chunking.pipeline.ingest import collect_files, ingest_files
+from chunking.services import index_location, ledger_table, make_embedder, make_index, make_ledger
+from chunking.storage import ensure_reachable
 
 __all__ = ["add_parser", "run"]
 
@@ -50,11 +53,6 @@ def run(args: argparse.Namespace, settings) -> int:
     bad paths or options."""
     from tqdm import tqdm
 
-    from chunking.embeddings import make_embedder
-    from chunking.services import make_index
-    from chunking.pipeline.ingest import collect_files, ingest_files
-    from chunking.ledger import make_ledger
-
     missing = next((p for p in args.paths if not p.exists()), None)
     if missing is not None:
         return fail(args, "no such file or folder", path=missing)
@@ -67,10 +65,8 @@ def run(args: argparse.Namespace, settings) -> int:
         where = ", ".join(str(p) for p in args.paths)
         passed = f" ({plural(len(ignored), 'file')} of unsupported types passed over)" if ignored else ""
         return fail(args, f"no supported file{passed}", path=where, status=1)
-    if settings.ledger_backend == "table":  # e.g. from local.settings.json: fail fast if Azurite is not running
-        from chunking.storage import ensure_reachable
-
-        ensure_reachable(settings, table=settings.ledger_table)
+    # A ledger table (e.g. from local.settings.json): fail fast if Azurite is not running; a local ledger: no call.
+    ensure_reachable(settings, table=ledger_table(settings))
     index = make_index(settings)
     index.ensure()
     pipeline_log = logging.getLogger("chunking.pipeline.stage_two")
@@ -111,7 +107,7 @@ def _print_summary(summary, totals: dict, settings) -> None:
                  f"{sum(r.stage1_seconds for r in summary.rows):.2f}",
                  f"{sum(r.stage2_seconds for r in summary.rows):.2f}", ""))
     table(("source", "pages", "chunks", "max tok", "tokens", "emb tok", "stage1 s", "stage2 s", "result"), rows)
-    where = settings.local_index_path if settings.index_backend == "local" else settings.search_endpoint
+    where = index_location(settings)
     print(f"\n{totals['added']} added, {totals['updated']} updated, {totals['skipped']} unchanged (skipped), "
           f"{totals['deleted']} deleted, {totals['failed']} failed; "
           f"{plural(totals['embedding_tokens'], 'embedding token')} in "

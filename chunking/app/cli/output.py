@@ -6,16 +6,16 @@ import argparse
 import sys
 from typing import Sequence
 
+from chunking.redact import redact
+
 __all__ = ["fail", "plural", "table"]
 
 
 def fail(args: argparse.Namespace, reason: str, *, path: object = None, status: int = 2) -> int:
     """Print ``PROG COMMAND: [PATH: ]REASON`` on stderr (the one style of every CLI error) and return *status*
     (2 for bad usage or an unreachable service, 1 for a document that failed; see ``--help``)."""
-    from chunking.redact import redact  # no key, SAS or token in any error line
-
     where = f"{path}: " if path is not None else ""
-    print(redact(f"{args.prog}: {where}{reason}"), file=sys.stderr)
+    print(redact(f"{args.prog}: {where}{reason}"), file=sys.stderr)  # no key, SAS or token in any error line
     return status
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from chunking.app import functions as handlers
 from chunking.app.cli.output import plural
 from chunking.app.cli.storage_command import on_storage
 
@@ -27,8 +28,6 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace, settings) -> int:
     """Reconcile once and print the report; 1 when some document could not be enqueued, 2 when the storage
     cannot be reached or refuses."""
-    from chunking.app import functions as handlers
-
     report, status = on_storage(args, settings, handlers.handle_reconcile)
     if report is None:
         return status

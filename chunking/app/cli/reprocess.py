@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from chunking.app import functions as handlers
 from chunking.app.cli.output import plural
 from chunking.app.cli.storage_command import on_storage
 
@@ -37,8 +38,6 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace, settings) -> int:
     """Select, enqueue and report; 1 when some document could not be enqueued, 2 when the storage cannot be
     reached or refuses."""
-    from chunking.app import functions as handlers
-
     bar = _Progress()
 
     def work():

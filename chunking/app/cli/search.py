@@ -11,6 +11,9 @@ from chunking.app.cli.hits import print_hit
 from chunking.app.cli.output import fail
 from chunking.app.cli.search_filters import add_filter_arguments, search_filter
 from chunking.index.odata import FilterError
+from chunking.retrieval import search
+from chunking.retrieval.small_to_big import ParentDocumentRetriever
+from chunking.services import index_known_empty, make_embedder, make_index, vector_floor
 
 __all__ = ["add_parser", "run"]
 
@@ -40,22 +43,17 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace, settings) -> int:
     """Print the hits of ``args.query``; 2 on an empty query. A local index that does not exist yet has no
     hits and is not created."""
-    from chunking.embeddings import make_embedder
-    from chunking.services import make_index
-
     if not args.query.strip():
         return fail(args, "the query is empty")
     try:
         where = search_filter(args, settings)
     except FilterError as exc:  # what is wrong with --filter, --user or --groups
         return fail(args, str(exc))
-    if settings.index_backend == "local" and not settings.local_index_path.exists():
+    if index_known_empty(settings):
         print("[]" if args.json else f"no hits (the index is empty: run `{_ingest_hint(args)}` first)")
         return 0
     index = make_index(settings)
     index.ensure()
-    from chunking.retrieval import search
-
     embedder = make_embedder(settings)
     small_to_big = args.parents or args.window
     try:
@@ -96,17 +94,16 @@ def _not_applied(args: argparse.Namespace) -> str:
 
 
 def _no_hits(args: argparse.Namespace, index, settings, embedder) -> int:
+    floor = vector_floor(settings)
     if not index.count():
         print(f"no hits (the index is empty: run `{_ingest_hint(args)}` first)")
-    elif settings.index_backend != "local":
+    elif floor is None:  # the index ranks by its own rules: nothing more to say
         print("no hits")
     elif hasattr(embedder, "shares_word"):  # the offline embedder: a vector hit needs a query word too
         print("no hits: no chunk contains a word of the query")
     else:
-        from chunking.services import fusion_options
-
         print("no hits: no chunk contains a word of the query, and none has a vector similar enough "
-              f"(cosine below {fusion_options(settings).min_vector_score:g}, SEARCH_MIN_VECTOR_SCORE)")
+              f"(cosine below {floor:g}, SEARCH_MIN_VECTOR_SCORE)")
     return 0
 
 
@@ -116,8 +113,6 @@ def _ingest_hint(args: argparse.Namespace) -> str:
 
 def _print_contexts(args: argparse.Namespace, index, embedder, settings, hits) -> int:
     """Print the parents (or sentence windows) of the child *hits*, ``args.k`` at most."""
-    from chunking.retrieval.small_to_big import ParentDocumentRetriever
-
     retriever = ParentDocumentRetriever(index, embedder, child_k=max(20, 4 * args.k), max_parents=args.k,
                                         window=max(0, args.window))
     results = retriever.from_hits(hits)

@@ -9,6 +9,15 @@ from pathlib import Path
 
 from chunking.app.cli.arguments import count_at_least
 from chunking.app.cli.output import fail, plural, table
+from chunking.documents.fields import configured_fields, file_properties
+from chunking.documents.splitter import splitter_for
+from chunking.formats import extension_of
+from chunking.ids import doc_id
+from chunking.parsers import ParseError, parse_document
+from chunking.pipeline.ingest import LOCAL_CONTAINER, source_name
+from chunking.pipeline.namespaces import deployment_namespace
+from chunking.pipeline.stage_two import document_records, source_version
+from chunking.services import document_readers
 
 __all__ = ["add_parser", "run"]
 
@@ -39,15 +48,6 @@ def add_parser(sub) -> None:
 
 def run(args: argparse.Namespace, settings) -> int:
     """Print the records of ``args.file``; 1 when it cannot be parsed or split, 2 on a bad path or splitter."""
-    from chunking.documents.splitter import splitter_for
-    from chunking.formats import extension_of
-    from chunking.ids import doc_id
-    from chunking.pipeline.ingest import LOCAL_CONTAINER, source_name
-    from chunking.pipeline.namespaces import deployment_namespace
-    from chunking.parsers import ParseError, parse_document
-    from chunking.parsers.selection import document_readers
-    from chunking.pipeline.stage_two import document_records, source_version
-
     path: Path = args.file
     if path.is_dir():
         return fail(args, "is a folder; split takes one file (ingest takes folders)", path=path)
@@ -74,8 +74,6 @@ def run(args: argparse.Namespace, settings) -> int:
         return fail(args, exc.reason, path=path, status=1)
     except ValueError as exc:
         return fail(args, str(exc), path=path, status=1)
-    from chunking.documents.fields import configured_fields, file_properties
-
     fields = configured_fields(settings, data, source, pages, file_properties(path))  # as `ingest` stores them
     namespace = deployment_namespace(settings, LOCAL_CONTAINER)
     records = document_records(pages, chunks, doc_id=doc_id(LOCAL_CONTAINER, source),

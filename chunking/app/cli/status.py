@@ -7,9 +7,8 @@ import json
 
 from chunking.app.cli.output import fail, table
 from chunking.app.cli.watch import WAITING, follow, ledger_states, states
-from chunking.index.local.schema import read_schema
 from chunking.ledger import DELETED, FAILED, INDEXED, QUEUED, SENDING, status_counts
-from chunking.services import make_index
+from chunking.services import ledger_exists, ledger_table, make_index, make_ledger
 from chunking.storage import blob_service, create_container, ensure_reachable, storage_error
 
 __all__ = ["add_parser", "run"]
@@ -37,11 +36,8 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace, settings) -> int:
     """Print the ledger's counts, failures and notes (0); with ``--watch`` follow the documents in progress. A
     local ledger that does not exist yet reads as empty and is not created."""
-    from chunking.ledger import local_ledger_path, make_ledger
-
-    if settings.ledger_backend == "table":
-        ensure_reachable(settings, table=settings.ledger_table)
-    present = settings.ledger_backend == "table" or local_ledger_path(settings).exists()
+    ensure_reachable(settings, table=ledger_table(settings))  # a ledger table only: a local ledger needs no call
+    present = ledger_exists(settings)
     if args.watch:
         return _watch(args, settings, make_ledger(settings))
     entries = make_ledger(settings).entries() if present else []
@@ -75,8 +71,6 @@ def run(args: argparse.Namespace, settings) -> int:
 
 def _schema(settings):
     """The index's ``SchemaInfo``, read without creating or migrating anything."""
-    if settings.index_backend == "local":
-        return read_schema(settings.local_index_path, settings.metadata.field_names)
     return make_index(settings).schema_info()
 
 
@@ -109,7 +103,7 @@ def _watch(args: argparse.Namespace, settings, ledger) -> int:
 def _blob_lister(settings):
     """``() -> [(path, last_modified)]`` of the documents container, or None when the ledger is not in storage
     (the CLI alone, with nothing shared with the Functions)."""
-    if settings.ledger_backend != "table":
+    if ledger_table(settings) is None:
         return None
     from azure.core.exceptions import AzureError
 

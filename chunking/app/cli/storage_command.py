@@ -8,6 +8,8 @@ import argparse
 from typing import Callable, TypeVar
 
 from chunking.app.cli.output import fail
+from chunking.services import ledger_table
+from chunking.storage import StorageError, ensure_reachable
 
 __all__ = ["on_storage"]
 
@@ -19,11 +21,8 @@ def on_storage(args: argparse.Namespace, settings, work: Callable[[], _T]) -> tu
     ``(None, 2)`` after printing why (the storage cannot be reached or refuses, or a setting names nothing)."""
     from azure.core.exceptions import AzureError
 
-    from chunking.storage import StorageError, ensure_reachable
-
     try:
-        ensure_reachable(settings, container=settings.documents_container,
-                         table=settings.ledger_table if settings.ledger_backend == "table" else None)
+        ensure_reachable(settings, container=settings.documents_container, table=ledger_table(settings))
         return work(), 0
     except (StorageError, ValueError) as exc:
         return None, fail(args, str(exc))

@@ -5,8 +5,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from chunking.app.cli import status
 from chunking.app.cli.arguments import metadata_item
 from chunking.app.cli.output import fail
+from chunking.pipeline.ingest import collect_files
+from chunking.storage import blob_service, ensure_reachable, storage_error
 
 __all__ = ["add_parser", "blob_names", "run"]
 
@@ -36,8 +39,6 @@ def blob_names(paths: list[Path], prefix: str = "", cwd: Path | None = None) -> 
         FileNotFoundError: a path does not exist.
         ValueError: two files would get the same blob name.
     """
-    from chunking.pipeline.ingest import collect_files
-
     cwd = (cwd or Path.cwd()).resolve()
     prefix = prefix.strip("/")
     pairs: list[tuple[Path, str]] = []
@@ -75,8 +76,6 @@ def run(args: argparse.Namespace, settings) -> int:
     """Upload and print one line per file; 2 on a missing path or a storage error."""
     from azure.core.exceptions import AzureError
 
-    from chunking.storage import blob_service, ensure_reachable, storage_error
-
     try:
         pairs, ignored = blob_names(args.paths, args.prefix)
     except (FileNotFoundError, ValueError) as exc:
@@ -104,7 +103,5 @@ def run(args: argparse.Namespace, settings) -> int:
     if not args.watch:
         print("follow them with: chunking status --watch")
         return 0
-    from chunking.app.cli import status
-
     return status.run(argparse.Namespace(watch=True, interval=2.0, timeout=900.0, json=False, prog=args.prog),
                       settings)

@@ -61,7 +61,7 @@ def read_pages_bounded(data: bytes | Path, *, source: str, settings, context: Re
     """``chunking.parsers.read_pages`` for stage 1 under *settings* (``chunking.settings.Settings``): the pages
     of one page range (PDF) or of the whole document, as they come, read in a child process
     (``PARSE_ISOLATION=process``, the default; ``read_pages_in_child``) or in-line (``inline``). A format that
-    *readers* sends to a service (``chunking.parsers.selection.document_readers``: Document Intelligence) is read
+    *readers* sends to a service (``chunking.services.document_readers``: Document Intelligence) is read
     in-line: that is network I/O with its own timeouts, not a local library, and its client does not cross
     processes. *kwargs* are ``read_pages``'s range arguments (``start``, ``end``, ``offset``, ``furniture``,
     ``learnt``, …); ``max_bytes`` is ``MAX_DOCUMENT_BYTES``. Raises ``ParseError`` as ``read_pages_in_child``

@@ -124,7 +124,7 @@ def test_a_later_page_range_that_never_answers_fails_the_document_at_the_deadlin
     # Every page range is read in the child: one that hangs in a library call is stopped at STAGE1_MAX_SECONDS.
     from chunking.parsers import sandbox as parse_sandbox
     from chunking.storage.claim_check import MemoryPayloadStore
-    from chunking.ledger import make_ledger
+    from chunking.services import make_ledger
     from chunking.pipeline.stage_two import run_stage_one
     from chunking.settings import Settings
     from chunking.storage import BlobFile
