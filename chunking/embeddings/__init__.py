@@ -17,6 +17,8 @@ from __future__ import annotations
 from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 from chunking.embeddings.offline import OfflineLexicalEmbedder
+from chunking.embeddings.clients import azure_openai_client, openai_compatible_client
+from chunking.tokens import token_counter as _make_counter
 
 __all__ = [
     "MAX_INPUTS_PER_REQUEST", "MAX_TOKENS_PER_INPUT", "Embedder", "EmbeddingError", "OfflineLexicalEmbedder",
@@ -98,8 +100,6 @@ class OpenAIEmbedder:
         self.name = f"{backend}/{model}/{dimensions}"
         self.send_dimensions = ("text-embedding-3" in model) if send_dimensions is None else send_dimensions
         if token_counter is None:
-            from chunking.tokens import token_counter as _make_counter
-
             token_counter = _make_counter("cl100k_base")
         self._count_tokens = token_counter
         self.requests = 0
@@ -117,8 +117,6 @@ class OpenAIEmbedder:
         ``DefaultAzureCredential`` (scope ``https://cognitiveservices.azure.com/.default``). *timeout_s* is per
         HTTP attempt, in seconds. Extra keyword arguments go to ``OpenAIEmbedder``.
         """
-        from chunking.embeddings.clients import azure_openai_client
-
         client = azure_openai_client(endpoint=endpoint, api_key=api_key, api_version=api_version,
                                      max_retries=max_retries, timeout_s=timeout_s, http_client=http_client)
         return cls(client, deployment, dimensions, backend="azure_openai", **kwargs)
@@ -129,8 +127,6 @@ class OpenAIEmbedder:
         timeout_s: float = 60.0, http_client: Any = None, **kwargs: Any,
     ) -> "OpenAIEmbedder":  # fmt: skip
         """An embedder on OpenAI (*base_url* ``None``) or any OpenAI-compatible server at *base_url*."""
-        from chunking.embeddings.clients import openai_compatible_client
-
         client = openai_compatible_client(api_key=api_key, base_url=base_url, max_retries=max_retries,
                                           timeout_s=timeout_s, http_client=http_client)
         return cls(client, model, dimensions, backend="openai", **kwargs)

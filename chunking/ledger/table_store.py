@@ -7,6 +7,7 @@ import json
 from typing import Any, Iterator
 
 from chunking.ledger.state import BatchRecord, LedgerEntry
+from chunking.storage import storage_error
 
 __all__ = ["TableLedgerStore"]
 
@@ -33,8 +34,6 @@ class TableLedgerStore:
         from azure.data.tables import TableServiceClient
 
         from azure.core.exceptions import AzureError
-
-        from chunking.storage import storage_error
 
         service = TableServiceClient.from_connection_string(storage) if isinstance(storage, str) else storage
         try:
