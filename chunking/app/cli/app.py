@@ -31,7 +31,7 @@ Settings come from the environment and, like `func start`, from the "Values" of 
 that file exists (the environment wins), so the CLI sees the storage, ledger and index the local Functions use.
 With none, everything is local: the offline lexical embedder (not semantic) and a single-file index in
 ./.chunking/ (CHUNKING_STATE_DIR). Set AZURE_SEARCH_ENDPOINT and AZURE_OPENAI_ENDPOINT (+ deployment settings)
-to use Azure instead; every setting is in the README.
+to use Azure instead; every setting is in docs/settings.md.
 
 Page numbers: fields (page_start, page_end, --format jsonl) are 0-based; sourcepage (#page=N) and the tables
 printed for people are 1-based.
