@@ -18,7 +18,7 @@ from chunking.storage.claim_check import PayloadMissingError, PayloadStore
 from chunking.pipeline.fields import apply_fields_body, is_fields_message
 from chunking.embeddings import Embedder, embed_all
 from chunking.errors import classify, reason_of
-from chunking.index.protocol import SearchIndex
+from chunking.index.protocol import IndexWriter
 from chunking.ledger import Ledger, LedgerEntry
 from chunking.messages.batches import decode_message, load_records
 from chunking.service_errors import ServiceFailure, describe_failure
@@ -68,7 +68,7 @@ def run_stage_two(
     *,
     settings: Settings,
     embedder: Embedder,
-    index: SearchIndex,
+    index: IndexWriter,
     payloads: PayloadStore,
     ledger: Ledger,
 ) -> StageTwoResult:
@@ -206,7 +206,7 @@ def _message_keys(message, payloads: PayloadStore) -> list[str]:
         return []
 
 
-def _embed_and_upsert(message, result: StageTwoResult, settings: Settings, embedder: Embedder, index: SearchIndex,
+def _embed_and_upsert(message, result: StageTwoResult, settings: Settings, embedder: Embedder, index: IndexWriter,
                       payloads: PayloadStore, ledger: Ledger) -> tuple[list[str], list[str]]:
     """Embed what has no reusable vector, upsert; returns the keys written and their vector hashes."""
     records = load_records(message, payloads)
@@ -245,7 +245,7 @@ def _embed_and_upsert(message, result: StageTwoResult, settings: Settings, embed
     return [r.id for r in records], vector_keys(records)
 
 
-def _complete(message, result: StageTwoResult, index: SearchIndex, ledger: Ledger, payloads: PayloadStore) -> None:
+def _complete(message, result: StageTwoResult, index: IndexWriter, ledger: Ledger, payloads: PayloadStore) -> None:
     """Every batch of the message's version is recorded in the ledger: mark it ``indexed``, then delete the other
     versions by their recorded keys. Marked first, so a writer of an older version that records a batch after
     the listing sees it is no longer wanted and removes its own keys."""
