@@ -1,5 +1,9 @@
 """The one table of file formats: for each extension, the parser that reads it, the splitter that cuts it by
-default, and what its pages and headings mean; and the names a splitter can be chosen by.
+default, what its pages and headings mean, where it declares its title, whether it can be read in page ranges,
+whether it is a ZIP package, whether Document Intelligence reads it, and whether it is program code; and the
+names a splitter can be chosen by. Every other module asks this table (``format_of(source)``, the extension sets
+below) instead of naming extensions, so a new format is one ``FORMATS`` row, one parser module in
+``chunking.parsers`` (registered by its name there), its tests, and its row in docs/parsers.md.
 
 Defaults: PDF, DOCX, PPTX, XLSX, images and text → ``sentence``; Markdown → ``markdown`` (``MarkdownSectionSplitter``); HTML → ``html``
 (header sections, then sentence); JSON → ``json`` (``RecursiveJsonSplitter``); CSV → ``csv`` (row groups, header
@@ -21,10 +25,16 @@ from pathlib import PurePosixPath
 from typing import Mapping
 
 __all__ = [
-    "CODE_LANGUAGES", "ENRICH_SUFFIX", "IMAGE_EXTENSIONS", "FAMILY_NAMES", "FORMATS", "DocumentSplitter", "Format", "HEADING_EXTENSIONS",
-    "PAGINATED_EXTENSIONS", "SPLITTER_NAMES", "STRATEGY_NAMES", "SUPPORTED_EXTENSIONS", "default_splitter",
-    "extension_of", "is_strategy", "splitter_for", "splitter_name",
+    "CODE_LANGUAGES", "DOCINTEL_EXTENSIONS", "ENRICH_SUFFIX", "FAMILY_NAMES", "FORMATS", "Format", "HEADING_EXTENSIONS",
+    "IMAGE_EXTENSIONS", "PAGINATED_EXTENSIONS", "SPLITTER_NAMES", "STRATEGY_NAMES", "SUPPORTED_EXTENSIONS",
+    "TITLE_SOURCES", "default_splitter", "extension_of", "format_of", "is_strategy", "splitter_name",
 ]
+
+#: Where a file declares its own title (``Format.title_source``; read by ``chunking.parsers.titles``):
+#: ``none``; ``pdf-info``, the ``/Title`` of a PDF's document information (PDFium reads it); ``ooxml-core``,
+#: ``dc:title`` in the ``docProps/core.xml`` part of an Office Open XML package; ``html-title``, the ``<title>``
+#: element; ``front-matter``, a ``title:`` line in Markdown's leading ``---`` block.
+TITLE_SOURCES = ("none", "pdf-info", "ooxml-core", "html-title", "front-matter")
 
 
 @dataclass(frozen=True)
@@ -36,48 +46,71 @@ class Format:
             ``"xlsx"``, ``"html"``, ``"json"``, ``"text"``, ``"image"``); the setting ``PARSERS`` and
             ``DOCUMENT_INTELLIGENCE_ENDPOINT`` can send it to Document Intelligence instead
             (``chunking.parsers.selection``).
-        splitter: its default splitter name (a ``SPLITTER_NAMES`` entry; ``SPLITTERS`` overrides it).
+        splitter: its default splitter name (a ``SPLITTER_NAMES`` entry; ``SPLITTERS`` overrides it). A default of
+            ``markdown`` also marks Markdown syntax for the parser (its nesting check).
         paginated: its pages are real pages (citations say ``#page=N``).
         headings: its ``#`` lines are headings (Markdown, and HTML/DOCX whose parsers render headings that way; in
             a PDF or a text file a leading ``#`` is as likely a shell comment).
+        title_source: where the file declares its title, a ``TITLE_SOURCES`` entry (``"none"``: it has no such
+            property; the first heading or the file name is the title).
+        page_ranges: its local parser can read it in windows of pages (``start``/``end``), so stage 1 counts its
+            pages first and reads a long one in ranges of ``STAGE1_PAGES_PER_JOB`` pages, the title and
+            language coming from its first pages (docs/architecture.md#long-documents).
+        zip_package: the file is a ZIP package (Office Open XML): a part such as its declared title can only be
+            read from the whole file, never from its first bytes.
+        docintel: the Document Intelligence layout model reads it, so ``DOCUMENT_INTELLIGENCE_ENDPOINT`` sends it
+            there and ``PARSERS`` may name it with ``docintel``.
+        program_code: program source, whose ``*`` and ``_`` are never emphasis (the CLI shows its hits verbatim;
+            reStructuredText is markup, not code).
     """
 
     parser: str
     splitter: str
     paginated: bool = False
     headings: bool = False
+    title_source: str = "none"
+    page_ranges: bool = False
+    zip_package: bool = False
+    docintel: bool = False
+    program_code: bool = False
 
 
 _TEXT = Format("text", "sentence")
+_MARKDOWN = Format("text", "markdown", headings=True, title_source="front-matter")
+_HTML = Format("html", "html", headings=True, title_source="html-title", docintel=True)
 #: Image formats the Document Intelligence layout model reads (its "service limits" page lists JPEG, PNG, BMP,
 #: TIFF and HEIF).
 IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".heif")
-#: Source-code extensions → LangChain ``Language`` names for the recursive splitter's presets.
-CODE_LANGUAGES = {
+#: Program-source extensions → LangChain ``Language`` names for the recursive splitter's presets.
+_PROGRAM_LANGUAGES = {
     ".py": "python", ".js": "js", ".ts": "ts", ".go": "go", ".java": "java", ".c": "c", ".h": "c",
-    ".cpp": "cpp", ".rs": "rust", ".rst": "rst",
+    ".cpp": "cpp", ".rs": "rust",
 }  # fmt: skip
 
 #: Every supported extension (lower case, with its dot) → its ``Format``.
 FORMATS: dict[str, Format] = {
-    ".pdf": Format("pdf", "sentence", paginated=True),
-    ".docx": Format("docx", "sentence", headings=True),
+    ".pdf": Format("pdf", "sentence", paginated=True, title_source="pdf-info", page_ranges=True, docintel=True),
+    ".docx": Format("docx", "sentence", headings=True, title_source="ooxml-core", zip_package=True, docintel=True),
     # A slide or a worksheet is a page (citations say #page=N for slide or sheet N); a slide opens with its title
     # as a heading, a sheet's table has the sheet's name as its caption.
-    ".pptx": Format("pptx", "sentence", paginated=True, headings=True),
-    ".xlsx": Format("xlsx", "sentence", paginated=True),
-    ".xlsm": Format("xlsx", "sentence", paginated=True),
+    ".pptx": Format("pptx", "sentence", paginated=True, headings=True, title_source="ooxml-core", zip_package=True,
+                    docintel=True),
+    ".xlsx": Format("xlsx", "sentence", paginated=True, title_source="ooxml-core", zip_package=True, docintel=True),
+    # A macro-enabled workbook: the layout model does not take it, so it is always parsed locally.
+    ".xlsm": Format("xlsx", "sentence", paginated=True, title_source="ooxml-core", zip_package=True),
     # Images are read only by Document Intelligence; locally they are refused with a reason naming its setting.
-    **dict.fromkeys(IMAGE_EXTENSIONS, Format("image", "sentence", paginated=True)),
-    ".html": Format("html", "html", headings=True),
-    ".htm": Format("html", "html", headings=True),
+    **dict.fromkeys(IMAGE_EXTENSIONS, Format("image", "sentence", paginated=True, docintel=True)),
+    ".html": _HTML,
+    ".htm": _HTML,
     ".json": Format("json", "json"),
     # CSV stays CSV text: its rows are grouped by the CSV splitter (quoted newlines are normalised as well).
     ".csv": Format("text", "csv"),
-    ".md": Format("text", "markdown", headings=True),
-    ".markdown": Format("text", "markdown", headings=True),
+    ".md": _MARKDOWN,
+    ".markdown": _MARKDOWN,
     **dict.fromkeys((".txt", ".text", ".log", ".xml", ".yaml", ".yml"), _TEXT),
-    **{ext: Format("text", f"code:{language}") for ext, language in CODE_LANGUAGES.items()},
+    **{ext: Format("text", f"code:{language}", program_code=True) for ext, language in _PROGRAM_LANGUAGES.items()},
+    # reStructuredText: cut with the recursive splitter's rst preset, but markup, whose * and _ are emphasis.
+    ".rst": Format("text", "code:rst"),
 }
 
 #: Lower-case file extensions, with the dot, that are parsed and indexed.
@@ -86,6 +119,12 @@ SUPPORTED_EXTENSIONS: frozenset[str] = frozenset(FORMATS)
 PAGINATED_EXTENSIONS = frozenset(ext for ext, fmt in FORMATS.items() if fmt.paginated)
 #: Formats whose ``#`` lines are headings.
 HEADING_EXTENSIONS = frozenset(ext for ext, fmt in FORMATS.items() if fmt.headings)
+#: Formats the Document Intelligence layout model reads.
+DOCINTEL_EXTENSIONS = frozenset(ext for ext, fmt in FORMATS.items() if fmt.docintel)
+#: Extensions cut by a recursive-splitter preset → the preset's LangChain ``Language`` name (``".py"`` →
+#: ``"python"``).
+CODE_LANGUAGES = {ext: fmt.splitter.partition(":")[2] for ext, fmt in FORMATS.items()
+                  if fmt.splitter.startswith("code:")}
 
 #: The splitter families (adapters in ``chunking.documents.splitter``).
 FAMILY_NAMES = ("sentence", "markdown", "html", "json", "csv")
@@ -101,6 +140,12 @@ SPLITTER_NAMES = (*FAMILY_NAMES, "code:<language>", *STRATEGY_NAMES, f"<name>{EN
 def extension_of(source: str) -> str:
     """Lower-case extension with its dot (``".pdf"``), or ``""``."""
     return PurePosixPath(source).suffix.lower()
+
+
+def format_of(source: str) -> Format | None:
+    """The ``Format`` of *source* (a file name or path, ``"docs/Guide.PDF"``) by its extension, compared
+    case-insensitively; ``None`` for an unsupported or missing extension."""
+    return FORMATS.get(extension_of(source))
 
 
 def splitter_name(source: str, overrides: Mapping[str, str] = {}) -> str:  # noqa: B006 (read-only)

@@ -5,7 +5,9 @@ import json
 import pytest
 
 from chunking.documents.splitter import splitter_for
-from chunking.formats import splitter_name
+from chunking.formats import (CODE_LANGUAGES, DOCINTEL_EXTENSIONS, FORMATS, HEADING_EXTENSIONS,
+                              PAGINATED_EXTENSIONS, SUPPORTED_EXTENSIONS, TITLE_SOURCES, Format, format_of,
+                              splitter_name)
 from chunking.model import Page
 from chunking.parsers import parse_document
 from chunking.settings import Settings, SettingsError
@@ -25,6 +27,56 @@ def test_defaults_and_overrides():
         Settings.from_env({"SPLITTERS": "txt"})
     with pytest.raises(ValueError, match="unknown splitter 'nope'"):
         splitter_for("a.txt", Settings(splitters={".txt": "nope"}))
+
+
+# Every row of the format table, every column: parser, splitter, paginated, headings, title_source, page_ranges,
+# zip_package, docintel, program_code ("p" paginated, "h" headings, "r" page ranges, "z" ZIP package,
+# "d" Document Intelligence, "c" program code).
+EXPECTED_TABLE = {
+    ".pdf": ("pdf", "sentence", "pdf-info", "prd"),
+    ".docx": ("docx", "sentence", "ooxml-core", "hzd"),
+    ".pptx": ("pptx", "sentence", "ooxml-core", "phzd"),
+    ".xlsx": ("xlsx", "sentence", "ooxml-core", "pzd"),
+    ".xlsm": ("xlsx", "sentence", "ooxml-core", "pz"),
+    **{ext: ("image", "sentence", "none", "pd") for ext in (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".heif")},
+    ".html": ("html", "html", "html-title", "hd"),
+    ".htm": ("html", "html", "html-title", "hd"),
+    ".json": ("json", "json", "none", ""),
+    ".csv": ("text", "csv", "none", ""),
+    ".md": ("text", "markdown", "front-matter", "h"),
+    ".markdown": ("text", "markdown", "front-matter", "h"),
+    **{ext: ("text", "sentence", "none", "") for ext in (".txt", ".text", ".log", ".xml", ".yaml", ".yml")},
+    **{ext: ("text", f"code:{language}", "none", "c") for ext, language in (
+        (".py", "python"), (".js", "js"), (".ts", "ts"), (".go", "go"), (".java", "java"), (".c", "c"), (".h", "c"),
+        (".cpp", "cpp"), (".rs", "rust"))},
+    ".rst": ("text", "code:rst", "none", ""),
+}
+
+
+def test_every_row_of_the_format_table_column_by_column():
+    def row(fmt: Format) -> tuple[str, str, str, str]:
+        flags = [("p", fmt.paginated), ("h", fmt.headings), ("r", fmt.page_ranges), ("z", fmt.zip_package),
+                 ("d", fmt.docintel), ("c", fmt.program_code)]
+        return fmt.parser, fmt.splitter, fmt.title_source, "".join(letter for letter, on in flags if on)
+
+    assert {ext: row(fmt) for ext, fmt in FORMATS.items()} == EXPECTED_TABLE
+    assert all(fmt.title_source in TITLE_SOURCES for fmt in FORMATS.values())
+    # Only a format that reads page windows is counted and read in page ranges; a ZIP package is Office Open XML.
+    assert all(fmt.paginated for fmt in FORMATS.values() if fmt.page_ranges)
+    assert all(fmt.title_source == "ooxml-core" for fmt in FORMATS.values() if fmt.zip_package)
+    # The derived sets are the columns.
+    assert SUPPORTED_EXTENSIONS == set(EXPECTED_TABLE)
+    assert PAGINATED_EXTENSIONS == {ext for ext, (*_, flags) in EXPECTED_TABLE.items() if "p" in flags}
+    assert HEADING_EXTENSIONS == {ext for ext, (*_, flags) in EXPECTED_TABLE.items() if "h" in flags}
+    assert DOCINTEL_EXTENSIONS == {ext for ext, (*_, flags) in EXPECTED_TABLE.items() if "d" in flags}
+    assert CODE_LANGUAGES == {ext: splitter[5:] for ext, (_, splitter, *_) in EXPECTED_TABLE.items()
+                              if splitter.startswith("code:")}
+
+
+@pytest.mark.parametrize(("source", "extension"), [("docs/Guide.PDF", ".pdf"), ("a.b/notes.Md", ".md"),
+                                                   ("x.tar.gz", None), ("README", None), ("a.docm", None)])
+def test_format_of_reads_the_last_extension_case_insensitively(source, extension):
+    assert format_of(source) is (FORMATS[extension] if extension else None)
 
 
 def test_fingerprint_changes_with_splitter_and_settings():

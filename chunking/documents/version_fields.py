@@ -17,11 +17,10 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from chunking.documents.fields import configured_fields
-from chunking.model import DocumentFields, SourceProperties
-from chunking.formats import extension_of
-from chunking.model import Page
-from chunking.parsers.sandbox import read_head_bounded
+from chunking.formats import format_of
+from chunking.model import DocumentFields, Page, SourceProperties
 from chunking.parsers import ReadContext
+from chunking.parsers.sandbox import read_head_bounded
 
 __all__ = ["HEAD_PAGES", "version_fields"]
 
@@ -47,7 +46,8 @@ def version_fields(local: bytes | Path, *, source: str, size_bytes: int, setting
     properties = properties or SourceProperties()
     if properties.size_bytes is None:
         properties = dataclasses.replace(properties, size_bytes=size_bytes)
-    head = HEAD_PAGES if pages is None and extension_of(source) == ".pdf" else 0
+    fmt = format_of(source)
+    head = HEAD_PAGES if pages is None and fmt is not None and fmt.page_ranges else 0
     declared, first = read_head_bounded(local, source=source, settings=settings, context=context, readers=readers,
                                         pages=head)
     return configured_fields(settings, b"", source, first if pages is None else pages, properties,

@@ -1,9 +1,10 @@
-"""Search indexes: the ``SearchIndex`` protocol, the OData filter subset, security trimming and hybrid fusion;
-the backends live in ``chunking.index.azure`` (Azure AI Search) and ``chunking.index.local`` (one SQLite file).
+"""Search indexes: the ``IndexWriter`` and ``IndexSearcher`` protocols (``SearchIndex`` is both), the OData filter
+subset, security trimming and hybrid fusion; the backends live in ``chunking.index.azure`` (Azure AI Search) and
+``chunking.index.local`` (one SQLite file).
 
 May import: core, errors, tokens.
 """
 
-from chunking.index.protocol import IndexError_, SearchHit, SearchIndex
+from chunking.index.protocol import IndexError_, IndexSearcher, IndexWriter, SearchHit, SearchIndex
 
-__all__ = ["IndexError_", "SearchHit", "SearchIndex"]
+__all__ = ["IndexError_", "IndexSearcher", "IndexWriter", "SearchHit", "SearchIndex"]

@@ -10,7 +10,7 @@ from typing import Collection, Iterable, Protocol, Sequence
 
 from chunking.model import ChunkRecord
 
-__all__ = ["IndexError_", "SearchHit", "SearchIndex"]
+__all__ = ["IndexError_", "IndexSearcher", "IndexWriter", "SearchHit", "SearchIndex"]
 
 
 class IndexError_(RuntimeError):
@@ -38,8 +38,10 @@ class SearchHit:
     vector: float | None = None
 
 
-class SearchIndex(Protocol):
-    """A vector + keyword index of chunk records, keyed by ``ChunkRecord.id``."""
+class IndexWriter(Protocol):
+    """The write side of a vector + keyword index of chunk records, keyed by ``ChunkRecord.id``: what the
+    pipeline (``chunking.pipeline``) needs to create the index, write, retire and update the records of document
+    versions, and reuse stored vectors."""
 
     def ensure(self) -> None:
         """Create the index if missing; raise ``IndexError_`` if it exists with an incompatible schema
@@ -56,24 +58,23 @@ class SearchIndex(Protocol):
         """``{id: version}`` of every record of document *doc_id*; with *namespace*, only its records of that
         namespace and those written before namespaces existed (no namespace)."""
 
-    def records_of(self, doc_id: str) -> list[ChunkRecord]:
-        """Every record of document *doc_id* (embeddings omitted), in no particular order."""
-
     def doc_ids(self, namespace: str | None = None) -> set[str]:
         """Every ``doc_id`` present in the index; with *namespace*, those with records of exactly that
         namespace (``ChunkRecord.namespace``)."""
-
-    def vectors_by_content_hash(self, hashes: Iterable[str]) -> dict[str, tuple[float, ...]]:
-        """Stored embeddings of any records whose ``vector_key`` is in *hashes* (for embedding reuse): the hash of
-        the text the vector was computed from (``embedding_hash`` when set, else ``content_hash``), so a vector
-        of an enriched text is never reused for the bare content, nor the other way round."""
 
     def vectors_by_key(self, ids: Iterable[str]) -> dict[str, tuple[float, ...]]:
         """``{id: embedding}`` of the stored records among *ids* that have a vector, by lookups by key (not
         queries: immediate after a write, no filter over the index). Missing ids are left out."""
 
-    def records_by_id(self, ids: Iterable[str]) -> dict[str, ChunkRecord]:
-        """The stored records (embeddings omitted) among *ids*, by id; missing ids are left out."""
+    def update_fields(self, ids: Iterable[str], values: dict) -> int:
+        """Set the document fields in *values* (``storage_url``, ``content_type``, ``last_modified``,
+        ``acl_users``, ``acl_groups``, ``metadata``) on the stored records *ids*, leaving text and vector as they
+        are; returns how many of them were updated (missing ids are skipped)."""
+
+
+class IndexSearcher(Protocol):
+    """The read side of the index: what retrieval (``chunking.retrieval``), ``chunking search`` and the
+    evaluation need to query it and read stored records back."""
 
     def search(self, query: str, vector: Sequence[float] | None, k: int = 5, *,
                levels: Collection[int] | None = None, filter: str | None = None) -> list[SearchHit]:
@@ -83,10 +84,16 @@ class SearchIndex(Protocol):
         the subset or names a field the index cannot filter on). Records stored without a vector take part in
         the keyword ranking only."""
 
-    def update_fields(self, ids: Iterable[str], values: dict) -> int:
-        """Set the document fields in *values* (``storage_url``, ``content_type``, ``last_modified``,
-        ``acl_users``, ``acl_groups``, ``metadata``) on the stored records *ids*, leaving text and vector as they
-        are; returns how many of them were updated (missing ids are skipped)."""
+    def records_of(self, doc_id: str) -> list[ChunkRecord]:
+        """Every record of document *doc_id* (embeddings omitted), in no particular order."""
+
+    def records_by_id(self, ids: Iterable[str]) -> dict[str, ChunkRecord]:
+        """The stored records (embeddings omitted) among *ids*, by id; missing ids are left out."""
 
     def count(self) -> int:
         """Number of records."""
+
+
+class SearchIndex(IndexWriter, IndexSearcher, Protocol):
+    """Both sides: what a backend implements (``LocalIndex``, ``AzureSearchIndex``) and what the composition
+    root (``chunking.services.make_index``, the Functions handlers, the CLI) holds and hands to each side."""

@@ -15,11 +15,11 @@ May import: core, errors.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from azure.core.exceptions import AzureError
 
-from chunking.formats import FORMATS, SUPPORTED_EXTENSIONS
+from chunking.formats import FORMATS, SUPPORTED_EXTENSIONS, Format, extension_of, format_of
 from chunking.model import Page
 from chunking.parsers import docx, html, image, json, pdf, pptx, text, xlsx
 from chunking.parsers._common import ParseError, ReadContext, UnsupportedFileType
@@ -99,7 +99,7 @@ def read_pages(data: bytes | Path, *, source: str, size_bytes: int | None = None
 
     Does not check that the document holds text: the caller does, once all ranges were read (``no_text_error``).
     """
-    extension = PurePosixPath(source.replace("\\", "/")).suffix.lower()
+    extension = _extension(source)
     parser = (readers or {}).get(extension) or _PARSERS.get(extension)
     if parser is None:
         reason = f"unsupported file type {extension}" if extension else "unsupported file type (no extension)"
@@ -145,21 +145,30 @@ def read_pages(data: bytes | Path, *, source: str, size_bytes: int | None = None
 
 def no_text_error(source: str) -> ParseError:
     """The reason for a document none of whose pages holds text."""
-    hint = f" (scanned or image-only PDF?): {image.NEEDS_OCR}" if PurePosixPath(source).suffix.lower() == ".pdf" else ""
+    fmt = format_of(source)
+    hint = f" (scanned or image-only PDF?): {image.NEEDS_OCR}" if fmt is not None and fmt.parser == "pdf" else ""
     return ParseError(source, f"no text found{hint}")
 
 
 def page_count(data: bytes | Path, *, source: str, context: ReadContext | None = None,
                readers: Mapping[str, _Parser] | None = None) -> int | None:
-    """Pages of a paginated document that can be read in page ranges (PDF); ``None`` for other formats.
+    """Pages of a document that can be read in page ranges (the format table's ``page_ranges``: PDF) when its
+    local parser reads it; ``None`` for other formats, and for one *readers* sends to a service.
 
     Raises:
         ParseError: a PDF that PDFium cannot open, or one over ``MAX_PAGES`` pages.
     """
-    if PurePosixPath(source.replace("\\", "/")).suffix.lower() != ".pdf" or (readers or {}).get(".pdf") \
-            or _PARSERS.get(".pdf") is not pdf.parse:
+    extension = _extension(source)
+    fmt: Format | None = FORMATS.get(extension)
+    if fmt is None or not fmt.page_ranges or (readers or {}).get(extension) \
+            or _PARSERS.get(extension) is not pdf.parse:
         return None
     return pdf.page_count(data, source=source, context=context)
+
+
+def _extension(source: str) -> str:
+    """*source*'s extension (``chunking.formats.extension_of``), a Windows path's backslashes read as slashes."""
+    return extension_of(source.replace("\\", "/"))
 
 
 def _format_size(size_bytes: int) -> str:

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import PurePosixPath
 
+from chunking.formats import format_of
 from chunking.model import Page
 from chunking.parsers._common import ParseError, ReadContext, decode_bounded, normalize_newlines, pages_from_texts
 
 __all__ = ["markdown_depth", "parse"]
 
-_MARKDOWN = frozenset({".md", ".markdown"})
 # A list item's start: indentation, then a bullet or an ordered marker, then a space (CommonMark §5.2).
 _LIST_ITEM = re.compile(r"^([ \t]*)(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)", re.MULTILINE)
 _QUOTE_RUN = re.compile(r"^[ \t]*((?:>[ \t]?)+)", re.MULTILINE)
@@ -28,7 +27,8 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
 
     Args:
         data: the raw file content, in any encoding (BOM, UTF-8 or a detected legacy encoding).
-        source: file name, used in errors; a ``.md``/``.markdown`` extension adds the nesting check.
+        source: file name, used in errors; a Markdown extension (default splitter ``markdown`` in
+            ``chunking.formats``) adds the nesting check.
         context: limits (``MAX_DOCUMENT_CHARS``, ``MAX_NESTING_DEPTH``); default limits when ``None``.
 
     Returns:
@@ -41,11 +41,16 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
     """
     context = context if context is not None else ReadContext()
     text = normalize_newlines(decode_bounded(data, source=source, context=context))
-    if PurePosixPath(source.replace("\\", "/")).suffix.lower() in _MARKDOWN:
+    if _is_markdown(source):
         limit = context.limits.max_nesting_depth
         if markdown_depth(text, stop_above=limit) > limit:
             raise ParseError(source, context.limits.depth_reason("Markdown lists or block quotes"))
     return pages_from_texts([text])
+
+
+def _is_markdown(source: str) -> bool:
+    fmt = format_of(source.replace("\\", "/"))
+    return fmt is not None and fmt.splitter == "markdown"
 
 
 def markdown_depth(text: str, *, stop_above: int | None = None) -> int:

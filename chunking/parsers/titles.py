@@ -13,15 +13,15 @@ import html
 import io
 import re
 import zipfile
-from pathlib import PurePosixPath
+from collections.abc import Callable
 
+from chunking.formats import format_of
 
 __all__ = ["MAX_TITLE_CHARS", "clean_title", "property_title"]
 
 MAX_TITLE_CHARS = 300
 # docProps/core.xml is a few hundred bytes; a larger one is not read.
 _MAX_CORE_BYTES = 1 << 20
-_OOXML = (".docx", ".pptx", ".xlsx", ".docm", ".pptm", ".xlsm")
 _JUNK = re.compile(r"^(untitled|sans titre|ohne titel|document\d*|microsoft (word|powerpoint|excel) - .*)$", re.I)
 _FILE_NAME = re.compile(r"\.(docx?|pptx?|xlsx?|pdf|tex|dvi|ps|html?|txt|md|rtf|odt|indd|qxd)$", re.I)
 
@@ -78,11 +78,17 @@ def _front_matter_title(data: bytes) -> str:
     return line.group(1).strip().strip("'\"") if line else ""
 
 
+#: The reader of each title source of the format table (``chunking.formats.TITLE_SOURCES``, ``none`` aside).
+_READERS: dict[str, Callable[[bytes], str]] = {"pdf-info": _pdf_title, "ooxml-core": _ooxml_title,
+                                               "html-title": _html_title, "front-matter": _front_matter_title}
+
+
 def property_title(data: bytes, source: str) -> str:
-    """The title the file itself declares (step 1 of the module docstring), cleaned, or ``""``."""
-    extension = PurePosixPath(source.replace("\\", "/")).suffix.lower()
-    reader = {".pdf": _pdf_title, ".html": _html_title, ".htm": _html_title, ".md": _front_matter_title,
-              ".markdown": _front_matter_title, **{e: _ooxml_title for e in _OOXML}}.get(extension)
+    """The title the file itself declares (step 1 of the module docstring), cleaned, or ``""``: read where the
+    format table's ``title_source`` of *source*'s extension says (``""`` for ``none`` or an unsupported
+    extension)."""
+    fmt = format_of(source.replace("\\", "/"))
+    reader = _READERS.get(fmt.title_source) if fmt is not None else None
     if reader is None:
         return ""
     try:

@@ -24,7 +24,7 @@ from typing import Any
 from chunking.storage.claim_check import PayloadStore
 from chunking.documents.fields import settings_source_fields
 from chunking.model import SourceProperties
-from chunking.index.protocol import SearchIndex
+from chunking.index.protocol import IndexWriter
 from chunking.ledger import Ledger, LedgerEntry
 from chunking.messages.batches import MessageError
 
@@ -89,7 +89,7 @@ def decode_fields_message(body: str | bytes, payloads: PayloadStore) -> FieldsMe
         raise MessageError(f"malformed {FIELDS_MESSAGE} message: {exc}") from None
 
 
-def apply_fields_message(message: FieldsMessage, *, index: SearchIndex, ledger: Ledger) -> tuple[int, str]:
+def apply_fields_message(message: FieldsMessage, *, index: IndexWriter, ledger: Ledger) -> tuple[int, str]:
     """Update the fields of every stored chunk of the message's version; returns ``(records updated, why
     dropped or "")``.
 
@@ -114,7 +114,7 @@ def apply_fields_message(message: FieldsMessage, *, index: SearchIndex, ledger: 
     return updated, ""
 
 
-def apply_fields_body(body: str | bytes, *, index: SearchIndex, ledger: Ledger,
+def apply_fields_body(body: str | bytes, *, index: IndexWriter, ledger: Ledger,
                       payloads: PayloadStore) -> tuple[FieldsMessage, int, str]:
     """Decode and apply one field-update message: ``(message, records updated, why dropped or "")``.
 

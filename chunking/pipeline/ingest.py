@@ -31,10 +31,10 @@ from chunking.storage.claim_check import MemoryPayloadStore
 from chunking.documents.fields import file_properties
 from chunking.embeddings import Embedder
 from chunking.errors import describe_failure
+from chunking.formats import SUPPORTED_EXTENSIONS
 from chunking.ids import doc_id as make_doc_id
-from chunking.index.protocol import SearchIndex
+from chunking.index.protocol import IndexWriter
 from chunking.ledger import Ledger
-from chunking.parsers import SUPPORTED_EXTENSIONS
 from chunking.pipeline.namespaces import deployment_namespace
 from chunking.pipeline.stage_two import run_stage_one, run_stage_two
 from chunking.pipeline.reconcile import delete_document
@@ -175,7 +175,7 @@ def ingest_files(
     *,
     settings: Settings,
     embedder: Embedder,
-    index: SearchIndex,
+    index: IndexWriter,
     ledger: Ledger,
     cleanup: str = "incremental",
     scopes: Sequence[str] = (),
@@ -234,7 +234,7 @@ def ingest_files(
     return summary
 
 
-def _prune_stale_versions(entry, index: SearchIndex, namespace: str) -> int:
+def _prune_stale_versions(entry, index: IndexWriter, namespace: str) -> int:
     """Delete the chunks of *entry*'s document (of *namespace*) whose version is neither its current nor its
     indexed one (the indexed one stays searchable while a newer one is queued or failed); returns how many."""
     keep = {entry.version, entry.indexed_version} - {""}
@@ -245,7 +245,7 @@ def _prune_stale_versions(entry, index: SearchIndex, namespace: str) -> int:
 
 
 def _ingest_one(file: Path, source: str, row: DocumentRow, *, settings: Settings, embedder: Embedder,
-                index: SearchIndex, ledger: Ledger, payloads: MemoryPayloadStore, keep_old_versions: bool,
+                index: IndexWriter, ledger: Ledger, payloads: MemoryPayloadStore, keep_old_versions: bool,
                 metadata: Mapping[str, str]) -> None:
     properties = dataclasses.replace(file_properties(file), metadata=dict(metadata))
     one = run_stage_one(file.read_bytes(), source=source, container=LOCAL_CONTAINER, settings=settings,

@@ -17,7 +17,7 @@ from urllib.parse import unquote, urlparse
 from chunking.pipeline.backfill import why_stale
 from chunking.storage.claim_check import PayloadStore
 from chunking.ids import doc_id as make_doc_id
-from chunking.index.protocol import SearchIndex
+from chunking.index.protocol import IndexWriter
 from chunking.ledger import Ledger
 
 __all__ = ["BlobEvent", "ReconcileReport", "delete_document", "parse_blob_events", "reconcile"]
@@ -25,7 +25,7 @@ __all__ = ["BlobEvent", "ReconcileReport", "delete_document", "parse_blob_events
 log = logging.getLogger("chunking.pipeline.reconcile")
 
 
-def delete_document(doc_id: str, source: str, *, index: SearchIndex, ledger: Ledger,
+def delete_document(doc_id: str, source: str, *, index: IndexWriter, ledger: Ledger,
                     payloads: PayloadStore | None = None, namespace: str | None = None) -> int:
     """Mark *doc_id* ``deleted`` in the ledger, then remove every chunk of it from the index (all versions) and
     its claim-check payloads. Returns the number of keys deleted. Idempotent.
@@ -117,7 +117,7 @@ def reconcile(
     *,
     container: str,
     blob_paths: Iterable[str],
-    index: SearchIndex,
+    index: IndexWriter,
     ledger: Ledger,
     enqueue: Callable[[str], None],
     stuck_after_seconds: int,
@@ -224,7 +224,7 @@ def _age_s(timestamp: str, now: dt.datetime) -> float:
     return (now - dt.datetime.fromisoformat(timestamp)).total_seconds()
 
 
-def _sweep(report: ReconcileReport, entries: dict, paths: dict, indexed: set[str], index: SearchIndex,
+def _sweep(report: ReconcileReport, entries: dict, paths: dict, indexed: set[str], index: IndexWriter,
            now: dt.datetime, limit: int, min_age_s: int, namespace: str | None) -> None:
     """Strays: chunks of versions the ledger no longer wants (a writer that died between its upsert and its batch
     record, say). One key listing per document, so the number of documents per run is bounded; which ones

@@ -18,7 +18,7 @@ from chunking.storage.claim_check import PayloadMissingError, PayloadStore
 from chunking.pipeline.fields import apply_fields_body, is_fields_message
 from chunking.embeddings import Embedder, embed_all
 from chunking.errors import ServiceFailure, classify, describe_failure, reason_of
-from chunking.index.protocol import SearchIndex
+from chunking.index.protocol import IndexWriter
 from chunking.ledger import BatchFate, Completion, Ledger, LedgerEntry, batch_fate, complete_if_done, is_wanted
 from chunking.messages.batches import decode_message, load_records
 from chunking.settings import Settings
@@ -67,7 +67,7 @@ def run_stage_two(
     *,
     settings: Settings,
     embedder: Embedder,
-    index: SearchIndex,
+    index: IndexWriter,
     payloads: PayloadStore,
     ledger: Ledger,
 ) -> StageTwoResult:
@@ -181,7 +181,7 @@ def _message_keys(message, payloads: PayloadStore) -> list[str]:
         return []
 
 
-def _embed_and_upsert(message, result: StageTwoResult, settings: Settings, embedder: Embedder, index: SearchIndex,
+def _embed_and_upsert(message, result: StageTwoResult, settings: Settings, embedder: Embedder, index: IndexWriter,
                       payloads: PayloadStore, ledger: Ledger) -> tuple[list[str], list[str]]:
     """Embed what has no reusable vector, upsert; returns the keys written and their vector hashes."""
     records = load_records(message, payloads)
@@ -220,7 +220,7 @@ def _embed_and_upsert(message, result: StageTwoResult, settings: Settings, embed
     return [r.id for r in records], vector_keys(records)
 
 
-def _complete(message, result: StageTwoResult, index: SearchIndex, ledger: Ledger, payloads: PayloadStore,
+def _complete(message, result: StageTwoResult, index: IndexWriter, ledger: Ledger, payloads: PayloadStore,
               entry: LedgerEntry | None = None) -> None:
     """Complete the message's version if the ledger says every batch of it is in (``complete_if_done``, with
     *entry* as read before, if any), then act on the index and payloads: once complete, delete the other versions

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from chunking.index.protocol import SearchIndex
+from chunking.index.protocol import IndexWriter
 from chunking.ledger import Ledger
 from chunking.model import ChunkRecord
 
@@ -24,7 +24,7 @@ __all__ = ["reusable_vectors", "vector_keys"]
 
 
 def reusable_vectors(records: Sequence[ChunkRecord], *, doc_id: str, embedder: str, ledger: Ledger,
-                     index: SearchIndex) -> dict[str, tuple[float, ...]]:
+                     index: IndexWriter) -> dict[str, tuple[float, ...]]:
     """``{vector_key: vector}`` for those *records* (with a vector) whose text some recorded batch of *doc_id*
     (any version: the indexed one, the batches of the current one already in) embedded with *embedder*.
 

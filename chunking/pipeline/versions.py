@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 
 from chunking.storage.claim_check import PayloadStore
-from chunking.index.protocol import SearchIndex
+from chunking.index.protocol import IndexWriter
 from chunking.ledger import Ledger
 
 __all__ = ["remove_other_versions", "retire_version"]
@@ -19,7 +19,7 @@ __all__ = ["remove_other_versions", "retire_version"]
 log = logging.getLogger("chunking.pipeline.versions")
 
 
-def retire_version(doc_id: str, version: str, *, index: SearchIndex, ledger: Ledger,
+def retire_version(doc_id: str, version: str, *, index: IndexWriter, ledger: Ledger,
                    payloads: PayloadStore | None = None, extra_keys: tuple[str, ...] | list[str] = ()) -> int:
     """Delete every key *version* of *doc_id* recorded (plus *extra_keys*: a batch written but not yet
     recorded), then its batch records and its claim-check payloads. Returns the number of keys deleted.
@@ -33,7 +33,7 @@ def retire_version(doc_id: str, version: str, *, index: SearchIndex, ledger: Led
     return len(keys)
 
 
-def remove_other_versions(doc_id: str, keep: str, *, index: SearchIndex, ledger: Ledger,
+def remove_other_versions(doc_id: str, keep: str, *, index: IndexWriter, ledger: Ledger,
                           payloads: PayloadStore | None = None) -> int:
     """*keep* is complete: retire every other version with batch records, except the one that is current now
     (a newer upload may already be writing). Returns the number of keys deleted.

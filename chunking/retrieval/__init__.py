@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from chunking.index.protocol import SearchHit, SearchIndex
+from chunking.index.protocol import IndexSearcher, SearchHit
 
 __all__ = ["RANKINGS", "query_vector", "search"]
 
@@ -17,7 +17,7 @@ __all__ = ["RANKINGS", "query_vector", "search"]
 RANKINGS = ("hybrid", "bm25", "vector")
 
 
-def query_vector(embedder: Any, index: SearchIndex, query: str) -> list[float]:
+def query_vector(embedder: Any, index: IndexSearcher, query: str) -> list[float]:
     """The vector of *query*.
 
     An embedder with ``embed_query(text, idf)`` (the offline lexical one) gets the inverse document frequency of
@@ -37,7 +37,7 @@ def query_vector(embedder: Any, index: SearchIndex, query: str) -> list[float]:
     return embed_query(query, idf)
 
 
-def search(query: str, *, index: SearchIndex, embedder: Any, k: int = 5, ranking: str = "hybrid",
+def search(query: str, *, index: IndexSearcher, embedder: Any, k: int = 5, ranking: str = "hybrid",
            levels: Sequence[int] | None = None, filter: str | None = None) -> list[SearchHit]:
     """At most *k* hits for *query*, best first, among the records matching OData *filter* (if any).
 

@@ -1,6 +1,6 @@
 """Small-to-big retrieval: search the small chunks, hand over the big ones that contain the matches
 (docs/splitters.md#small-to-big-and-sentence-window), after LangChain's ``ParentDocumentRetriever`` and LlamaIndex's
-``AutoMergingRetriever`` / sentence-window retrieval, over any ``SearchIndex``.
+``AutoMergingRetriever`` / sentence-window retrieval, over any ``IndexSearcher``.
 
 ``ParentDocumentRetriever.retrieve(query)``:
 
@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Collection, Sequence
 
 from chunking.embeddings import Embedder
-from chunking.index.protocol import SearchHit, SearchIndex
+from chunking.index.protocol import IndexSearcher, SearchHit
 from chunking.model import ChunkRecord
 from chunking.retrieval import search
 
@@ -59,7 +59,7 @@ class ParentDocumentRetriever:
     """Retrieve small, return big (module docstring).
 
     Args:
-        index: any ``SearchIndex`` (``LocalIndex``, ``AzureSearchIndex``).
+        index: any ``IndexSearcher`` (``LocalIndex``, ``AzureSearchIndex``).
         embedder: embeds the query for the vector leg (``None``: keyword search only).
         child_k: hits searched (default 20). max_parents: results returned at most (default 5).
         parent_token_budget: total ``token_count`` of the results at most (``None``: unbounded).
@@ -74,7 +74,7 @@ class ParentDocumentRetriever:
     """
 
     def __init__(
-        self, index: SearchIndex, embedder: Embedder | None = None, *, child_k: int = 20, max_parents: int = 5,
+        self, index: IndexSearcher, embedder: Embedder | None = None, *, child_k: int = 20, max_parents: int = 5,
         parent_token_budget: int | None = None, child_levels: Collection[int] | None = None,
         auto_merge_ratio: float | None = None, window: int = 0, search_filter: str | None = None,
     ) -> None:  # fmt: skip

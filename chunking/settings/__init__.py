@@ -123,7 +123,7 @@ class Settings:
     # Splitting.
     max_tokens: int = 500
     max_chars: int = 1000
-    # Per-extension splitter overrides, e.g. {".txt": "markdown"} (setting SPLITTERS=".txt=markdown,.htm=sentence").
+    # Per-extension splitter overrides, extension → splitter name (setting SPLITTERS=.txt=markdown,.htm=sentence).
     splitters: Mapping[str, str] = dataclasses.field(default_factory=dict)
     encoding: str = "cl100k_base"
     max_document_bytes: int = 200 * 1024 * 1024

@@ -15,14 +15,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
+# The extensions the layout model reads (the format table's ``docintel`` column) go to Document Intelligence
+# when it is configured.
+from chunking.formats import DOCINTEL_EXTENSIONS
+
 from .values import SettingsError, int_value, str_value
 
-__all__ = ["DOCINTEL_EXTENSIONS", "DocumentIntelligenceSettings", "PARSER_NAMES"]
+__all__ = ["DocumentIntelligenceSettings", "PARSER_NAMES"]
 
-#: Extensions the layout model reads, which go to Document Intelligence when it is configured.
-DOCINTEL_EXTENSIONS = frozenset({
-    ".pdf", ".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".heif", ".docx", ".pptx", ".xlsx", ".html", ".htm",
-})  # fmt: skip
 #: Values of ``PARSERS``: the local parser of the format, or Document Intelligence.
 PARSER_NAMES = ("local", "docintel")
 
@@ -56,7 +56,7 @@ class DocumentIntelligenceSettings:
     parsers: Mapping[str, str] = field(default_factory=dict)
 
     def uses_service(self, extension: str) -> bool:
-        """True when files with *extension* (``".pdf"``) are parsed by Document Intelligence."""
+        """True when files with *extension* (lower or upper case, with its dot) are parsed by Document Intelligence."""
         choice = self.parsers.get(extension.lower())
         if choice is not None:
             return choice == "docintel"

@@ -215,7 +215,7 @@ def load_bpe_openai_bindings() -> Any:
     if spec is None or not spec.submodule_search_locations:
         raise ImportError("bpe-openai is not installed")
     folder = Path(next(iter(spec.submodule_search_locations)))
-    found = sorted(folder.glob("_bindings*" + ".so")) + sorted(folder.glob("_bindings*.pyd"))
+    found = sorted(folder.glob("_bindings*.so")) + sorted(folder.glob("_bindings*.pyd"))
     if not found:
         raise ImportError(f"bpe-openai at {folder} has no compiled _bindings module")
     loader = importlib.machinery.ExtensionFileLoader("bpe_openai._bindings", str(found[0]))

@@ -154,28 +154,22 @@ def test_records_of_and_doc_ids():
     assert "filter" not in service.sent[1].body and service.sent[1].body["select"] == "id,doc_id"
 
 
-def test_vectors_by_content_hash_groups_hashes_in_search_in_filters():
-    hashes = [f"{i:064x}" for i in range(250)]
+def test_vectors_by_key_looks_each_key_up_once():
+    keys = [f"d-{i:06d}" for i in range(20)]
 
     def handler(sent: Sent) -> tuple:
-        wanted = sent.body["filter"].split("'")[1].split(",")
-        return 200, {
-            "value": [
-                {"id": f"x-{h[-6:]}", "content_hash": h, "embedding": [0.25, -1.0, 0.0, 2.0]}
-                for h in wanted
-                if h.endswith("7")
-            ]
-        }
+        key = sent.path.split("docs('", 1)[1].split("')", 1)[0]
+        if key.endswith("7"):
+            return 200, {"id": key, "embedding": [0.25, -1.0, 0.0, 2.0]}
+        if key.endswith("8"):
+            return 200, {"id": key, "embedding": None}  # stored without a vector
+        return 404, {"error": {"code": "ResourceNotFound", "message": "no"}}
 
     index, service, _ = make(handler)
-    found = index.vectors_by_content_hash(hashes + hashes[:3])
-    assert [len(s.body["filter"].split("'")[1].split(",")) for s in service.sent] == [100, 100, 50]
-    assert service.sent[0].body["filter"].startswith("(search.in(content_hash, '" + hashes[0] + ",")
-    assert service.sent[0].body["filter"].endswith("', ','))")
-    assert set(found) == {h for h in hashes if h.endswith("7")}
-    assert found[hashes[7]] == (0.25, -1.0, 0.0, 2.0)
-    with pytest.raises(ValueError, match="must not contain ','"):
-        index.vectors_by_content_hash(["a,b"])
+    found = index.vectors_by_key(keys + keys[:3])
+    assert [s.method for s in service.sent] == ["GET"] * len(keys)  # one lookup per key, no query
+    assert service.sent[0].path.endswith("/docs('d-000000')")
+    assert found == {key: (0.25, -1.0, 0.0, 2.0) for key in keys if key.endswith("7")}
 
 
 def test_search_sends_a_hybrid_query_and_maps_hits():

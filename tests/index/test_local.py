@@ -14,7 +14,7 @@ import pytest
 from chunking.embeddings import OfflineLexicalEmbedder
 from chunking.index.fusion import FusionOptions
 from chunking.index.local import LocalIndex, fts_query
-from chunking.index.protocol import IndexError_, SearchIndex
+from chunking.index.protocol import IndexError_, IndexSearcher, IndexWriter, SearchIndex
 from chunking.model import ChunkRecord
 
 
@@ -85,8 +85,11 @@ def fts_rows(path: Path) -> int:
 
 
 def test_implements_every_protocol_method_and_creates_parent_folders(corpus_index: LocalIndex):
-    protocol_methods = {n for n in vars(SearchIndex) if not n.startswith("_")}
-    assert protocol_methods >= {"upsert", "search", "records_of"}
+    writer = {n for n in vars(IndexWriter) if not n.startswith("_")}
+    searcher = {n for n in vars(IndexSearcher) if not n.startswith("_")}
+    assert writer >= {"upsert", "keys_of", "vectors_by_key"} and searcher >= {"search", "records_of"}
+    assert not writer & searcher and {IndexWriter, IndexSearcher} <= set(SearchIndex.__mro__)
+    protocol_methods = writer | searcher
     assert all(callable(getattr(corpus_index, n, None)) for n in protocol_methods)
     assert corpus_index.path.is_file()
     assert corpus_index.count() == len(PARAGRAPHS)
@@ -226,21 +229,19 @@ def test_keys_records_and_doc_ids(tmp_path: Path):
     assert index.records_of("nope") == []
 
 
-def test_vectors_by_content_hash(tmp_path: Path):
+def test_vectors_by_key(tmp_path: Path):
     index = LocalIndex(tmp_path / "i.sqlite3", 4)
     # 0.1 is not exact in float32: stored vectors come back rounded to float32.
     index.upsert([record("a", 0, "same", (0.5, -0.25, 0.1, 2.0)), record("b", 0, "same", (0.5, -0.25, 0.1, 2.0))])
     index.upsert([record("c", 0, "other", E3)])
-    same = hashlib.sha256(b"same").hexdigest()
-    other = hashlib.sha256(b"other").hexdigest()
-    found = index.vectors_by_content_hash([same, other, "0" * 64])
-    assert set(found) == {same, other}
-    assert found[other] == E3
-    assert found[same][:2] == (0.5, -0.25) and found[same][3] == 2.0
-    assert found[same][2] == pytest.approx(0.1, abs=1e-7) and found[same][2] != 0.1
-    assert index.vectors_by_content_hash([]) == {}
-    many = [f"{i:064x}" for i in range(1200)] + [other]  # more than one IN group
-    assert set(index.vectors_by_content_hash(many)) == {other}
+    found = index.vectors_by_key(["a-000000", "c-000000", "missing", "a-000000"])
+    assert set(found) == {"a-000000", "c-000000"}
+    assert found["c-000000"] == E3
+    assert found["a-000000"][:2] == (0.5, -0.25) and found["a-000000"][3] == 2.0
+    assert found["a-000000"][2] == pytest.approx(0.1, abs=1e-7) and found["a-000000"][2] != 0.1
+    assert index.vectors_by_key([]) == {}
+    many = [f"x-{i:06d}" for i in range(1200)] + ["b-000000"]  # more than one IN group
+    assert set(index.vectors_by_key(many)) == {"b-000000"}
 
 
 def test_persists_across_reopen(tmp_path: Path, embedder: OfflineLexicalEmbedder):

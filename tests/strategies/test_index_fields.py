@@ -49,7 +49,7 @@ def test_a_file_of_the_first_schema_gains_the_columns(tmp_path):
     assert (old.content, old.parent_id, old.level, old.kind, old.has_vector) == ("old", None, 0, "text", True)
     index.upsert([rec(1, "child text", parent_id="d-0", level=1)])
     assert index.records_by_id(["d-1"])["d-1"].parent_id == "d-0"
-    assert index.vectors_by_content_hash([sha("old")]) == {sha("old"): (1.0, 0.0, 0.0, 0.0)}
+    assert index.vectors_by_key(["d-0"]) == {"d-0": (1.0, 0.0, 0.0, 0.0)}
 
 
 def test_records_without_vector_are_kept_out_of_vector_search_and_reuse(tmp_path):
@@ -59,8 +59,7 @@ def test_records_without_vector_are_kept_out_of_vector_search_and_reuse(tmp_path
     index.upsert([parent, child])
     assert [h.record.id for h in index.search("", [1.0, 0.0, 0.0, 0.0], k=5)] == ["d-1"]
     assert {h.record.id for h in index.search("tea", None, k=5)} == {"d-0", "d-1"}
-    assert index.vectors_by_content_hash([parent.content_hash, child.content_hash]) == {
-        child.content_hash: (2.0, 0.0, 0.0, 0.0)}
+    assert index.vectors_by_key(["d-0", "d-1"]) == {"d-1": (2.0, 0.0, 0.0, 0.0)}
     got = index.records_by_id(["d-0", "d-1", "missing"])
     assert got["d-0"] == dataclasses.replace(parent, embedding=None) and set(got) == {"d-0", "d-1"}
     with pytest.raises(IndexError_, match="lack a 4-dimensional embedding"):
@@ -76,14 +75,16 @@ def test_level_filter(tmp_path):
     assert index.search("tea", vector, k=5, levels=[]) == []
 
 
-def test_a_vector_is_reused_only_for_the_text_it_was_computed_from(tmp_path):
+def test_a_vector_is_keyed_on_the_text_it_was_computed_from(tmp_path):
     index = LocalIndex(tmp_path / "i.sqlite3", 4)
     enriched = rec(0, "It costs 5 dollars.", embedding_text="Pricing › Tea\n\nIt costs 5 dollars.",
                    embedding_hash=sha("Pricing › Tea\n\nIt costs 5 dollars."))
     index.upsert([enriched])
-    assert index.vectors_by_content_hash([enriched.content_hash]) == {}  # not for the bare content
-    assert set(index.vectors_by_content_hash([enriched.embedding_hash])) == {enriched.embedding_hash}
-    assert enriched.vector_key == enriched.embedding_hash and enriched.text_to_embed.startswith("Pricing")
+    # Reuse (chunking.pipeline.vector_reuse) matches vector_key, the hash of the embedded text, not the content's.
+    assert enriched.vector_key == enriched.embedding_hash != enriched.content_hash
+    assert enriched.text_to_embed.startswith("Pricing")
+    assert index.records_by_id(["d-0"])["d-0"].embedding_hash == enriched.embedding_hash
+    assert set(index.vectors_by_key(["d-0"])) == {"d-0"}
 
 
 # -- Azure AI Search ---------------------------------------------------------------------------------------------
@@ -149,16 +150,10 @@ def test_requests_of_an_index_with_strategy_fields():
 
             definition["fields"] += [{"name": f.name, "type": f.type} for f in strategy_field_definitions()]
             return 200, definition
-        if "embedding_hash" not in (sent.body.get("filter") or ""):
-            return 200, {"value": []}
-        return 200, {"value": [{"id": "x", "content_hash": "c1", "embedding_hash": "e1", "embedding": [1, 2, 3, 4]},
-                               {"id": "y", "content_hash": "c2", "embedding_hash": None, "embedding": [4, 3, 2, 1]}]}
+        return 200, {"value": []}
 
     index, service, _ = make(handler)
     index.ensure()
-    assert index.vectors_by_content_hash(["e1", "c2"]) == {"e1": (1.0, 2.0, 3.0, 4.0), "c2": (4.0, 3.0, 2.0, 1.0)}
-    assert calls[-1].body["filter"] == ("(search.in(embedding_hash, 'e1,c2', ',') or (search.in(content_hash, "
-                                        "'e1,c2', ',') and (embedding_hash eq null or embedding_hash eq '')))")
     index.search("tea", None, k=3, levels=[2, 1])
     assert calls[-1].body["filter"] == "level eq 1 or level eq 2"
     assert "parent_id" in calls[-1].body["select"].split(",")

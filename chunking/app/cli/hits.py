@@ -7,7 +7,7 @@ import re
 import sys
 from typing import Sequence
 
-from chunking.formats import CODE_LANGUAGES, extension_of
+from chunking.formats import format_of
 from chunking.retrieval.highlight import highlight
 
 __all__ = ["plain_emphasis", "print_hit", "relevance_line"]
@@ -62,5 +62,5 @@ def print_hit(rank: int, sourcepage: str, headings: Sequence[str], text: str, qu
 
 def _is_code(sourcepage: str) -> bool:
     """Program code, whose ``*`` and ``_`` are not emphasis (reStructuredText's are, as in Markdown)."""
-    ext = extension_of(sourcepage.split("#", 1)[0])
-    return ext in CODE_LANGUAGES and ext != ".rst"
+    fmt = format_of(sourcepage.split("#", 1)[0])
+    return fmt is not None and fmt.program_code

@@ -41,7 +41,7 @@ from chunking.index.protocol import IndexError_, SearchHit
 from chunking.model import ChunkRecord
 
 from chunking.index.azure.schema import (
-    ADDED_FIELDS, _SELECT, _HASHES_PER_FILTER, _MIN_VECTOR_K, PAGE_SIZE, MAX_BATCH_BYTES, MAX_BATCH_DOCS,
+    ADDED_FIELDS, _SELECT, _IDS_PER_FILTER, _MIN_VECTOR_K, PAGE_SIZE, MAX_BATCH_BYTES, MAX_BATCH_DOCS,
     SEMANTIC_CONFIG, STRATEGY_FIELDS, VECTOR_FIELD, _uses_strategy_fields, added_field_definitions, batches_by_size,
     check_index, index_definition, odata_string, strategy_field_definitions,
 )
@@ -306,31 +306,6 @@ class AzureSearchIndex:
         filter_ = None if namespace is None else f"namespace eq {odata_string(namespace)}"
         return {d["doc_id"] for d in self._scan(filter_, ["doc_id"])}
 
-    def vectors_by_content_hash(self, hashes: Iterable[str]) -> dict[str, tuple[float, ...]]:
-        """``{content_hash: embedding}`` for stored documents whose hash is in *hashes* (100 per request).
-
-        Raises:
-            ValueError: a hash contains ``,`` (the ``search.in`` delimiter; SHA-256 hex never does).
-        """
-        wanted = list(dict.fromkeys(hashes))
-        if any("," in h for h in wanted):
-            raise ValueError("content hashes must not contain ','")
-        found: dict[str, tuple[float, ...]] = {}
-        for start in range(0, len(wanted), _HASHES_PER_FILTER):
-            group = odata_string(",".join(wanted[start : start + _HASHES_PER_FILTER]))
-            in_group = f"search.in(content_hash, {group}, ',')"
-            select = ["content_hash", VECTOR_FIELD]
-            if self._has_strategy_fields:
-                # A vector keys on the hash of the text it came from: the embedding text if any, else the content.
-                in_group = (f"search.in(embedding_hash, {group}, ',') or ({in_group} and "
-                            "(embedding_hash eq null or embedding_hash eq ''))")
-                select.append("embedding_hash")
-            for doc in self._scan(in_group, select):
-                if doc.get(VECTOR_FIELD):
-                    key = doc.get("embedding_hash") or doc["content_hash"]
-                    found.setdefault(key, tuple(float(x) for x in doc[VECTOR_FIELD]))
-        return found
-
     def vectors_by_key(self, ids: Iterable[str]) -> dict[str, tuple[float, ...]]:
         """``{id: embedding}`` by lookups by key (``GET /docs('key')``, one per id): the service answers them from
         the stored documents at once, unlike queries, which lag writes. Missing ids are left out."""
@@ -352,8 +327,8 @@ class AzureSearchIndex:
         """The stored records among *ids* (without embeddings), by id; 100 ids per request."""
         wanted = list(dict.fromkeys(ids))
         found: dict[str, ChunkRecord] = {}
-        for start in range(0, len(wanted), _HASHES_PER_FILTER):
-            group = odata_string(",".join(wanted[start : start + _HASHES_PER_FILTER]))
+        for start in range(0, len(wanted), _IDS_PER_FILTER):
+            group = odata_string(",".join(wanted[start : start + _IDS_PER_FILTER]))
             for doc in self._scan(f"search.in(id, {group}, ',')", self._select):
                 found[doc["id"]] = _record(doc, self.metadata_fields)
         return found

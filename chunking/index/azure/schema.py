@@ -27,8 +27,8 @@ RETRYABLE_STATUS = frozenset({409, 422, 429, 503})
 _RETRYABLE_REQUEST_STATUS = RETRYABLE_STATUS | {408, 500, 502, 504}
 #: Page size for key listing; also the service's maximum ``top``.
 PAGE_SIZE = 1000
-# content_hash values per search.in() filter: keeps the filter a few KB long.
-_HASHES_PER_FILTER = 100
+# Values (ids) per search.in() filter: keeps the filter a few KB long.
+_IDS_PER_FILTER = 100
 # Candidates the vector leg of a hybrid query contributes to the fusion (as LocalIndex does).
 _MIN_VECTOR_K = 50
 
@@ -162,7 +162,7 @@ def index_definition(name: str, dimensions: int, strategy_fields: bool = False,
             name=VECTOR_FIELD,
             type="Collection(Edm.Single)",
             searchable=True,
-            retrievable=True,  # vectors_by_content_hash reads them back for reuse
+            retrievable=True,  # vectors_by_key reads them back for reuse
             vector_search_dimensions=dimensions,
             vector_search_profile_name=VECTOR_PROFILE,
         ),

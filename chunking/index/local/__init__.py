@@ -47,7 +47,7 @@ _MIN_DEPTH = 50
 _IN_GROUP = 500
 
 class LocalIndex:
-    """A ``SearchIndex`` in one SQLite file: BM25 + cosine vectors, fused as ``chunking.index.fusion`` says.
+    """A ``SearchIndex`` (``IndexWriter`` and ``IndexSearcher``) in one SQLite file: BM25 + cosine vectors, fused as ``chunking.index.fusion`` says.
 
     Args:
         path: the SQLite file (created with its parent folders by ``ensure``).
@@ -56,7 +56,7 @@ class LocalIndex:
         fusion: how the two rankings are fused (default ``FusionOptions()``).
 
     Every method opens the file and creates the schema on first use (``ensure``); ``close`` releases it.
-    Embeddings are stored as float32, so ``vectors_by_content_hash`` returns float32-rounded values.
+    Embeddings are stored as float32, so ``vectors_by_key`` returns float32-rounded values.
 
     Raises:
         IndexError_: the file is not an index of this schema or holds another vector dimension (from ``ensure``
@@ -208,26 +208,6 @@ class LocalIndex:
             sql, args = sql + " WHERE namespace = ?", [namespace]
         with self._lock:
             return {row[0] for row in self._db().execute(sql, args)}
-
-    def vectors_by_content_hash(self, hashes: Iterable[str]) -> dict[str, tuple[float, ...]]:
-        """``{key: embedding}`` for the stored vectors whose ``vector_key`` is in *hashes*: the hash of the text the
-        vector came from (``embedding_hash`` when set, else ``content_hash``). Records without a vector are
-        skipped."""
-        wanted = list(dict.fromkeys(hashes))
-        found: dict[str, tuple[float, ...]] = {}
-        with self._lock:
-            db = self._db()
-            for start in range(0, len(wanted), _IN_GROUP // 2):
-                group = wanted[start : start + _IN_GROUP // 2]
-                placeholders = ", ".join("?" * len(group))
-                cur = db.execute(
-                    f"SELECT CASE WHEN embedding_hash != '' THEN embedding_hash ELSE content_hash END, embedding "
-                    f"FROM records WHERE (embedding_hash IN ({placeholders}) OR (embedding_hash = '' AND "
-                    f"content_hash IN ({placeholders}))) AND length(embedding) > 0", group + group,
-                )  # fmt: skip
-                for key, blob in cur:
-                    found.setdefault(key, tuple(np.frombuffer(blob, dtype="<f4").tolist()))
-        return found
 
     def vectors_by_key(self, ids: Iterable[str]) -> dict[str, tuple[float, ...]]:
         """``{id: embedding}`` of the stored records among *ids* that have a vector."""

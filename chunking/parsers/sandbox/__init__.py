@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from multiprocessing.connection import Client, Connection
 from pathlib import Path
 
-from chunking.formats import extension_of
+from chunking.formats import extension_of, format_of
 from chunking.model import Page
 from chunking.parsers import ParseError, ReadContext, page_count, parse_document, read_pages
 from chunking.parsers.furniture import FurnitureKeys
@@ -80,7 +80,8 @@ def count_pages_bounded(data: bytes | Path, *, source: str, settings, context: R
     format without page ranges."""
     if _inline(settings, source, readers):
         return page_count(data, source=source, context=context, readers=readers)
-    if extension_of(source) != ".pdf":
+    fmt = format_of(source)
+    if fmt is None or not fmt.page_ranges:
         return None
     for kind, value in _exchange(page_count, {"source": source}, data, source=source, context=context,
                                  max_memory_mb=settings.isolation.max_memory_mb, stream=False):
@@ -95,7 +96,7 @@ def read_head_bounded(data: bytes | Path, *, source: str, settings, context: Rea
     that a service reads is read in-line for its title, except a PDF under process isolation: the worker never
     opens a PDF, so its declared title is ``""`` (then the first heading, or the file name, is the title)."""
     if _inline(settings, source, readers):
-        if settings.isolation.mode != "inline" and extension_of(source) == ".pdf":
+        if settings.isolation.mode != "inline" and _title_needs_pdfium(source):
             return "", []
         return read_head(data, source=source, context=context, pages=pages)
     for kind, value in _exchange(read_head, {"source": source, "pages": pages}, data, source=source,
@@ -116,9 +117,9 @@ def read_head(data: bytes | Path, *, source: str, context: ReadContext, pages: i
     """
     if not isinstance(data, Path):
         title = property_title(data, source)
-    elif extension_of(source) == ".pdf":
+    elif _title_needs_pdfium(source):
         title = property_title(str(data), source)  # type: ignore[arg-type]  # PDFium opens a path itself
-    elif extension_of(source) in _PACKAGES:
+    elif (fmt := format_of(source)) is not None and fmt.zip_package:  # the title is in a part of the package
         title = property_title(data.read_bytes(), source)
     else:
         with open(data, "rb") as file:
@@ -127,8 +128,13 @@ def read_head(data: bytes | Path, *, source: str, context: ReadContext, pages: i
     return title, head
 
 
-_PACKAGES = (".docx", ".pptx", ".xlsx", ".docm", ".pptm", ".xlsm")  # ZIP packages: their title is in a part
 _TITLE_BYTES = 1 << 20
+
+
+def _title_needs_pdfium(source: str) -> bool:
+    """The title *source* declares is read by PDFium (a PDF's document information), which opens a path."""
+    fmt = format_of(source)
+    return fmt is not None and fmt.title_source == "pdf-info"
 
 
 def _inline(settings, source: str, readers: Mapping[str, Callable] | None) -> bool:
