@@ -5,7 +5,7 @@ With no Azure settings at all everything runs locally (the *embedded default*): 
 (``UseDevelopmentStorage=true``), the offline lexical embedder, and a single-file search index under
 ``.chunking/`` of the current working directory.
 
-May import: nothing (only its own modules).
+May import: formats.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ Counting goes through a :class:`~chunking.tokens.backends.TokenBackend`: GitHub'
 against the shipped file, tiktoken otherwise. ``CHUNKING_TOKENIZER=tiktoken`` (or ``bpe-openai``, or ``auto``)
 forces the choice.
 
-May import: core.
+May import: nothing.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ from typing import Any, Iterable, Sequence
 from azure.search.documents.indexes import models as m
 
 from chunking.index.schema_info import SCHEMA_VERSION, SchemaInfo
+from chunking.index.protocol import IndexError_
 
 __all__ = [
     "DOCUMENT_FIELDS", "changed_fields", "document_field_definitions", "filterable_kinds", "from_index_document",
@@ -138,8 +139,6 @@ def migrate(indexes: Any, existing: m.SearchIndex, metadata_fields: Sequence[str
             names the field and the attribute), or the service refused the update.
     """
     from azure.core.exceptions import HttpResponseError
-
-    from chunking.index.protocol import IndexError_
 
     wanted = document_field_definitions(metadata_fields)
     problems = changed_fields(existing, wanted)
