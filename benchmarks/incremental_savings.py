@@ -20,12 +20,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from chunking.pipeline import stage_two as pipeline, stage_one  # noqa: E402
-from chunking.storage.claim_check import MemoryPayloadStore  # noqa: E402
-from chunking.services import make_embedder, make_index, make_ledger  # noqa: E402
 from chunking.model import Page  # noqa: E402
 from chunking.parsers import parse_document  # noqa: E402
+from chunking.pipeline import stage_one
+from chunking.pipeline import stage_two as pipeline  # noqa: E402
+from chunking.services import make_embedder, make_index, make_ledger  # noqa: E402
 from chunking.settings import Settings  # noqa: E402
+from chunking.storage.claim_check import MemoryPayloadStore  # noqa: E402
 
 
 def run(data: bytes, source: str, settings: Settings, services) -> tuple[int, int, int]:

@@ -1,5 +1,5 @@
-"""Language detection on the repository's corpus: ours (``chunking.documents.language``: py3langid on a cleaned sample) and
-peers measured in the same run, per document and per chunk.
+"""Language detection on the repository's corpus: ours (``chunking.documents.language``: py3langid on a cleaned
+sample) and peers measured in the same run, per document and per chunk.
 
 Usage: ``python benchmarks/language_detection.py [--corpus DIR ...]``. Documents are the corpus files whose name
 carries a language tag (``name.<lang>.<ext>``); the tag is the expected answer (``zh-cn`` counts as ``zh``). The
@@ -23,8 +23,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from chunking.documents.splitter import splitter_for  # noqa: E402
 from chunking.documents.language import MIN_LETTERS, detect_language  # noqa: E402
+from chunking.documents.splitter import splitter_for  # noqa: E402
 from chunking.parsers import SUPPORTED_EXTENSIONS, parse_document  # noqa: E402
 from chunking.settings import Settings  # noqa: E402
 

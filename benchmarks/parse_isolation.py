@@ -15,9 +15,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from chunking.parsers.sandbox import _server, parse_in_child  # noqa: E402
 from chunking.parsers import ParseError, ReadContext, parse_document  # noqa: E402
 from chunking.parsers.limits import Deadline  # noqa: E402
+from chunking.parsers.sandbox import _server, parse_in_child  # noqa: E402
 from tests.sample_documents import document_paths  # noqa: E402
 
 

@@ -45,10 +45,10 @@ def _peak_rss_bytes() -> int:
 def worker(files: list[str], stage_two: bool) -> dict:
     """Run both stages over *files* in this process and return the figures (printed as JSON by ``--worker``)."""
     from chunking.pipeline import stage_two as pipeline
-    from chunking.storage.claim_check import MemoryPayloadStore
     from chunking.services import make_embedder, make_index, make_ledger
     from chunking.settings import Settings
     from chunking.splitters import SentenceTextSplitter
+    from chunking.storage.claim_check import MemoryPayloadStore
     from chunking.tokens import get_backend
 
     with tempfile.TemporaryDirectory() as state:

@@ -73,6 +73,7 @@ def worker(mode: str, path: str, blob_name: str) -> dict:
     started = time.perf_counter()
     if mode == "functions":
         from azure.storage.queue import QueueClient, TextBase64DecodePolicy, TextBase64EncodePolicy
+
         from tests.functions_host import queue_message
 
         container = handlers.blob_service(s.settings).get_container_client(s.settings.documents_container)

@@ -26,8 +26,8 @@ sys.path.insert(0, str(ROOT))
 
 from chunking.documents.splitter import splitter_for  # noqa: E402
 from chunking.parsers import parse_document  # noqa: E402
-from chunking.settings import Settings  # noqa: E402
 from chunking.services import reset_strategy_clients, strategy_clients  # noqa: E402
+from chunking.settings import Settings  # noqa: E402
 
 PDF = ROOT / "samples" / "amc-manual.en.pdf"
 STRATEGIES = ("sentence", "semantic", "hierarchical", "small_to_big", "sentence_window", "propositions", "llm",

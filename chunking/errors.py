@@ -192,8 +192,12 @@ def _openai(error: BaseException, settings: Any) -> ServiceFailure | None:
 
 
 def _azure(error: BaseException, settings: Any) -> ServiceFailure | None:
-    from azure.core.exceptions import ClientAuthenticationError, HttpResponseError, ServiceRequestError, \
-        ServiceResponseError
+    from azure.core.exceptions import (
+        ClientAuthenticationError,
+        HttpResponseError,
+        ServiceRequestError,
+        ServiceResponseError,
+    )
 
     url = ""
     response = getattr(error, "response", None)

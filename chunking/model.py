@@ -220,7 +220,8 @@ class ChunkRecord:
         return dataclasses.replace(self, embedding=tuple(vector))
 
 
-#: The access-list group every user is in: a document listing it is visible to all (docs/architecture.md#document-level-access-control).
+#: The access-list group every user is in: a document listing it is visible to all
+#: (docs/architecture.md#document-level-access-control).
 EVERYONE = "*"
 
 

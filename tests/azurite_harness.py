@@ -11,8 +11,8 @@ import pytest
 from azure.storage.blob import BlobServiceClient
 from azure.storage.queue import QueueClient, TextBase64DecodePolicy, TextBase64EncodePolicy
 
-from chunking.storage.claim_check import MemoryPayloadStore
 from chunking.pipeline.stage_two import run_stage_one
+from chunking.storage.claim_check import MemoryPayloadStore
 from tests.functions_host import queue_message, record_batches
 from tests.search_fake import ENDPOINT, SearchServiceFake
 

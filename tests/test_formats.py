@@ -5,9 +5,18 @@ import json
 import pytest
 
 from chunking.documents.splitter import splitter_for
-from chunking.formats import (CODE_LANGUAGES, DOCINTEL_EXTENSIONS, FORMATS, HEADING_EXTENSIONS,
-                              PAGINATED_EXTENSIONS, SUPPORTED_EXTENSIONS, TITLE_SOURCES, Format, format_of,
-                              splitter_name)
+from chunking.formats import (
+    CODE_LANGUAGES,
+    DOCINTEL_EXTENSIONS,
+    FORMATS,
+    HEADING_EXTENSIONS,
+    PAGINATED_EXTENSIONS,
+    SUPPORTED_EXTENSIONS,
+    TITLE_SOURCES,
+    Format,
+    format_of,
+    splitter_name,
+)
 from chunking.model import Page
 from chunking.parsers import parse_document
 from chunking.settings import Settings, SettingsError

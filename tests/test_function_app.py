@@ -7,6 +7,7 @@ import logging
 
 import azure.functions as func
 import pytest
+
 from tests.functions_host import index_app, record_batches
 
 
@@ -14,8 +15,9 @@ from tests.functions_host import index_app, record_batches
 def app_env(tmp_path_factory, azurite):
     """function_app with local services (offline embedder, local index in a temp folder, memory payloads) and
     the documents container on Azurite (the blob trigger hands over a ``BlobClient``)."""
-    import function_app
     from azure.storage.blob import BlobServiceClient
+
+    import function_app
     from chunking.app import functions as handlers
     from chunking.storage.claim_check import MemoryPayloadStore
 

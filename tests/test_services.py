@@ -7,7 +7,13 @@ from pathlib import Path
 
 from chunking.ledger import LocalLedgerStore
 from chunking.services import (
-    index_known_empty, index_location, ledger_exists, ledger_table, make_index, make_ledger, vector_floor,
+    index_known_empty,
+    index_location,
+    ledger_exists,
+    ledger_table,
+    make_index,
+    make_ledger,
+    vector_floor,
 )
 from chunking.settings import Settings
 

@@ -9,21 +9,21 @@ import logging
 import tempfile
 from pathlib import Path
 
-from chunking.storage.properties import read_properties
+from chunking.errors import classify, describe_failure, reason_of
+from chunking.ids import doc_id as make_doc_id
+from chunking.messages.batches import MessageError, decode_message
+from chunking.messages.jobs import RangeState, StageOneJob, decode_job, encode_job, enqueue_stage_one
 from chunking.pipeline.backfill import expected_settings
 from chunking.pipeline.field_sweep import refresh_fields
 from chunking.pipeline.fields import is_fields_message
-from chunking.errors import classify, describe_failure, reason_of
-from chunking.ids import doc_id as make_doc_id
 from chunking.pipeline.namespaces import deployment_namespace
-from chunking.pipeline.stage_two import StageOneResult, StageTwoResult, run_stage_one, run_stage_two
-from chunking.messages.batches import MessageError, decode_message
-from chunking.messages.jobs import RangeState, StageOneJob, decode_job, encode_job, enqueue_stage_one
 from chunking.pipeline.reconcile import ReconcileReport, delete_document, parse_blob_events, reconcile
 from chunking.pipeline.reprocess import ReprocessReport, reprocess, select
+from chunking.pipeline.stage_two import StageOneResult, StageTwoResult, run_stage_one, run_stage_two
 from chunking.services import Services, services
 from chunking.settings import Settings
 from chunking.storage import BlobChangedError, blob_service, create_container, download_to_file, storage_error
+from chunking.storage.properties import read_properties
 
 __all__ = [
     "enqueue_stage_one_jobs", "handle_batch", "handle_batch_poison", "handle_blob", "handle_blob_event",

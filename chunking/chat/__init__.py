@@ -11,7 +11,6 @@ May import: core, errors, tokens, embeddings, storage.
 from __future__ import annotations
 
 import json
-
 import logging
 import threading
 from concurrent.futures import ThreadPoolExecutor

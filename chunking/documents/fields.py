@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Mapping, Sequence
 
 from chunking.documents.language import detect_language
-from chunking.model import DocumentFields, Page, SourceProperties, acl_values, iso_utc
 from chunking.documents.titles import document_title
+from chunking.model import DocumentFields, Page, SourceProperties, acl_values, iso_utc
 
 __all__ = [
     "DocumentFields", "SOURCE_FIELDS", "SourceProperties", "acl_values", "configured_fields", "document_fields",

@@ -5,9 +5,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Sequence
 
-from chunking.model import DocumentFields
 from chunking.ids import chunk_id, content_hash
-from chunking.model import Chunk, ChunkRecord, Page
+from chunking.model import Chunk, ChunkRecord, DocumentFields, Page
 from chunking.splitters.markdown import HeadingOutline
 
 __all__ = ["build_records", "hierarchical_id"]

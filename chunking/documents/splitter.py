@@ -15,19 +15,28 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Sequence
 
-from chunking.formats import (HEADING_EXTENSIONS, SPLITTER_NAMES, default_splitter, extension_of, is_strategy,
-                              splitter_name)
+from chunking.documents.strategy import strategy_splitter
+from chunking.formats import (
+    HEADING_EXTENSIONS,
+    SPLITTER_NAMES,
+    default_splitter,
+    extension_of,
+    is_strategy,
+    splitter_name,
+)
 from chunking.model import Chunk, Page
 from chunking.parsers.selection import has_headings, parser_fingerprint
 from chunking.settings import Settings
-from chunking.splitters.markdown.fences import parse_atx_heading
-from chunking.tokens import token_counter
-from chunking.documents.strategy import strategy_splitter
 from chunking.splitters import (
-    MarkdownSectionSplitter, RecursiveCharacterTextSplitter, SentenceSplitterConfig, SentenceTextSplitter,
+    MarkdownSectionSplitter,
+    RecursiveCharacterTextSplitter,
+    SentenceSplitterConfig,
+    SentenceTextSplitter,
 )
 from chunking.splitters.json.spans import split_json_spans
 from chunking.splitters.markdown import HeadingOutline
+from chunking.splitters.markdown.fences import parse_atx_heading
+from chunking.tokens import token_counter
 
 __all__ = [
     "DocumentSplitter", "split_code", "split_csv", "split_html_sections", "split_json", "split_markdown",

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
-from chunking.embeddings.offline import OfflineLexicalEmbedder
 from chunking.embeddings.clients import azure_openai_client, openai_compatible_client
+from chunking.embeddings.offline import OfflineLexicalEmbedder
 from chunking.tokens import token_counter as _make_counter
 
 __all__ = [

@@ -31,9 +31,8 @@ class TableLedgerStore:
         Raises:
             StorageError: the table service cannot be reached or refuses (the message names table and account).
         """
-        from azure.data.tables import TableServiceClient
-
         from azure.core.exceptions import AzureError
+        from azure.data.tables import TableServiceClient
 
         service = TableServiceClient.from_connection_string(storage) if isinstance(storage, str) else storage
         try:

@@ -20,8 +20,8 @@ import json
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from chunking.storage.claim_check import PayloadStore
 from chunking.model import ChunkRecord
+from chunking.storage.claim_check import PayloadStore
 
 __all__ = ["BatchMessage", "BatchPacker", "Group", "MessageError", "decode_message", "encode_batches", "load_records"]
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 from charset_normalizer import from_bytes
 
-from chunking.parsers.limits import Deadline, Limits
 from chunking.model import Page
+from chunking.parsers.limits import Deadline, Limits
 
 # Longest BOM first: the UTF-32-LE mark begins with the UTF-16-LE one.
 _BOMS: tuple[tuple[bytes, str], ...] = (

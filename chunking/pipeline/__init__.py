@@ -4,5 +4,6 @@ versions (``versions``), field-only updates (``fields``, ``field_sweep``), delet
 backfill and reprocess of documents made with other settings (``backfill``, ``reprocess``), index ownership
 (``namespaces``) and batch runs of local files through both stages (``ingest``).
 
-May import: core, errors, tokens, parsers, splitters, embeddings, storage, index, ledger, messages, chat, strategies, services, documents.
+May import: core, errors, tokens, parsers, splitters, embeddings, storage, index, ledger, messages, chat,
+strategies, services, documents.
 """

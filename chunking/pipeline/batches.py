@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from chunking.storage.claim_check import PayloadStore
 from chunking.ledger import QUEUED, SENDING, Ledger
-from chunking.model import ChunkRecord
 from chunking.messages.batches import BatchPacker, Group
+from chunking.model import ChunkRecord
 from chunking.settings import Settings
+from chunking.storage.claim_check import PayloadStore
 
 __all__ = ["Batches", "HOLD_BATCHES"]
 

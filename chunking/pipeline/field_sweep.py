@@ -10,12 +10,12 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable
 
-from chunking.storage import storage_error
-from chunking.storage.properties import listed_properties
-from chunking.storage.claim_check import PayloadStore
-from chunking.pipeline.fields import fields_message_if_changed
 from chunking.ids import doc_id as make_doc_id
 from chunking.ledger import Ledger
+from chunking.pipeline.fields import fields_message_if_changed
+from chunking.storage import storage_error
+from chunking.storage.claim_check import PayloadStore
+from chunking.storage.properties import listed_properties
 
 __all__ = ["refresh_fields"]
 

@@ -21,12 +21,12 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from chunking.storage.claim_check import PayloadStore
 from chunking.documents.fields import settings_source_fields
-from chunking.model import SourceProperties
 from chunking.index.protocol import IndexWriter
 from chunking.ledger import Ledger, LedgerEntry
 from chunking.messages.batches import MessageError
+from chunking.model import SourceProperties
+from chunking.storage.claim_check import PayloadStore
 
 __all__ = ["FIELDS_MESSAGE", "FieldsMessage", "apply_fields_body", "apply_fields_message", "decode_fields_message",
            "encode_fields_message", "fields_message_if_changed", "is_fields_message"]

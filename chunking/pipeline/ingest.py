@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
 
-from chunking.storage.claim_check import MemoryPayloadStore
 from chunking.documents.fields import file_properties
 from chunking.embeddings import Embedder
 from chunking.errors import describe_failure
@@ -36,10 +35,11 @@ from chunking.ids import doc_id as make_doc_id
 from chunking.index.protocol import IndexWriter
 from chunking.ledger import Ledger
 from chunking.pipeline.namespaces import deployment_namespace
-from chunking.pipeline.stage_two import run_stage_one, run_stage_two
 from chunking.pipeline.reconcile import delete_document
+from chunking.pipeline.stage_two import run_stage_one, run_stage_two
 from chunking.redact import redact
 from chunking.settings import Settings
+from chunking.storage.claim_check import MemoryPayloadStore
 
 __all__ = ["CLEANUP_MODES", "DocumentRow", "IngestSummary", "collect_files", "ingest_files"]
 

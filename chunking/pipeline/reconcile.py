@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 from urllib.parse import unquote, urlparse
 
-from chunking.pipeline.backfill import why_stale
-from chunking.storage.claim_check import PayloadStore
 from chunking.ids import doc_id as make_doc_id
 from chunking.index.protocol import IndexWriter
 from chunking.ledger import Ledger
+from chunking.pipeline.backfill import why_stale
+from chunking.storage.claim_check import PayloadStore
 
 __all__ = ["BlobEvent", "ReconcileReport", "delete_document", "parse_blob_events", "reconcile"]
 

@@ -1,7 +1,7 @@
 """``chunking reprocess``: put documents of the documents container on the stage-1 job queue on demand.
 
-Which ones: by default those reconcile's backfill would take (``chunking.pipeline.backfill.why_stale``: indexed with other
-settings than the current ones), all of them, without the per-run limit; with ``--all`` every blob; with
+Which ones: by default those reconcile's backfill would take (``chunking.pipeline.backfill.why_stale``: indexed
+with other settings than the current ones), all of them, without the per-run limit; with ``--all`` every blob; with
 ``--prefix P`` every blob whose name starts with P. Nothing is parsed here: the queue-triggered stage 1 reads
 each blob, so a backlog of any size drains at the queue's pace (docs/operations.md#backfill-after-a-settings-change).
 """
@@ -13,9 +13,9 @@ import logging
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
-from chunking.pipeline.backfill import why_stale
 from chunking.ids import doc_id as make_doc_id
 from chunking.ledger import Ledger, LedgerEntry
+from chunking.pipeline.backfill import why_stale
 
 __all__ = ["ReprocessReport", "reprocess", "select"]
 

@@ -25,30 +25,29 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from azure.core.exceptions import AzureError
 
-from chunking.storage.claim_check import PayloadStore
-from chunking.model import DocumentFields, SourceProperties
-from chunking.pipeline.fields import fields_message_if_changed
+from chunking.documents.records import build_records
 from chunking.documents.splitter import DocumentSplitter, splitter_for
+from chunking.documents.version_fields import version_fields
 from chunking.formats import HEADING_EXTENSIONS, PAGINATED_EXTENSIONS, extension_of
 from chunking.ids import doc_id as make_doc_id
 from chunking.ids import document_version
-from chunking.documents.records import build_records
-from chunking.splitters.markdown import HeadingOutline
 from chunking.ledger import Ledger
-from chunking.model import Chunk, ChunkRecord, Page
-from chunking.pipeline.backfill import stage_one_settings
-from chunking.pipeline.namespaces import deployment_namespace
-from chunking.parsers.sandbox import count_pages_bounded, read_pages_bounded
+from chunking.messages.jobs import RangeState
+from chunking.model import Chunk, ChunkRecord, DocumentFields, Page, SourceProperties
 from chunking.parsers import ParseError, ReadContext, no_text_error
 from chunking.parsers.furniture import FurnitureKeys
 from chunking.parsers.limits import Deadline, Limits
-from chunking.services import document_readers
+from chunking.parsers.sandbox import count_pages_bounded, read_pages_bounded
+from chunking.pipeline.backfill import stage_one_settings
 from chunking.pipeline.batches import HOLD_BATCHES, Batches
-from chunking.documents.version_fields import version_fields
+from chunking.pipeline.fields import fields_message_if_changed
+from chunking.pipeline.namespaces import deployment_namespace
 from chunking.redact import redact
+from chunking.services import document_readers
 from chunking.settings import Settings
-from chunking.messages.jobs import RangeState
+from chunking.splitters.markdown import HeadingOutline
 from chunking.storage import BlobFile
+from chunking.storage.claim_check import PayloadStore
 from chunking.strategies.notes import fallback_note
 
 __all__ = ["HOLD_BATCHES", "StageOneResult", "document_records", "run_stage_one", "source_version"]

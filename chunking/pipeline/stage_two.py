@@ -14,18 +14,18 @@ import logging
 import time
 from dataclasses import dataclass
 
-from chunking.storage.claim_check import PayloadMissingError, PayloadStore
-from chunking.pipeline.fields import apply_fields_body, is_fields_message
 from chunking.embeddings import Embedder, embed_all
 from chunking.errors import ServiceFailure, classify, describe_failure, reason_of
 from chunking.index.protocol import IndexWriter
 from chunking.ledger import BatchFate, Completion, Ledger, LedgerEntry, batch_fate, complete_if_done, is_wanted
 from chunking.messages.batches import decode_message, load_records
-from chunking.settings import Settings
+from chunking.pipeline.fields import apply_fields_body, is_fields_message
 from chunking.pipeline.stage_one import StageOneResult, _crash, document_records, run_stage_one, source_version
-from chunking.tokens import token_counter
 from chunking.pipeline.vector_reuse import reusable_vectors, vector_keys
 from chunking.pipeline.versions import remove_other_versions, retire_version
+from chunking.settings import Settings
+from chunking.storage.claim_check import PayloadMissingError, PayloadStore
+from chunking.tokens import token_counter
 
 __all__ = ["StageOneResult", "StageTwoResult", "document_records", "run_stage_one", "run_stage_two", "source_version"]
 

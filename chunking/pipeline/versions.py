@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import logging
 
-from chunking.storage.claim_check import PayloadStore
 from chunking.index.protocol import IndexWriter
 from chunking.ledger import Ledger
+from chunking.storage.claim_check import PayloadStore
 
 __all__ = ["remove_other_versions", "retire_version"]
 

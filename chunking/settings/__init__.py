@@ -16,15 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
 
-from .figures import FigureOptions
 from .docintel import DocumentIntelligenceSettings
-from .local_model import LocalModelOptions
+from .figures import FigureOptions
 from .isolation import ParseIsolation
+from .local_model import LocalModelOptions
+from .metadata import MetadataSettings
 from .reconcile import ReconcileOptions
 from .search import SearchOptions
 from .stage_one import JOB_QUEUE_DEFAULT, StageOneJobs
 from .strategy import SEMANTIC_THRESHOLD_TYPES, StrategyOptions
-from .metadata import MetadataSettings
 from .values import SettingsError, bool_value, int_value, str_value
 
 __all__ = [

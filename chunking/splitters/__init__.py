@@ -18,19 +18,19 @@ from chunking.splitters.html.header import HTMLHeaderTextSplitter
 from chunking.splitters.html.section import HTMLSectionSplitter
 from chunking.splitters.html.semantic import HTMLSemanticPreservingSplitter
 from chunking.splitters.json.recursive import RecursiveJsonSplitter
+from chunking.splitters.jsx import JSFrameworkTextSplitter
 from chunking.splitters.languages import Language
-from chunking.splitters.nlp import KonlpyTextSplitter, NLTKTextSplitter, SpacyTextSplitter
 from chunking.splitters.markdown import (
     ExperimentalMarkdownSyntaxTextSplitter,
     MarkdownChunk,
     MarkdownHeaderTextSplitter,
     MarkdownSectionSplitter,
 )
-from chunking.splitters.jsx import JSFrameworkTextSplitter
+from chunking.splitters.nlp import KonlpyTextSplitter, NLTKTextSplitter, SpacyTextSplitter
+from chunking.splitters.sentence import SentenceSplitterConfig, SentenceTextSplitter
 from chunking.splitters.sentence_transformers_token import SentenceTransformersTokenTextSplitter
 from chunking.splitters.token import TokenTextSplitter
 from chunking.splitters.token_windows import Tokenizer, split_text_on_tokens
-from chunking.splitters.sentence import SentenceSplitterConfig, SentenceTextSplitter
 
 __all__ = [
     "CharacterTextSplitter",

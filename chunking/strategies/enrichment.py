@@ -24,11 +24,11 @@ import hashlib
 import json
 from typing import Callable, Sequence
 
+from chunking.chat import ChatClient, ChatTask, run_chat_tasks
+from chunking.chat.cache import MemoryModelCache, ModelCache
 from chunking.model import Chunk, Page
 from chunking.splitters.sentence.boundaries import Boundaries
 from chunking.splitters.sentence.config import SentenceSplitterConfig
-from chunking.chat.cache import MemoryModelCache, ModelCache
-from chunking.chat import ChatClient, ChatTask, run_chat_tasks
 from chunking.strategies.prompts import PROMPTS, section
 from chunking.strategies.units import EMBEDDING_MAX_TOKENS, DocumentText, sentence_spans
 from chunking.tokens import token_counter as _token_counter

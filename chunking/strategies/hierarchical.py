@@ -9,8 +9,8 @@
    look-ahead or hard-cut overlap, so children do not repeat each other), ``sentences`` (one chunk per sentence:
    the sentence-window variant of small-to-big).
 3. Chunks come out in pre-order (a parent, then its subtree) with ``metadata``: ``level``, ``path`` (ordinals
-   from the top: ``[2, 0, 3]``), ``embed`` (the level is in ``embed_levels``). ``chunking.documents.records`` turns the path
-   into the key ``{doc_id}-{version8}-{level}-{path}`` and the parent's key into ``parent_id``.
+   from the top: ``[2, 0, 3]``), ``embed`` (the level is in ``embed_levels``). ``chunking.documents.records`` turns the
+   path into the key ``{doc_id}-{version8}-{level}-{path}`` and the parent's key into ``parent_id``.
 4. A ``figure_part`` (a piece of a figure over 8,191 tokens) is not re-wrapped and gets no children.
 
 The record field ``ordinal`` stays the position in the document (pre-order), as every other splitter's; the
@@ -26,10 +26,10 @@ from dataclasses import dataclass
 from typing import Callable, Collection, Iterable, Sequence
 
 from chunking.model import Chunk, Page
-from chunking.strategies.units import DocumentText, sentence_units
-from chunking.tokens import token_counter as _token_counter
 from chunking.splitters import SentenceTextSplitter
 from chunking.splitters.markdown import HeadingOutline
+from chunking.strategies.units import DocumentText, sentence_units
+from chunking.tokens import token_counter as _token_counter
 
 __all__ = ["LEVEL_SPLITTERS", "HierarchicalChunker", "Level"]
 

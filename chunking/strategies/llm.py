@@ -24,10 +24,10 @@ import json
 import logging
 from typing import Callable, Iterable, Sequence
 
+from chunking.chat import ChatClient, ChatTask, InvalidOutput, json_list, run_chat_tasks
+from chunking.chat.cache import MemoryModelCache, ModelCache
 from chunking.embeddings import Embedder, OfflineLexicalEmbedder
 from chunking.model import Chunk, Page
-from chunking.chat.cache import MemoryModelCache, ModelCache
-from chunking.chat import ChatClient, ChatTask, InvalidOutput, json_list, run_chat_tasks
 from chunking.strategies.prompts import PROMPTS, render_units, section
 from chunking.strategies.repair import group_tokens, repair_sizes
 from chunking.strategies.semantic import SemanticChunker, sentence_fallback, window_distances

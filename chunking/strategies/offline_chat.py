@@ -24,9 +24,9 @@ import threading
 from collections import Counter
 from typing import Any, Callable, Mapping, Sequence
 
+from chunking.chat import ChatError, Message
 from chunking.splitters.sentence.boundaries import Boundaries, is_heading_like
 from chunking.splitters.sentence.config import SentenceSplitterConfig
-from chunking.chat import ChatError, Message
 from chunking.strategies.prompts import read_section, task_of
 from chunking.strategies.units import sentence_spans
 from chunking.tokens import token_counter

@@ -23,16 +23,16 @@ import json
 import re
 from typing import Callable, Iterable, Sequence
 
+from chunking.chat import ChatClient, ChatTask, InvalidOutput, json_list, run_chat_tasks
+from chunking.chat.cache import MemoryModelCache, ModelCache
 from chunking.model import Chunk, Page
+from chunking.splitters import SentenceTextSplitter
 from chunking.splitters.sentence.boundaries import Boundaries
 from chunking.splitters.sentence.config import SentenceSplitterConfig
 from chunking.splitters.sentence.oversize import cut_oversize
-from chunking.chat.cache import MemoryModelCache, ModelCache
-from chunking.chat import ChatClient, ChatTask, InvalidOutput, json_list, run_chat_tasks
 from chunking.strategies.prompts import PROMPTS, section
 from chunking.strategies.units import sentence_spans
 from chunking.tokens import token_counter as _token_counter
-from chunking.splitters import SentenceTextSplitter
 
 __all__ = ["PropositionChunker", "grounding", "parse_propositions"]
 

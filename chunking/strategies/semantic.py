@@ -26,14 +26,14 @@ from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
+from chunking.chat.cache import CachedEmbedder, ModelCache
 from chunking.embeddings import Embedder, embed_all
 from chunking.model import Chunk, Page
 from chunking.settings import SEMANTIC_THRESHOLD_TYPES
-from chunking.chat.cache import CachedEmbedder, ModelCache
+from chunking.splitters import SentenceTextSplitter
 from chunking.strategies.repair import group_tokens, repair_sizes
 from chunking.strategies.units import EMBEDDING_MAX_TOKENS, DocumentText, Unit, sentence_units, unit_runs
 from chunking.tokens import token_counter as _token_counter
-from chunking.splitters import SentenceTextSplitter
 
 __all__ = ["THRESHOLD_TYPES", "SemanticChunker", "breakpoint_threshold", "window_distances"]
 

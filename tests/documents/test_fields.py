@@ -13,11 +13,10 @@ import docx
 import pytest
 
 from chunking.documents.fields import document_fields, file_properties, source_fields
-from chunking.model import DocumentFields, SourceProperties, acl_values, iso_utc
 from chunking.documents.language import detect_language
-from chunking.model import Page
-from chunking.parsers import parse_document
 from chunking.documents.titles import document_title
+from chunking.model import DocumentFields, Page, SourceProperties, acl_values, iso_utc
+from chunking.parsers import parse_document
 from chunking.parsers.titles import property_title
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
@@ -51,8 +50,8 @@ def test_titles_and_languages_of_real_documents(name, title, language):
 
 def test_the_declared_title_is_read_where_the_parse_runs(monkeypatch, tmp_path):
     # Under process isolation the child that reads the PDF reads its /Title too: the worker never opens the file.
-    from chunking.parsers import sandbox as parse_sandbox
     from chunking.parsers import ReadContext
+    from chunking.parsers import sandbox as parse_sandbox
     from chunking.settings import Settings
 
     calls = []
@@ -213,11 +212,11 @@ def test_stage_one_records_carry_the_title_the_child_read(tmp_path, monkeypatch)
     # Through stage 1 as the Functions run it (process isolation): the DOCX's dc:title reaches every record, read
     # by the parsing child; the worker does not open the package for it.
     from chunking.documents import titles
-    from chunking.storage.claim_check import MemoryPayloadStore
     from chunking.ledger import Ledger, LocalLedgerStore
-    from chunking.pipeline.stage_two import run_stage_one
     from chunking.messages.batches import decode_message, load_records
+    from chunking.pipeline.stage_two import run_stage_one
     from chunking.settings import Settings
+    from chunking.storage.claim_check import MemoryPayloadStore
 
     monkeypatch.setattr(titles, "property_title", lambda data, source: "read in the worker")
     document = docx.Document()

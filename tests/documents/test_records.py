@@ -1,6 +1,6 @@
 from chunking.documents.records import build_records
-from chunking.splitters.markdown import HeadingOutline
 from chunking.model import Chunk, Page
+from chunking.splitters.markdown import HeadingOutline
 
 
 def test_outline_paths_and_fences():

@@ -16,7 +16,6 @@ import httpx2 as httpx  # the HTTP client of openai 3.x
 import openai
 import pytest
 
-from chunking.embeddings import offline as offline_embedder
 from chunking.embeddings import (
     MAX_TOKENS_PER_INPUT,
     Embedder,
@@ -26,9 +25,10 @@ from chunking.embeddings import (
     batch_by_tokens,
     embed_all,
 )
+from chunking.embeddings import offline as offline_embedder
+from chunking.embeddings.stopwords import is_stop_word
 from chunking.services import make_embedder
 from chunking.settings import Settings
-from chunking.embeddings.stopwords import is_stop_word
 from tests.openai_fakes import ScriptedEndpoint
 
 ROOT = Path(__file__).resolve().parents[2]

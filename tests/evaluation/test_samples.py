@@ -59,9 +59,9 @@ def test_exact_fact_questions_rank_their_chunk_first(default_result):
 
 def test_made_up_words_get_no_hits_though_hashed_vectors_collide(default_result, eval_dir):
     from chunking.embeddings import OfflineLexicalEmbedder
-    from chunking.services import fusion_options
     from chunking.index.local import LocalIndex
     from chunking.retrieval import query_vector, search
+    from chunking.services import fusion_options
 
     embedder, settings = OfflineLexicalEmbedder(256), Settings.from_env({})
     with LocalIndex(eval_dir / "1" / "index.sqlite3", 256, fusion_options(settings)) as index:

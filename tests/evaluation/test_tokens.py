@@ -7,8 +7,8 @@ from pathlib import Path
 
 from chunking.evaluation.questions import Question
 from chunking.evaluation.runner import evaluate, parse_strategy
-from chunking.settings import Settings
 from chunking.services import reset_strategy_clients
+from chunking.settings import Settings
 from chunking.tokens import token_counter
 
 SENTENCES = ["Cats purr when they are content.", "Cats nap in the sun all afternoon.",

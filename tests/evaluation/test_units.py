@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from chunking.embeddings.stopwords import is_stop_word
 from chunking.evaluation.judge import answer_key, matches_source
 from chunking.evaluation.metrics import hit_at, ndcg_at, reciprocal_rank, score_question, summarise
 from chunking.evaluation.questions import Question, QuestionSetError, dump_questions, load_questions
 from chunking.evaluation.runner import parse_strategy
-from chunking.retrieval.highlight import highlight
 from chunking.index.fusion import FusionOptions, bm25_idf, fuse
 from chunking.model import ChunkRecord, Page
-from chunking.embeddings.stopwords import is_stop_word
+from chunking.retrieval.highlight import highlight
 
 
 def test_metrics_exact_values():

@@ -13,11 +13,11 @@ import pytest
 from azure.core.credentials import AccessToken
 
 from chunking.index import IndexError_
-from chunking.services import make_index
 from chunking.index.azure import AzureSearchIndex, odata_string
-from chunking.index.local import LocalIndex
-from chunking.settings import Settings
 from chunking.index.azure.fields import DOCUMENT_FIELDS
+from chunking.index.local import LocalIndex
+from chunking.services import make_index
+from chunking.settings import Settings
 from tests.index.search_fakes import ENDPOINT, FakeService, Sent, created_definition, make, record, stored
 
 # -- schema ------------------------------------------------------------------------------------------------------

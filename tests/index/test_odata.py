@@ -8,8 +8,8 @@ import sqlite3
 
 import pytest
 
-from chunking.index.odata import And, Any, Compare, Const, DateTime, FilterError, Not, Or, SearchIn, parse_filter
 from chunking.index.local.odata_sql import filter_sql
+from chunking.index.odata import And, Any, Compare, Const, DateTime, FilterError, Not, Or, SearchIn, parse_filter
 from chunking.index.security import combine_filters, security_filter
 
 COLUMNS = {

@@ -6,9 +6,9 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-from azure.search.documents import SearchClient
 from azure.core.credentials import AzureKeyCredential
 from azure.core.exceptions import HttpResponseError
+from azure.search.documents import SearchClient
 
 from chunking.index.azure import AzureSearchIndex
 from chunking.model import ChunkRecord

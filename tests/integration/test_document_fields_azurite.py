@@ -9,8 +9,8 @@ import pytest
 
 from chunking.ids import doc_id
 from chunking.index.security import security_filter
-from tests.search_fake import ENDPOINT
 from tests.integration.test_incremental_azurite import Harness
+from tests.search_fake import ENDPOINT
 
 pytestmark = pytest.mark.integration
 

@@ -19,8 +19,8 @@ from azure.storage.blob import BlobServiceClient
 from azure.storage.queue import QueueClient, TextBase64DecodePolicy, TextBase64EncodePolicy
 
 from chunking.settings import Settings
-from tests.functions_host import queue_message
 from tests.app.cli.test_cli import run
+from tests.functions_host import queue_message
 
 pytestmark = pytest.mark.integration
 

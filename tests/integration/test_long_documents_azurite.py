@@ -14,8 +14,8 @@ import pytest
 from chunking.ids import doc_id
 from chunking.messages.batches import decode_message
 from tests.functions_host import queue_message
-from tests.long_documents import long_pdf
 from tests.integration.test_incremental_azurite import Harness
+from tests.long_documents import long_pdf
 
 pytestmark = pytest.mark.integration
 

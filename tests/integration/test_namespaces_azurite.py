@@ -11,8 +11,8 @@ import pytest
 from chunking.ids import doc_id
 from chunking.pipeline.namespaces import deployment_namespace
 from chunking.pipeline.reconcile import reconcile
-from tests.functions_host import queue_message
 from tests.azurite_harness import Harness, _paragraphs
+from tests.functions_host import queue_message
 
 pytestmark = pytest.mark.integration
 
@@ -37,9 +37,9 @@ def contents(h, namespace: str) -> dict[str, set[str]]:
 
 def expected(h, sources: list[str]) -> dict[str, set[str]]:
     """What the index must hold for *sources* of *h*'s container: the chunks of their current bytes."""
-    from chunking.storage.claim_check import MemoryPayloadStore
-    from chunking.pipeline.stage_two import run_stage_one
     from chunking.messages.batches import decode_message, load_records
+    from chunking.pipeline.stage_two import run_stage_one
+    from chunking.storage.claim_check import MemoryPayloadStore
     from tests.azurite_harness import _NoLedger
 
     out = {}

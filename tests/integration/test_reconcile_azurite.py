@@ -11,8 +11,8 @@ import pytest
 
 from chunking.ids import doc_id
 from chunking.storage import StorageError
-from tests.functions_host import queue_message
 from tests.azurite_harness import Harness, _paragraphs
+from tests.functions_host import queue_message
 
 pytestmark = pytest.mark.integration
 

@@ -2,10 +2,10 @@ import json
 
 import pytest
 
-from chunking.storage.claim_check import MemoryPayloadStore
 from chunking.ids import content_hash
-from chunking.model import ChunkRecord
 from chunking.messages.batches import MessageError, decode_message, encode_batches, load_records
+from chunking.model import ChunkRecord
+from chunking.storage.claim_check import MemoryPayloadStore
 
 
 def _record(ordinal: int, text: str, doc: str = "dabc", version: str = "v1") -> ChunkRecord:

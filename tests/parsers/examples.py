@@ -18,8 +18,8 @@ from pathlib import Path
 from chunking.documents.splitter import splitter_for
 from chunking.ids import doc_id
 from chunking.parsers import parse_document
-from chunking.services import document_readers
 from chunking.pipeline.stage_two import document_records, source_version
+from chunking.services import document_readers
 from chunking.settings import Settings
 from tests.docintel_fake import ENDPOINT, Cell, DocumentIntelligenceFake, Figure, LayoutDocument, Para, Table
 

@@ -6,12 +6,13 @@ from __future__ import annotations
 import pytest
 from azure.core.exceptions import HttpResponseError
 
-from chunking.pipeline import stage_two as pipeline, stage_one
 from chunking.documents.splitter import splitter_for
 from chunking.embeddings import OfflineLexicalEmbedder
 from chunking.errors import describe_failure
 from chunking.index.local import LocalIndex
 from chunking.ledger import Ledger, LocalLedgerStore
+from chunking.pipeline import stage_one
+from chunking.pipeline import stage_two as pipeline
 from chunking.services import document_readers
 from chunking.settings import Settings
 from chunking.storage.claim_check import MemoryPayloadStore

@@ -12,8 +12,8 @@ from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
 
 from chunking.parsers import ParseError, ReadContext, parse_document
-from chunking.parsers.limits import Limits
 from chunking.parsers import docx as docx_parser
+from chunking.parsers.limits import Limits
 from tests.parsers.helpers import (
     assert_balanced_figures,
     assert_page_invariants,

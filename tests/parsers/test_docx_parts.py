@@ -12,9 +12,8 @@ from docx.opc.packuri import PackURI
 from docx.opc.part import Part
 from docx.oxml import parse_xml
 
-from chunking.parsers import parse_document
+from chunking.parsers import ReadContext, parse_document
 from chunking.parsers.docx.parts import prepare_body
-from chunking.parsers import ReadContext
 from chunking.parsers.limits import Limits
 
 _W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"

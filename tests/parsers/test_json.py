@@ -6,8 +6,7 @@ import json as stdlib_json
 
 import pytest
 
-from chunking.parsers import ParseError, parse_document
-from chunking.parsers import json
+from chunking.parsers import ParseError, json, parse_document
 from tests.parsers.helpers import assert_page_invariants, corpus_bytes, parse_corpus
 
 COUNTRIES = "iso_3166-1.json"

@@ -6,8 +6,7 @@ import io
 
 import pytest
 
-from chunking.parsers import ParseError, parse_document
-from chunking.parsers import pdf
+from chunking.parsers import ParseError, parse_document, pdf
 from tests.parsers.helpers import assert_page_invariants, document_text, parse_corpus
 
 pypdf = pytest.importorskip("pypdf")  # dev dependency, only used here to write encrypted PDFs

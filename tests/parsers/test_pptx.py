@@ -9,9 +9,9 @@ import pptx
 import pytest
 from pptx.util import Inches
 
+from chunking.documents.splitter import split_sentences
 from chunking.parsers import ParseError, ReadContext, parse_document
 from chunking.parsers.limits import Limits
-from chunking.documents.splitter import split_sentences
 from tests.parsers.helpers import assert_page_invariants
 
 _TITLE_AND_CONTENT, _TITLE_ONLY, _BLANK = 1, 5, 6

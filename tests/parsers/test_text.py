@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chunking.parsers import ParseError, parse_document
-from chunking.parsers import text
+from chunking.parsers import ParseError, parse_document, text
 from tests.parsers.helpers import assert_page_invariants, corpus_bytes, parse_corpus
 
 README = "pyenv-README.md"

@@ -9,11 +9,11 @@ import math
 
 import pytest
 
-from chunking.pipeline.backfill import expected_settings, stage_one_settings, why_stale
 from chunking.ids import doc_id
 from chunking.index.local import LocalIndex
 from chunking.ledger import Ledger, LedgerEntry, LocalLedgerStore
 from chunking.model import ChunkRecord
+from chunking.pipeline.backfill import expected_settings, stage_one_settings, why_stale
 from chunking.pipeline.reconcile import reconcile
 from chunking.settings import Settings
 

@@ -9,17 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from chunking.storage.claim_check import MemoryPayloadStore
-from chunking.model import SourceProperties
 from chunking.embeddings import OfflineLexicalEmbedder
-from chunking.pipeline.fields import decode_fields_message, is_fields_message
 from chunking.index.local import LocalIndex
 from chunking.index.security import security_filter
-from chunking.pipeline.ingest import collect_files, ingest_files
 from chunking.ledger import Ledger, LocalLedgerStore
+from chunking.model import SourceProperties
+from chunking.pipeline.fields import decode_fields_message, is_fields_message
+from chunking.pipeline.ingest import collect_files, ingest_files
 from chunking.pipeline.stage_two import run_stage_one, run_stage_two
 from chunking.settings import Settings
 from chunking.settings.metadata import MetadataSettings
+from chunking.storage.claim_check import MemoryPayloadStore
 
 TEXT = ("# Payroll policy\n\nSalaries are paid on the last working day of each month. Overtime is paid with the "
         "next salary. Expense claims are reimbursed within ten days of approval.\n")

@@ -6,8 +6,8 @@ import pytest
 
 from chunking.embeddings import OfflineLexicalEmbedder
 from chunking.index.local import LocalIndex
-from chunking.pipeline.ingest import collect_files, ingest_files
 from chunking.ledger import Ledger, LocalLedgerStore
+from chunking.pipeline.ingest import collect_files, ingest_files
 from chunking.settings import Settings
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 from chunking.embeddings import OfflineLexicalEmbedder
 from chunking.ids import doc_id
 from chunking.index.local import LocalIndex
-from chunking.pipeline.ingest import LOCAL_CONTAINER, ingest_files
 from chunking.ledger import Ledger, LocalLedgerStore
+from chunking.pipeline.ingest import LOCAL_CONTAINER, ingest_files
 from chunking.pipeline.namespaces import deployment_namespace, ledger_identity
 from chunking.pipeline.reconcile import reconcile
 from chunking.settings import Settings

@@ -10,12 +10,12 @@ import random
 
 import pytest
 
-from chunking.storage.claim_check import MemoryPayloadStore
-from chunking.services import make_embedder, make_index, make_ledger
-from chunking.pipeline.stage_two import run_stage_one, run_stage_two
 from chunking.messages.batches import decode_message, load_records
+from chunking.pipeline.stage_two import run_stage_one, run_stage_two
+from chunking.services import make_embedder, make_index, make_ledger
 from chunking.settings import Settings
 from chunking.storage import BlobFile
+from chunking.storage.claim_check import MemoryPayloadStore
 from tests.long_documents import long_pdf
 
 

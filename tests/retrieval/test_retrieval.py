@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from chunking.documents.records import build_records
 from chunking.embeddings import OfflineLexicalEmbedder
 from chunking.index.local import LocalIndex
-from chunking.documents.records import build_records
 from chunking.retrieval import query_vector, search
 from chunking.strategies.hierarchical import HierarchicalChunker, Level
 

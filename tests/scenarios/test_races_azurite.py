@@ -8,8 +8,8 @@ import json
 import pytest
 
 from chunking.ids import doc_id
-from tests.functions_host import queue_message
 from tests.azurite_harness import _paragraphs, harness_fixture
+from tests.functions_host import queue_message
 
 pytestmark = pytest.mark.integration
 

@@ -24,9 +24,7 @@ from chunking.splitters import (
     TokenTextSplitter,
 )
 from chunking.tokens import count_tokens
-
 from tests.sample_documents import document_path as corpus_file
-
 
 # -- Markdown: pyenv README ------------------------------------------------------------------------------------
 

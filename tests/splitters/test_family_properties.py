@@ -9,7 +9,8 @@ from __future__ import annotations
 import json
 import re
 
-from hypothesis import example, given, settings, strategies as st
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
 from chunking.splitters import (

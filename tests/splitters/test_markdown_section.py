@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from chunking.model import Document
-from chunking.splitters import MarkdownChunk, MarkdownHeaderTextSplitter, MarkdownSectionSplitter as Sections
+from chunking.splitters import MarkdownChunk, MarkdownHeaderTextSplitter
+from chunking.splitters import MarkdownSectionSplitter as Sections
 from chunking.splitters.markdown.front_matter import dump_yaml, render_front_matter
 from chunking.tokens import count_tokens
 

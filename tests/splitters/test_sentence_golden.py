@@ -18,8 +18,8 @@ from chunking.splitters.sentence.cuts import _BLANK_LINE, _SPACE, paragraph_cuts
 from chunking.splitters.sentence.figures import split_figure
 from chunking.splitters.sentence.measure import TokenMeasure
 from chunking.splitters.sentence.repair import _spaceless_run_start
-from chunking.tokens.backends import PRE_TOKEN_BOUNDARY
 from chunking.tokens import get_backend, get_encoding
+from chunking.tokens.backends import PRE_TOKEN_BOUNDARY
 from tests.splitters.sentence_golden import GOLDEN, PAGES, SETTINGS, compute
 
 PROPERTIES = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

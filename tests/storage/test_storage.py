@@ -2,8 +2,8 @@
 
 import pytest
 
-from chunking.settings import Settings
 from chunking.redact import describe_storage as describe
+from chunking.settings import Settings
 from chunking.storage import blob_service, queue_client, table_service
 
 

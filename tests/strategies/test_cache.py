@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from chunking.embeddings import OfflineLexicalEmbedder
 from chunking.chat.cache import BlobModelCache, CachedEmbedder, LocalModelCache, MemoryModelCache, cache_key
+from chunking.embeddings import OfflineLexicalEmbedder
 
 
 def test_key_is_stable_and_changes_with_every_part():

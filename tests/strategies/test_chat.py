@@ -12,10 +12,10 @@ import httpx2 as httpx  # the HTTP client of openai 3.x
 import openai
 import pytest
 
-from chunking.settings import Settings
-from chunking.chat.cache import MemoryModelCache
 from chunking.chat import ChatError, ChatTask, OpenAIChatClient, run_chat_tasks
+from chunking.chat.cache import MemoryModelCache
 from chunking.services import make_chat_client, make_model_cache
+from chunking.settings import Settings
 from chunking.strategies.offline_chat import OfflineChatClient
 from chunking.strategies.prompts import PROMPTS, render_units, section
 from tests.openai_fakes import ScriptedEndpoint

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunking.model import Chunk
 from chunking.chat.cache import MemoryModelCache
+from chunking.model import Chunk
 from chunking.strategies.enrichment import ContextEnricher
 from chunking.strategies.offline_chat import OfflineChatClient
 from chunking.tokens import count_tokens

@@ -10,13 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunking.chat.cache import MemoryModelCache
 from chunking.chat import InvalidOutput
+from chunking.chat.cache import MemoryModelCache
+from chunking.model import Page
+from chunking.splitters import SentenceTextSplitter
 from chunking.strategies.llm import LLMChunker, LLMRouter, parse_breaks
 from chunking.strategies.offline_chat import OfflineChatClient
 from chunking.strategies.prompts import read_section
-from chunking.model import Page
-from chunking.splitters import SentenceTextSplitter
 
 from .helpers import ScriptedChat, TopicEmbedder, assert_covers, assert_ordered, assert_verbatim, user_text
 

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from chunking.settings import Settings, SettingsError
-from chunking.settings import StrategyOptions
+from chunking.settings import Settings, SettingsError, StrategyOptions
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from chunking.storage.claim_check import MemoryPayloadStore
-from chunking.embeddings import OfflineLexicalEmbedder
 from chunking.documents.splitter import splitter_for
+from chunking.embeddings import OfflineLexicalEmbedder
 from chunking.index.local import LocalIndex
 from chunking.ledger import Ledger, LocalLedgerStore
 from chunking.pipeline.stage_two import run_stage_one, run_stage_two
-from chunking.settings import Settings
-from chunking.strategies import prompts
 from chunking.services import reset_strategy_clients, strategy_clients
+from chunking.settings import Settings
+from chunking.storage.claim_check import MemoryPayloadStore
+from chunking.strategies import prompts
 from chunking.tokens import count_tokens
 
 TEXT = "\n\n".join(

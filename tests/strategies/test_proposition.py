@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from chunking.chat import InvalidOutput
+from chunking.chat.cache import MemoryModelCache
 from chunking.documents.records import build_records
 from chunking.model import Page
-from chunking.chat.cache import MemoryModelCache
-from chunking.chat import InvalidOutput
 from chunking.strategies.offline_chat import OfflineChatClient
 from chunking.strategies.prompts import read_section
 from chunking.strategies.proposition import PropositionChunker, grounding, parse_propositions

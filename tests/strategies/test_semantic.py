@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from chunking.chat.cache import MemoryModelCache
 from chunking.embeddings import OfflineLexicalEmbedder
 from chunking.model import Page
 from chunking.splitters import SentenceTextSplitter
-from chunking.chat.cache import MemoryModelCache
 from chunking.strategies.repair import repair_sizes
 from chunking.strategies.semantic import SemanticChunker, breakpoint_threshold, window_distances
 from chunking.strategies.units import DocumentText, sentence_units

@@ -8,11 +8,11 @@ import logging
 
 import pytest
 
+from chunking.documents.records import build_records
 from chunking.embeddings import OfflineLexicalEmbedder
 from chunking.index.local import LocalIndex
-from chunking.documents.records import build_records
-from chunking.strategies.hierarchical import HierarchicalChunker, Level
 from chunking.retrieval.small_to_big import ParentDocumentRetriever
+from chunking.strategies.hierarchical import HierarchicalChunker, Level
 
 DOC = ("# Tea\nGreen tea leaves are steamed. Black tea leaves are oxidised. Tea grows on misty hills.\n"
        "# Coffee\nCoffee beans are roasted. Espresso is pressed coffee. Coffee grows in the tropics.\n"

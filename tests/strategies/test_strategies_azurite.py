@@ -8,8 +8,8 @@ import pytest
 from azure.storage.blob import BlobServiceClient
 
 from chunking.ids import doc_id
-from chunking.services import reset_strategy_clients, strategy_clients
 from chunking.retrieval.small_to_big import ParentDocumentRetriever
+from chunking.services import reset_strategy_clients, strategy_clients
 from tests.azurite_harness import Harness, _paragraphs
 
 pytestmark = pytest.mark.integration

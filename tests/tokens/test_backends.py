@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from chunking.tokens import backends as token_backend
 from chunking import tokens
 from chunking.parsers import SUPPORTED_EXTENSIONS, parse_document
+from chunking.tokens import backends as token_backend
 
 ROOT = Path(__file__).resolve().parents[2]
 TIKTOKEN = tokens.get_backend(prefer="tiktoken")

@@ -35,16 +35,29 @@ from azure.search.documents.models import VectorizedQuery
 from chunking.index.azure import fields as doc_fields
 from chunking.index.azure.batches import index_all
 from chunking.index.azure.retries import RetryPolicy
-from chunking.index.odata import check_filter, parse_filter
-from chunking.index.schema_info import SchemaInfo
-from chunking.index.protocol import IndexError_, SearchHit
-from chunking.model import ChunkRecord
-
 from chunking.index.azure.schema import (
-    ADDED_FIELDS, _SELECT, _IDS_PER_FILTER, _MIN_VECTOR_K, PAGE_SIZE, MAX_BATCH_BYTES, MAX_BATCH_DOCS,
-    SEMANTIC_CONFIG, STRATEGY_FIELDS, VECTOR_FIELD, _uses_strategy_fields, added_field_definitions, batches_by_size,
-    check_index, index_definition, odata_string, strategy_field_definitions,
+    _IDS_PER_FILTER,
+    _MIN_VECTOR_K,
+    _SELECT,
+    ADDED_FIELDS,
+    MAX_BATCH_BYTES,
+    MAX_BATCH_DOCS,
+    PAGE_SIZE,
+    SEMANTIC_CONFIG,
+    STRATEGY_FIELDS,
+    VECTOR_FIELD,
+    _uses_strategy_fields,
+    added_field_definitions,
+    batches_by_size,
+    check_index,
+    index_definition,
+    odata_string,
+    strategy_field_definitions,
 )
+from chunking.index.odata import check_filter, parse_filter
+from chunking.index.protocol import IndexError_, SearchHit
+from chunking.index.schema_info import SchemaInfo
+from chunking.model import ChunkRecord
 
 _T = TypeVar("_T")
 

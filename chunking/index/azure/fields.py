@@ -14,8 +14,8 @@ from typing import Any, Iterable, Sequence
 
 from azure.search.documents.indexes import models as m
 
-from chunking.index.schema_info import SCHEMA_VERSION, SchemaInfo
 from chunking.index.protocol import IndexError_
+from chunking.index.schema_info import SCHEMA_VERSION, SchemaInfo
 
 __all__ = [
     "DOCUMENT_FIELDS", "changed_fields", "document_field_definitions", "filterable_kinds", "from_index_document",

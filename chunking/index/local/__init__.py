@@ -28,11 +28,11 @@ from typing import Collection, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from chunking.index.fusion import FusionOptions, fuse
 from chunking.index.local import schema
 from chunking.index.local.fts import fts_query, fts_text
-from chunking.index.fusion import FusionOptions, fuse
-from chunking.index.local.ranking import bm25_query_reference, keyword_ranking, nearest, term_document_counts
 from chunking.index.local.odata_sql import filter_sql
+from chunking.index.local.ranking import bm25_query_reference, keyword_ranking, nearest, term_document_counts
 from chunking.index.protocol import IndexError_, SearchHit
 from chunking.index.schema_info import SchemaInfo
 from chunking.model import ChunkRecord
@@ -47,7 +47,8 @@ _MIN_DEPTH = 50
 _IN_GROUP = 500
 
 class LocalIndex:
-    """A ``SearchIndex`` (``IndexWriter`` and ``IndexSearcher``) in one SQLite file: BM25 + cosine vectors, fused as ``chunking.index.fusion`` says.
+    """A ``SearchIndex`` (``IndexWriter`` and ``IndexSearcher``) in one SQLite file: BM25 + cosine vectors, fused
+    as ``chunking.index.fusion`` says.
 
     Args:
         path: the SQLite file (created with its parent folders by ``ensure``).

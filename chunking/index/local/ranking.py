@@ -10,8 +10,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from chunking.index.local.fts import fts_query
 from chunking.index.fusion import bm25_idf, bm25_reference
+from chunking.index.local.fts import fts_query
 
 __all__ = ["BM25_WEIGHTS", "bm25_query_reference", "keyword_ranking", "nearest", "term_document_counts"]
 

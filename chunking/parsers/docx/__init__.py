@@ -27,11 +27,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from lxml import etree
 from docx.document import Document as _DocxDocument
 from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
 from docx.text.paragraph import Paragraph
+from lxml import etree
 
 from chunking.model import Page
 from chunking.parsers._common import ParseError, ReadContext, figure_table, pages_from_texts, table_cell

@@ -51,8 +51,8 @@ import pypdfium2 as pdfium
 from chunking.model import Page
 from chunking.parsers._common import ParseError, ReadContext, normalize_newlines
 from chunking.parsers.furniture import FurnitureKeys, cut_furniture, edge_keys, learn_furniture
-from chunking.parsers.pdf.tables import PdfTables
 from chunking.parsers.pdf.streams import inflated_bytes
+from chunking.parsers.pdf.tables import PdfTables
 
 __all__ = ["HOLD_CHARS", "page_count", "parse"]
 

@@ -35,10 +35,10 @@ from __future__ import annotations
 import bisect
 import ctypes
 import io
-from pathlib import Path
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from pathlib import Path
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c

@@ -9,8 +9,8 @@ is left of it) and kills it then. The child also runs under an address-space lim
 reason) instead of the instance running out of memory; a child killed by a signal (a segmentation fault in a
 C library) is a reason too. Flex Consumption runs Linux workers that may start processes.
 
-Children come from a parse server (``chunking.parsers.sandbox.child``): a small process started once per worker, with the
-parsers imported, that forks one child per document. Forking the worker itself would copy its threads' locks
+Children come from a parse server (``chunking.parsers.sandbox.child``): a small process started once per worker,
+with the parsers imported, that forks one child per document. Forking the worker itself would copy its threads' locks
 (the Functions host runs invocations on several threads) and its memory; ``multiprocessing``'s own forkserver
 would import the worker's main script again in every child. The document's bytes (or the path of the local file
 holding them) go to the child, and its pages come back, over a Unix socket authenticated with a random key. Stage 1
@@ -186,8 +186,8 @@ def parse_in_child(data: bytes, *, source: str, max_bytes: int | None, context: 
 
 def _exchange(target: Callable, kwargs: dict, data: bytes | Path, *, source: str, context: ReadContext,
               max_memory_mb: int, stream: bool, learnt: bool = False) -> Iterator[tuple[str, object]]:
-    """One call of *target* in a child (the protocol of ``chunking.parsers.sandbox.child``): yields ``("page", page)`` and
-    ``("learnt", keys)`` as a streamed call sends them, then ``("value", result)`` or ``("end", None)``; the
+    """One call of *target* in a child (the protocol of ``chunking.parsers.sandbox.child``): yields
+    ``("page", page)`` and ``("learnt", keys)`` as a streamed call sends them, then ``("value", result)`` or ``("end", None)``; the
     child is killed when the deadline passes before its next message, or when the caller stops early."""
     server, start_s = _server()
     if context.deadline is not None:

@@ -21,8 +21,8 @@ from typing import Any, Callable
 
 from chunking.model import Document
 from chunking.splitters.base import DocumentSplitting
-from chunking.splitters.html._render import HtmlUnit, render_units
 from chunking.splitters.character import RecursiveCharacterTextSplitter
+from chunking.splitters.html._render import HtmlUnit, render_units
 from chunking.tokens import get_encoding
 
 __all__ = ["HTMLHeaderTextSplitter"]

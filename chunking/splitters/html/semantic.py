@@ -25,10 +25,10 @@ from typing import Any, Callable, Iterable, Literal, Sequence
 from bs4 import BeautifulSoup, Tag
 
 from chunking.model import Document
-from chunking.splitters.html._dom import Event, ReadOptions, prepare_tree, read_events
 from chunking.splitters.base import _in_executor
 from chunking.splitters.character import RecursiveCharacterTextSplitter
 from chunking.splitters.extras import import_extra
+from chunking.splitters.html._dom import Event, ReadOptions, prepare_tree, read_events
 
 __all__ = ["HTMLSemanticPreservingSplitter"]
 

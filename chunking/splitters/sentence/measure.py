@@ -29,8 +29,8 @@ from itertools import accumulate
 from operator import itemgetter
 from typing import Callable, Sequence
 
-from chunking.tokens.backends import PRE_TOKEN_BOUNDARY
 from chunking.tokens import get_backend, get_encoding
+from chunking.tokens.backends import PRE_TOKEN_BOUNDARY
 
 __all__ = ["BlockTokens", "PlainText", "TokenMeasure"]
 

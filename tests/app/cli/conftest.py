@@ -1,4 +1,5 @@
-"""The ``cli`` fixture: ``chunking.app.cli.main`` run in-process in an empty working directory with no Azure settings."""
+"""The ``cli`` fixture: ``chunking.app.cli.main`` run in-process in an empty working directory with no Azure
+settings."""
 
 from __future__ import annotations
 

@@ -8,10 +8,10 @@ import json
 import shlex
 from pathlib import Path
 
-from chunking.pipeline.ingest import LOCAL_CONTAINER, collect_files
 from chunking.app.cli.app import build_parser
 from chunking.ids import doc_id
 from chunking.index.local import LocalIndex
+from chunking.pipeline.ingest import LOCAL_CONTAINER, collect_files
 from chunking.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -7,9 +7,9 @@ import json
 import shutil
 from pathlib import Path
 
-from chunking.pipeline.ingest import LOCAL_CONTAINER
 from chunking.ids import doc_id
 from chunking.index.local import LocalIndex
+from chunking.pipeline.ingest import LOCAL_CONTAINER
 from chunking.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[3]

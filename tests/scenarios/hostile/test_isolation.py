@@ -10,8 +10,8 @@ import chunking.pipeline.ingest as ingest_module
 from chunking.embeddings import OfflineLexicalEmbedder, OpenAIEmbedder
 from chunking.ids import doc_id
 from chunking.index.local import LocalIndex
-from chunking.pipeline.ingest import LOCAL_CONTAINER, collect_files, ingest_files
 from chunking.ledger import Ledger, LocalLedgerStore
+from chunking.pipeline.ingest import LOCAL_CONTAINER, collect_files, ingest_files
 from chunking.settings import Settings
 from tests.openai_fakes import ScriptedEndpoint
 

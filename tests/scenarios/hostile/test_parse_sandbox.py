@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from chunking.parsers.sandbox import parse_in_child, read_pages_in_child
 from chunking.parsers import ParseError, ReadContext, parse_document
 from chunking.parsers.limits import Deadline, Limits
+from chunking.parsers.sandbox import parse_in_child, read_pages_in_child
 from tests.sample_documents import document_paths
 from tests.scenarios.hostile import child_parsers, generate
 
@@ -123,11 +123,11 @@ def test_a_page_that_never_comes_is_stopped_at_the_deadline():
 def test_a_later_page_range_that_never_answers_fails_the_document_at_the_deadline(tmp_path, monkeypatch):
     # Every page range is read in the child: one that hangs in a library call is stopped at STAGE1_MAX_SECONDS.
     from chunking.parsers import sandbox as parse_sandbox
-    from chunking.storage.claim_check import MemoryPayloadStore
-    from chunking.services import make_ledger
     from chunking.pipeline.stage_two import run_stage_one
+    from chunking.services import make_ledger
     from chunking.settings import Settings
     from chunking.storage import BlobFile
+    from chunking.storage.claim_check import MemoryPayloadStore
     from tests.long_documents import long_pdf
 
     real = parse_sandbox.read_pages_in_child

@@ -12,7 +12,6 @@ import tiktoken
 from chunking import splitters as ours
 from chunking.tokens import get_encoding
 
-
 PY = 'def hello_world():\n    print("Hello, World!")\n\n# Call the function\nhello_world()\n'
 JS = 'function helloWorld() {\n  console.log("Hello, World!");\n}\n\n// Call the function\nhelloWorld();\n'
 MD = ("# Guide\n\n## Install\n\nRun the installer.\n\nThen restart.\n\n### Check \n\nOpen a shell \n\n## Use\n\n"

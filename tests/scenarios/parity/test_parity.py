@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 from chunking import splitters as ours
 from tests.scenarios.parity import differences as diff
 
-
 EXAMPLES = int(os.environ.get("PARITY_EXAMPLES", "150"))
 PARITY = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
