@@ -2,7 +2,7 @@
 
 ``cl100k_base`` is the encoding of text-embedding-3-small/-large and ada-002. tiktoken normally downloads the
 BPE file on first use (openaipublic.blob.core.windows.net), which fails without egress and slows every cold
-start; so the file ships inside this package (``chunking/_bpe/``), its SHA-256 is checked on load, and the
+start; so the file ships inside this package (``chunking/tokens/_bpe/``), its SHA-256 is checked on load, and the
 ``Encoding`` is built from it directly. Nothing here ever touches the network.
 
 Counting goes through a :class:`~chunking.tokens.backends.TokenBackend`: GitHub's ``bpe`` crate (PyPI

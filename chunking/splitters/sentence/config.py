@@ -115,7 +115,7 @@ class SentenceSplitterConfig:
         max_table_tokens: a ``<figure>`` block holding one table is split by rows above this many tokens;
             None (the default) means ``max_tokens``, so every table part fits the cap (1 ≤ x ≤
             ``embedding_max_tokens``). ``max_table_tokens=8191`` keeps tables whole as they were before.
-        encoding: tiktoken encoding name, loaded from the BPE file shipped in ``chunking/_bpe``.
+        encoding: tiktoken encoding name, loaded from the BPE file shipped in ``chunking/tokens/_bpe``.
         sentence_endings, word_breaks, closing_chars: single characters (docs/splitters.md#character-classes).
         abbreviations, abbreviations_before_number: lower-case words without their final ``.``
             (docs/splitters.md#sentence-end).
