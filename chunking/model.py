@@ -13,8 +13,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping
 
-__all__ = ["EVERYONE", "SOURCE_FIELDS", "Chunk", "ChunkKind", "ChunkRecord", "Document", "DocumentFields", "Page",
-           "SourceProperties", "acl_values", "iso_utc"]
+__all__ = ["DOCUMENT_FIELDS", "EVERYONE", "SOURCE_FIELDS", "Chunk", "ChunkKind", "ChunkRecord", "Document",
+           "DocumentFields", "Page", "SourceProperties", "acl_values", "iso_utc"]
 
 #: ``proposition``: a generated statement (not verbatim), see ``chunking.strategies.proposition``.
 ChunkKind = Literal["text", "figure", "figure_part", "proposition"]
@@ -224,6 +224,11 @@ class ChunkRecord:
 #: (docs/architecture.md#document-level-access-control).
 EVERYONE = "*"
 
+
+#: The document-level fields every chunk record carries (docs/architecture.md#document-fields), besides the
+#: ``METADATA_FIELDS`` the settings map; both indexes added them at schema version 2.
+DOCUMENT_FIELDS = ("title", "storage_url", "content_type", "last_modified", "size_bytes", "language", "acl_users",
+                   "acl_groups")
 
 #: Fields that can change without the bytes changing (applied by a field update, not a new version).
 SOURCE_FIELDS = ("storage_url", "content_type", "last_modified", "acl_users", "acl_groups", "metadata")

@@ -320,6 +320,24 @@ def test_function_level_imports_of_chunking_are_few_and_each_has_its_reason():
     assert sum(found.values()) <= 20 and all(len(reason) > 20 for reason in FUNCTION_LEVEL.values())
 
 
+def test_every_name_a_module_exports_is_its_own():
+    # A name listed in ``__all__`` exists, and is defined by the module or by its own package: a module does not
+    # export what it imported from another unit (that unit is where to import it from).
+    import importlib
+
+    wrong = []
+    for name in sorted(modules(PACKAGE)):
+        if name == "chunking.__main__":
+            continue
+        module = importlib.import_module(name)
+        for exported in getattr(module, "__all__", ()):
+            value = getattr(module, exported, wrong)
+            home = getattr(value, "__module__", None)
+            if value is wrong or (home and home.startswith("chunking.") and unit_of(home) != unit_of(name)):
+                wrong.append(f"{name}.{exported}")
+    assert wrong == []
+
+
 def test_the_top_of_the_package_holds_few_modules():
     top = sorted(p.name for p in PACKAGE.glob("*.py") if p.name not in ("__init__.py", "__main__.py"))
     assert len(top) <= 8, top

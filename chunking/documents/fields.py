@@ -19,11 +19,7 @@ from chunking.documents.language import detect_language
 from chunking.documents.titles import document_title
 from chunking.model import DocumentFields, Page, SourceProperties, acl_values, iso_utc
 
-__all__ = [
-    "DocumentFields", "SOURCE_FIELDS", "SourceProperties", "acl_values", "configured_fields", "document_fields",
-    "file_properties", "settings_source_fields",
-    "iso_utc", "source_fields",
-]
+__all__ = ["configured_fields", "document_fields", "file_properties", "settings_source_fields", "source_fields"]
 
 def _lookup(values: Mapping[str, str], key: str) -> str | None:
     lowered = key.lower()

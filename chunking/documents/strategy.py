@@ -35,7 +35,7 @@ from chunking.strategies.llm import LLMChunker, LLMRouter
 from chunking.strategies.proposition import PropositionChunker
 from chunking.strategies.semantic import SemanticChunker
 
-__all__ = ["ENRICH_SUFFIX", "STRATEGY_NAMES", "is_strategy", "strategy_splitter"]
+__all__ = ["strategy_splitter"]
 
 Split = Callable[[Sequence[Page]], list[Chunk]]
 #: ``(name, settings) -> (config, split)`` for the format splitters of ``chunking.documents.splitter``.

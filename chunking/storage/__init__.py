@@ -19,7 +19,7 @@ from typing import Any, Sequence
 from chunking.errors import StorageError  # the one exception this adapter raises for a failed call
 
 __all__ = [
-    "BlobChangedError", "BlobFile", "QueueSender", "StorageError", "blob_container", "blob_service", "create_container", "create_queue",
+    "BlobChangedError", "BlobFile", "QueueSender", "blob_container", "blob_service", "create_container", "create_queue",
     "download_to_file", "ensure_reachable", "queue_client", "storage_error", "table_service",
 ]
 

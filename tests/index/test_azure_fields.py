@@ -12,7 +12,7 @@ import hashlib
 import pytest
 
 from chunking.index.azure import AzureSearchIndex
-from chunking.index.azure.fields import DOCUMENT_FIELDS
+from chunking.model import DOCUMENT_FIELDS
 from chunking.index.odata import FilterError
 from chunking.index.protocol import IndexError_
 from chunking.index.security import security_filter

@@ -14,7 +14,7 @@ from azure.core.credentials import AccessToken
 
 from chunking.index import IndexError_
 from chunking.index.azure import AzureSearchIndex, odata_string
-from chunking.index.azure.fields import DOCUMENT_FIELDS
+from chunking.model import DOCUMENT_FIELDS
 from chunking.index.local import LocalIndex
 from chunking.services import make_index
 from chunking.settings import Settings

@@ -10,7 +10,7 @@ import json
 import pytest
 
 from chunking.ids import doc_id
-from chunking.storage import StorageError
+from chunking.errors import StorageError
 from tests.azurite_harness import Harness, _paragraphs
 from tests.functions_host import queue_message
 

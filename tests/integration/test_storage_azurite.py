@@ -11,7 +11,8 @@ from azure.storage.blob import BlobServiceClient
 from azure.storage.queue import QueueServiceClient
 
 from chunking.settings import Settings
-from chunking.storage import StorageError, blob_service, create_container, create_queue, queue_client, storage_error
+from chunking.errors import StorageError
+from chunking.storage import blob_service, create_container, create_queue, queue_client, storage_error
 
 pytestmark = pytest.mark.integration
 

@@ -13,7 +13,7 @@ import pytest
 from azure.core.pipeline.transport import HttpTransport
 from azure.storage.filedatalake import DataLakeFileClient
 
-from chunking.storage import StorageError
+from chunking.errors import StorageError
 from chunking.storage.adls_acl import acl_principals, path_access_lists
 from tests.index.search_fakes import _Response
 

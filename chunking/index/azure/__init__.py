@@ -57,7 +57,7 @@ from chunking.index.azure.schema import (
 from chunking.index.odata import check_filter, parse_filter
 from chunking.index.protocol import IndexError_, SearchHit
 from chunking.index.schema_info import SchemaInfo
-from chunking.model import ChunkRecord
+from chunking.model import DOCUMENT_FIELDS, ChunkRecord
 
 _T = TypeVar("_T")
 
@@ -190,7 +190,7 @@ class AzureSearchIndex:
 
     @property
     def _select(self) -> list[str]:
-        return [*_SELECT, *(STRATEGY_FIELDS if self._has_strategy_fields else ()), *doc_fields.DOCUMENT_FIELDS,
+        return [*_SELECT, *(STRATEGY_FIELDS if self._has_strategy_fields else ()), *DOCUMENT_FIELDS,
                 *self.metadata_fields]
 
     def _existing_index(self):

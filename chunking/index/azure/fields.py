@@ -16,15 +16,13 @@ from azure.search.documents.indexes import models as m
 
 from chunking.index.protocol import IndexError_
 from chunking.index.schema_info import SCHEMA_VERSION, SchemaInfo
+from chunking.model import DOCUMENT_FIELDS
 
 __all__ = [
-    "DOCUMENT_FIELDS", "changed_fields", "document_field_definitions", "filterable_kinds", "from_index_document",
+    "changed_fields", "document_field_definitions", "filterable_kinds", "from_index_document",
     "merge_documents", "migrate", "missing_fields", "schema_info", "schema_version", "to_index_document",
 ]
 
-#: Fields added by schema version 2 (version 1: the chunk fields of docs/architecture.md#ids-and-keys).
-DOCUMENT_FIELDS = ("title", "storage_url", "content_type", "last_modified", "size_bytes", "language", "acl_users",
-                   "acl_groups")
 # The attributes compared when an existing field is checked (the ones the service cannot change in place).
 _FIXED = ("type", "key", "searchable", "filterable", "sortable", "facetable")
 

@@ -10,9 +10,9 @@ from typing import Any, Sequence
 
 from azure.search.documents.indexes import models as m
 
-from chunking.index.azure.fields import DOCUMENT_FIELDS, document_field_definitions
+from chunking.index.azure.fields import document_field_definitions
 from chunking.index.protocol import IndexError_
-from chunking.model import ChunkRecord
+from chunking.model import DOCUMENT_FIELDS, ChunkRecord
 
 __all__ = ["added_field_definitions", "batches_by_size", "check_index", "index_definition", "odata_string",
            "strategy_field_definitions"]

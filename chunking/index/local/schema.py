@@ -18,7 +18,7 @@ import numpy as np
 
 from chunking.index.protocol import IndexError_
 from chunking.index.schema_info import SCHEMA_VERSION, SchemaInfo
-from chunking.model import ChunkRecord
+from chunking.model import DOCUMENT_FIELDS, ChunkRecord
 
 __all__ = ["FIELDS", "field_assignments", "filter_columns", "metadata_column", "open_index", "read_schema",
            "record_of", "row_of", "select_list"]
@@ -39,8 +39,7 @@ ADDED_COLUMNS = {
     "title": "TEXT", "storage_url": "TEXT", "content_type": "TEXT", "last_modified": "TEXT",
     "size_bytes": "INTEGER", "language": "TEXT", "acl_users": "TEXT", "acl_groups": "TEXT",
 }  # fmt: skip
-DOCUMENT_COLUMNS = ("title", "storage_url", "content_type", "last_modified", "size_bytes", "language", "acl_users",
-                    "acl_groups")
+DOCUMENT_COLUMNS = DOCUMENT_FIELDS
 # Filterable fields and their kinds (chunking.index.odata.FIELD_KINDS): those Azure AI Search's schema makes
 # filterable (chunking.index.azure.schema, azure_fields), so a filter means the same on both.
 _FILTERABLE = {
