@@ -11,11 +11,12 @@ from pathlib import Path
 
 from chunking.errors import classify, describe_failure, reason_of
 from chunking.ids import doc_id as make_doc_id
-from chunking.messages.batches import MessageError, decode_message
+from chunking.messages.batches import decode_message
+from chunking.messages.envelope import MessageError
+from chunking.messages.fields import is_fields_message
 from chunking.messages.jobs import RangeState, StageOneJob, decode_job, encode_job, enqueue_stage_one
 from chunking.pipeline.backfill import expected_settings
 from chunking.pipeline.field_sweep import refresh_fields
-from chunking.pipeline.fields import is_fields_message
 from chunking.pipeline.namespaces import deployment_namespace
 from chunking.pipeline.reconcile import ReconcileReport, delete_document, parse_blob_events, reconcile
 from chunking.pipeline.reprocess import ReprocessReport, reprocess, select

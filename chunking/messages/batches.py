@@ -20,18 +20,15 @@ import json
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from chunking.messages.envelope import CHUNK_BATCH, MessageError, open_envelope
 from chunking.model import ChunkRecord
 from chunking.storage.claim_check import PayloadStore
 
-__all__ = ["BatchMessage", "BatchPacker", "Group", "MessageError", "decode_message", "encode_batches", "load_records"]
+__all__ = ["BatchMessage", "BatchPacker", "Group", "decode_message", "encode_batches", "load_records"]
 
 _SCHEMA = 1
 # Records per batch at most by default (setting BATCH_MAX_CHUNKS): keeps each stage-2 invocation short.
 MAX_RECORDS_PER_BATCH = 64
-
-
-class MessageError(ValueError):
-    """A queue message is not a valid chunk-batch message; the message says why."""
 
 
 @dataclass(frozen=True)
@@ -111,7 +108,7 @@ class BatchPacker:
 
     def __init__(self, doc_id: str, version: str, source: str, *, max_message_bytes: int,
                  max_records: int = MAX_RECORDS_PER_BATCH, keep_old_versions: bool = False) -> None:
-        self.header = {"type": "chunk-batch", "schema": _SCHEMA, "doc_id": doc_id, "version": version,
+        self.header = {"type": CHUNK_BATCH, "schema": _SCHEMA, "doc_id": doc_id, "version": version,
                        "source": source, "keep_old_versions": keep_old_versions}
         self.max_message_bytes = max_message_bytes
         self.max_records = max_records
@@ -172,14 +169,7 @@ def decode_message(body: str | bytes) -> BatchMessage:
     Raises:
         MessageError: not JSON, not a chunk-batch message, or a field is missing.
     """
-    try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise MessageError(f"queue message is not JSON: {exc}") from None
-    if not isinstance(data, dict) or data.get("type") != "chunk-batch":
-        raise MessageError("queue message is not a chunk-batch message")
-    if data.get("schema") != _SCHEMA:
-        raise MessageError(f"unsupported chunk-batch schema {data.get('schema')!r}")
+    data = open_envelope(body, CHUNK_BATCH, _SCHEMA)
     try:
         return BatchMessage(
             doc_id=str(data["doc_id"]),

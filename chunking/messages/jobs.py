@@ -28,11 +28,10 @@ import json
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from chunking.messages.batches import MessageError
+from chunking.messages.envelope import STAGE_ONE_JOB, MessageError, open_envelope
 
 __all__ = ["RangeState", "StageOneJob", "decode_job", "encode_job", "enqueue_stage_one"]
 
-_TYPE = "stage-one"
 _SCHEMA = 1
 
 
@@ -86,7 +85,7 @@ class StageOneJob:
 
 def encode_job(job: StageOneJob) -> str:
     """The queue message of *job* (compact JSON, well under the 64 KiB queue limit)."""
-    data = {"type": _TYPE, "schema": _SCHEMA, **dataclasses.asdict(job)}
+    data = {"type": STAGE_ONE_JOB, "schema": _SCHEMA, **dataclasses.asdict(job)}
     if job.range is None:
         for name in ("range", "version", "etag"):
             data.pop(name)
@@ -97,16 +96,9 @@ def decode_job(body: str | bytes) -> StageOneJob:
     """Parse one stage-1 job message.
 
     Raises:
-        MessageError: not JSON, not a stage-1 job, or a field is missing or of the wrong type.
+        MessageError: not JSON, not a ``stage-one`` message, or a field is missing or of the wrong type.
     """
-    try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise MessageError(f"stage-1 job is not JSON: {exc}") from None
-    if not isinstance(data, dict) or data.get("type") != _TYPE:
-        raise MessageError("queue message is not a stage-1 job")
-    if data.get("schema") != _SCHEMA:
-        raise MessageError(f"unsupported stage-1 job schema {data.get('schema')!r}")
+    data = open_envelope(body, STAGE_ONE_JOB, _SCHEMA)
     try:
         span = data.get("range")
         job = StageOneJob(

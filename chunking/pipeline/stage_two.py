@@ -19,7 +19,8 @@ from chunking.errors import ServiceFailure, classify, describe_failure, reason_o
 from chunking.index.protocol import IndexWriter
 from chunking.ledger import BatchFate, Completion, Ledger, LedgerEntry, batch_fate, complete_if_done, is_wanted
 from chunking.messages.batches import decode_message, load_records
-from chunking.pipeline.fields import apply_fields_body, is_fields_message
+from chunking.messages.fields import is_fields_message
+from chunking.pipeline.fields import apply_fields_body
 from chunking.pipeline.stage_one import StageOneResult, _crash, document_records, run_stage_one, source_version
 from chunking.pipeline.vector_reuse import reusable_vectors, vector_keys
 from chunking.pipeline.versions import remove_other_versions, retire_version

@@ -12,11 +12,10 @@ import hashlib
 import pytest
 
 from chunking.index.azure import AzureSearchIndex
-from chunking.model import DOCUMENT_FIELDS
 from chunking.index.odata import FilterError
 from chunking.index.protocol import IndexError_
 from chunking.index.security import security_filter
-from chunking.model import ChunkRecord
+from chunking.model import DOCUMENT_FIELDS, ChunkRecord
 from tests.search_fake import ENDPOINT, SearchServiceFake
 
 

@@ -14,8 +14,8 @@ from azure.core.credentials import AccessToken
 
 from chunking.index import IndexError_
 from chunking.index.azure import AzureSearchIndex, odata_string
-from chunking.model import DOCUMENT_FIELDS
 from chunking.index.local import LocalIndex
+from chunking.model import DOCUMENT_FIELDS
 from chunking.services import make_index
 from chunking.settings import Settings
 from tests.index.search_fakes import ENDPOINT, FakeService, Sent, created_definition, make, record, stored

@@ -9,8 +9,8 @@ import json
 
 import pytest
 
-from chunking.ids import doc_id
 from chunking.errors import StorageError
+from chunking.ids import doc_id
 from tests.azurite_harness import Harness, _paragraphs
 from tests.functions_host import queue_message
 

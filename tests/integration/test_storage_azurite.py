@@ -10,8 +10,8 @@ from azure.core.exceptions import AzureError
 from azure.storage.blob import BlobServiceClient
 from azure.storage.queue import QueueServiceClient
 
-from chunking.settings import Settings
 from chunking.errors import StorageError
+from chunking.settings import Settings
 from chunking.storage import blob_service, create_container, create_queue, queue_client, storage_error
 
 pytestmark = pytest.mark.integration

@@ -3,7 +3,8 @@ import json
 import pytest
 
 from chunking.ids import content_hash
-from chunking.messages.batches import MessageError, decode_message, encode_batches, load_records
+from chunking.messages.batches import decode_message, encode_batches, load_records
+from chunking.messages.envelope import MessageError
 from chunking.model import ChunkRecord
 from chunking.storage.claim_check import MemoryPayloadStore
 

@@ -13,8 +13,8 @@ from chunking.embeddings import OfflineLexicalEmbedder
 from chunking.index.local import LocalIndex
 from chunking.index.security import security_filter
 from chunking.ledger import Ledger, LocalLedgerStore
+from chunking.messages.fields import decode_fields_message, is_fields_message
 from chunking.model import SourceProperties
-from chunking.pipeline.fields import decode_fields_message, is_fields_message
 from chunking.pipeline.ingest import collect_files, ingest_files
 from chunking.pipeline.stage_two import run_stage_one, run_stage_two
 from chunking.settings import Settings

@@ -203,7 +203,7 @@ def test_a_blob_file_is_read_from_disk_with_the_same_chunks(tmp_path):
 
 
 def test_stage_one_jobs_round_trip_and_reject_what_they_cannot_be():
-    from chunking.messages.batches import MessageError
+    from chunking.messages.envelope import MessageError
     from chunking.messages.jobs import RangeState, StageOneJob, decode_job, encode_job, enqueue_stage_one
 
     job = StageOneJob("docs", "a/b.pdf", version="v1", etag='"0x1"', range=RangeState(2, 10, 15, 40, 99, 7, 3, 98, True))

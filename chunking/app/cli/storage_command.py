@@ -8,8 +8,8 @@ import argparse
 from typing import Callable, TypeVar
 
 from chunking.app.cli.output import fail
-from chunking.services import ledger_table
 from chunking.errors import StorageError
+from chunking.services import ledger_table
 from chunking.storage import ensure_reachable
 
 __all__ = ["on_storage"]
