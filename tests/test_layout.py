@@ -272,13 +272,18 @@ def test_settings_load_only_the_format_table():
 
 # --- the rules ------------------------------------------------------------------------------------------------------
 
-def test_no_private_name_is_imported_from_another_unit():
+def test_no_private_name_is_imported_from_another_package():
+    # A ``_private`` name is shared only among the modules of one package (``chunking.index.azure`` and its
+    # ``schema``), never with another package, a subpackage or a parent.
+    known = modules(PACKAGE)
     crossing = []
-    for name, (path, is_package) in modules(PACKAGE).items():
+    for name, (path, is_package) in known.items():
+        here = name if is_package else name.rpartition(".")[0]
         for node, targets, _ in _imports(name, path, is_package):
             for module, imported in targets:
                 private = imported and imported.startswith("_") and not imported.startswith("__")
-                if private and module.startswith("chunking.") and unit_of(module) != unit_of(name):
+                home = module if known.get(module, (None, False))[1] else module.rpartition(".")[0]
+                if private and module.startswith("chunking.") and home != here:
                     crossing.append(f"{name}:{node.lineno} imports {module}.{imported}")
     assert crossing == []
 

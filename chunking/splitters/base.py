@@ -25,7 +25,8 @@ from chunking.splitters._spans import Span, cut_to_fit, normalize_keep, strip_sp
 from chunking.splitters.encodings import resolve_encoding
 from chunking.splitters.extras import import_extra
 
-__all__ = ["DocumentSplitting", "TextSplitter", "derive_offsets", "merge_pieces", "tiktoken_length_function"]
+__all__ = ["DocumentSplitting", "TextSplitter", "derive_offsets", "in_executor", "merge_pieces",
+           "tiktoken_length_function"]
 
 logger = logging.getLogger(__name__)
 
@@ -140,7 +141,9 @@ def tiktoken_length_function(
     return lambda text: len(encoding.encode(text, allowed_special=allowed, disallowed_special=disallowed))
 
 
-async def _in_executor(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+async def in_executor(function: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """``function(*args, **kwargs)`` on the running event loop's default executor (the async forms of the
+    splitters' methods, as LangChain's ``atransform_documents`` does)."""
     import asyncio
     import functools
 
@@ -167,7 +170,7 @@ class DocumentSplitting:
 
     async def atransform_documents(self, documents: Iterable[Document], **kwargs: Any) -> list[Document]:
         """:meth:`transform_documents` in the event loop's default executor."""
-        return await _in_executor(self.transform_documents, list(documents), **kwargs)
+        return await in_executor(self.transform_documents, list(documents), **kwargs)
 
 
 def derive_offsets(text: str, chunks: Iterable[str]) -> list[tuple[str, int]]:
@@ -295,7 +298,7 @@ class TextSplitter(ABC):
 
     async def atransform_documents(self, documents: Iterable[Document], **kwargs: Any) -> list[Document]:
         """:meth:`transform_documents` in the event loop's default executor (LangChain's async interface)."""
-        return await _in_executor(self.transform_documents, list(documents), **kwargs)
+        return await in_executor(self.transform_documents, list(documents), **kwargs)
 
     @classmethod
     def from_huggingface_tokenizer(cls: type[_T], tokenizer: Any, **kwargs: Any) -> _T:

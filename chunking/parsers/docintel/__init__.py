@@ -33,7 +33,7 @@ from typing import Any
 from chunking.model import Page
 from chunking.parsers._common import ParseError, ReadContext
 from chunking.parsers.docintel.render import render_pages
-from chunking.parsers.pdf import _PDFIUM_LOCK
+from chunking.parsers.pdf import PDFIUM_LOCK
 
 __all__ = ["DocumentIntelligenceReader"]
 
@@ -115,7 +115,7 @@ def _page_ranges(data: bytes, source: str, per_request: int, context: ReadContex
         return [None]
     import pypdfium2 as pdfium
 
-    with _PDFIUM_LOCK:
+    with PDFIUM_LOCK:
         try:
             document = pdfium.PdfDocument(data)
         except pdfium.PdfiumError:

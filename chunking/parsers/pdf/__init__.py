@@ -54,11 +54,11 @@ from chunking.parsers.furniture import FurnitureKeys, cut_furniture, edge_keys, 
 from chunking.parsers.pdf.streams import inflated_bytes
 from chunking.parsers.pdf.tables import PdfTables
 
-__all__ = ["HOLD_CHARS", "page_count", "parse"]
+__all__ = ["HOLD_CHARS", "PDFIUM_LOCK", "page_count", "parse"]
 
 # PDFium is not thread-safe (pypdfium2 README, "Thread safety"); the Functions host may run invocations on
 # several threads of one worker process, so every call into PDFium goes through this lock.
-_PDFIUM_LOCK = threading.Lock()
+PDFIUM_LOCK = threading.Lock()
 
 # FPDF_ERR_PASSWORD (fpdfview.h): the document needs a password to open.
 _ERR_PASSWORD = 4
@@ -158,7 +158,7 @@ def _range_texts(document: pdfium.PdfDocument, data: bytes | Path, start: int, e
                  context: ReadContext) -> Iterator[str]:
     """The cleaned texts of pages *start* … *end* - 1, ruled tables rendered as ``<figure><table>`` blocks
     (``chunking.parsers.pdf.tables``), read ``TABLE_WINDOW_PAGES`` pages at a time."""
-    tables = PdfTables(data, source=source, context=context, lock=_PDFIUM_LOCK, clean=_clean_page_text)
+    tables = PdfTables(data, source=source, context=context, lock=PDFIUM_LOCK, clean=_clean_page_text)
     for window in range(start, end, TABLE_WINDOW_PAGES):
         texts = [_read_page(document, i, source, context) for i in range(window, min(end, window + TABLE_WINDOW_PAGES))]
         yield from tables.add(texts, start=window, last=window + TABLE_WINDOW_PAGES >= end)
@@ -192,9 +192,9 @@ def _inflated(data: bytes | Path, budget: int) -> int:
 
 @contextlib.contextmanager
 def _open(data: bytes | Path, source: str) -> Iterator[pdfium.PdfDocument]:
-    """The PDFium document of *data*, closed on exit. Every PDFium call holds ``_PDFIUM_LOCK`` only for itself,
+    """The PDFium document of *data*, closed on exit. Every PDFium call holds ``PDFIUM_LOCK`` only for itself,
     never across a ``yield`` of a page: a consumer that stops iterating must not leave the lock held."""
-    with _PDFIUM_LOCK:
+    with PDFIUM_LOCK:
         try:
             document = pdfium.PdfDocument(str(data) if isinstance(data, Path) else data)
         except pdfium.PdfiumError as error:
@@ -205,12 +205,12 @@ def _open(data: bytes | Path, source: str) -> Iterator[pdfium.PdfDocument]:
     try:
         yield document
     finally:
-        with _PDFIUM_LOCK:
+        with PDFIUM_LOCK:
             document.close()
 
 
 def _count(document: pdfium.PdfDocument, source: str, context: ReadContext) -> int:
-    with _PDFIUM_LOCK:
+    with PDFIUM_LOCK:
         count = len(document)
     if count > context.limits.max_pages:
         raise ParseError(source, context.limits.pages_reason(count))
@@ -220,7 +220,7 @@ def _count(document: pdfium.PdfDocument, source: str, context: ReadContext) -> i
 def _read_page(document: pdfium.PdfDocument, index: int, source: str, context: ReadContext) -> str:
     """Page *index*'s cleaned text, within the deadline and ``MAX_PAGE_CHARS``."""
     context.check_time(source)
-    with _PDFIUM_LOCK:
+    with PDFIUM_LOCK:
         try:
             text = _page_text(document, index)
         except pdfium.PdfiumError as error:

@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Literal, Sequence
 from bs4 import BeautifulSoup, Tag
 
 from chunking.model import Document
-from chunking.splitters.base import _in_executor
+from chunking.splitters.base import in_executor
 from chunking.splitters.character import RecursiveCharacterTextSplitter
 from chunking.splitters.extras import import_extra
 from chunking.splitters.html._dom import Event, ReadOptions, prepare_tree, read_events
@@ -165,7 +165,7 @@ class HTMLSemanticPreservingSplitter:
 
     async def atransform_documents(self, documents: Sequence[Document], **kwargs: Any) -> list[Document]:
         """:meth:`transform_documents` in the event loop's default executor."""
-        return await _in_executor(self.transform_documents, list(documents), **kwargs)
+        return await in_executor(self.transform_documents, list(documents), **kwargs)
 
     def _clean(self, text: str) -> str:
         if self._normalize:
