@@ -225,11 +225,6 @@ class ChunkRecord:
 EVERYONE = "*"
 
 
-#: The document-level fields every chunk record carries (docs/architecture.md#document-fields), besides the
-#: ``METADATA_FIELDS`` the settings map; both indexes added them at schema version 2.
-DOCUMENT_FIELDS = ("title", "storage_url", "content_type", "last_modified", "size_bytes", "language", "acl_users",
-                   "acl_groups")
-
 #: Fields that can change without the bytes changing (applied by a field update, not a new version).
 SOURCE_FIELDS = ("storage_url", "content_type", "last_modified", "acl_users", "acl_groups", "metadata")
 
@@ -304,3 +299,9 @@ class DocumentFields:
         """SHA-256 hex of ``source_values`` (canonical JSON): equal exactly when no source field changed."""
         text = json.dumps(self.source_values(), sort_keys=True, ensure_ascii=False, separators=(",", ":"))
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+#: The document-level fields every chunk record carries (docs/architecture.md#document-fields), as
+#: ``DocumentFields`` declares them, besides the ``METADATA_FIELDS`` the settings map (``metadata``); both indexes
+#: added them at schema version 2.
+DOCUMENT_FIELDS = tuple(f.name for f in dataclasses.fields(DocumentFields) if f.name != "metadata")
