@@ -1,7 +1,8 @@
 """The one place that turns settings into adapters: every embedder, chat client, model cache, index, ledger, payload
 store, queue and document reader the pipeline, the Functions and the CLI use is built here, chosen by the backend
-names that ``chunking.settings`` declares. Nothing else dispatches on a backend name: a caller that behaves
-differently per backend asks a helper of this module (``ledger_table``, ``index_known_empty`` …).
+names that ``chunking.settings`` declares. No other module builds an adapter, and a caller that behaves
+differently per backend (the CLI) asks a helper of this module (``ledger_table``, ``index_known_empty`` …)
+instead of comparing backend names.
 
 What it holds, by adapter:
 
