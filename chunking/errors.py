@@ -30,13 +30,32 @@ from urllib.parse import urlparse
 
 from chunking.redact import describe_storage, redact
 
-__all__ = ["Failure", "ServiceFailure", "StorageError", "classify", "describe_failure", "reason_of"]
+__all__ = ["EmbeddingError", "Failure", "IndexError_", "ServiceFailure", "StorageError", "classify",
+           "describe_failure", "reason_of"]
 
 
 class StorageError(RuntimeError):
     """A storage call failed. The message names the resource (container, queue, table or blob), the account and
     its endpoint, and the reason; never a key or a connection string. Raised by ``chunking.storage``, which
     translates the storage SDKs' exceptions into it."""
+
+
+class IndexError_(RuntimeError):
+    """An index operation failed (after the in-call retries); the message names the keys and the reason. Raised by
+    both indexes of ``chunking.index``.
+
+    ``status``: the HTTP status of the last answer when there was one; ``retry_after_s``: the wait the service
+    asked for (``Retry-After``), if it said (used to defer the work instead of failing it)."""
+
+    def __init__(self, message: str, *, status: int | None = None, retry_after_s: float | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retry_after_s = retry_after_s
+
+
+class EmbeddingError(RuntimeError):
+    """The embedding service answered something unusable (wrong vector count or dimension). Raised by the
+    embedders of ``chunking.embeddings``."""
 
 
 # --- transient or permanent -----------------------------------------------------------------------------------

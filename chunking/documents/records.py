@@ -6,7 +6,7 @@ import dataclasses
 from typing import Sequence
 
 from chunking.ids import chunk_id, content_hash
-from chunking.model import Chunk, ChunkRecord, DocumentFields, Page
+from chunking.model import Chunk, ChunkRecord, DocumentFields
 from chunking.splitters.markdown import HeadingOutline
 
 __all__ = ["build_records", "hierarchical_id"]

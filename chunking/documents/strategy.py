@@ -23,7 +23,7 @@ import dataclasses
 from pathlib import PurePosixPath
 from typing import Any, Callable, Sequence
 
-from chunking.formats import ENRICH_SUFFIX, STRATEGY_NAMES, is_strategy
+from chunking.formats import ENRICH_SUFFIX, STRATEGY_NAMES
 from chunking.model import Chunk, Page
 from chunking.parsers.selection import has_headings
 from chunking.services import strategy_clients

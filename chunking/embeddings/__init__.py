@@ -18,10 +18,11 @@ from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 from chunking.embeddings.clients import azure_openai_client, openai_compatible_client
 from chunking.embeddings.offline import OfflineLexicalEmbedder
+from chunking.errors import EmbeddingError
 from chunking.tokens import token_counter as _make_counter
 
 __all__ = [
-    "MAX_INPUTS_PER_REQUEST", "MAX_TOKENS_PER_INPUT", "Embedder", "EmbeddingError", "OfflineLexicalEmbedder",
+    "MAX_INPUTS_PER_REQUEST", "MAX_TOKENS_PER_INPUT", "Embedder", "OfflineLexicalEmbedder",
     "OpenAIEmbedder", "batch_by_tokens", "embed_all",
 ]  # fmt: skip
 
@@ -29,10 +30,6 @@ __all__ = [
 MAX_INPUTS_PER_REQUEST = 2048
 #: Tokens per input for ada-002 / text-embedding-3-* (quotas-limits; one revision says 8,192, 8,191 is safe).
 MAX_TOKENS_PER_INPUT = 8191
-
-
-class EmbeddingError(RuntimeError):
-    """The embedding service answered something unusable (wrong vector count or dimension)."""
 
 
 @runtime_checkable

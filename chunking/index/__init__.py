@@ -5,6 +5,6 @@ subset, security trimming and hybrid fusion; the backends live in ``chunking.ind
 May import: core, errors, tokens.
 """
 
-from chunking.index.protocol import IndexError_, IndexSearcher, IndexWriter, SearchHit, SearchIndex
+from chunking.index.protocol import IndexSearcher, IndexWriter, SearchHit, SearchIndex
 
-__all__ = ["IndexError_", "IndexSearcher", "IndexWriter", "SearchHit", "SearchIndex"]
+__all__ = ["IndexSearcher", "IndexWriter", "SearchHit", "SearchIndex"]

@@ -10,19 +10,7 @@ from typing import Collection, Iterable, Protocol, Sequence
 
 from chunking.model import ChunkRecord
 
-__all__ = ["IndexError_", "IndexSearcher", "IndexWriter", "SearchHit", "SearchIndex"]
-
-
-class IndexError_(RuntimeError):
-    """An index operation failed (after the in-call retries); the message names the keys and the reason.
-
-    ``status``: the HTTP status of the last answer when there was one; ``retry_after_s``: the wait the service
-    asked for (``Retry-After``), if it said (used to defer the work instead of failing it)."""
-
-    def __init__(self, message: str, *, status: int | None = None, retry_after_s: float | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.retry_after_s = retry_after_s
+__all__ = ["IndexSearcher", "IndexWriter", "SearchHit", "SearchIndex"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,6 @@ import pytest
 from chunking.embeddings import (
     MAX_TOKENS_PER_INPUT,
     Embedder,
-    EmbeddingError,
     OfflineLexicalEmbedder,
     OpenAIEmbedder,
     batch_by_tokens,
@@ -27,6 +26,7 @@ from chunking.embeddings import (
 )
 from chunking.embeddings import offline as offline_embedder
 from chunking.embeddings.stopwords import is_stop_word
+from chunking.errors import EmbeddingError
 from chunking.services import make_embedder
 from chunking.settings import Settings
 from tests.openai_fakes import ScriptedEndpoint

@@ -11,9 +11,9 @@ import hashlib
 
 import pytest
 
+from chunking.errors import IndexError_
 from chunking.index.azure import AzureSearchIndex
 from chunking.index.odata import FilterError
-from chunking.index.protocol import IndexError_
 from chunking.index.security import security_filter
 from chunking.model import DOCUMENT_FIELDS, ChunkRecord
 from tests.search_fake import ENDPOINT, SearchServiceFake

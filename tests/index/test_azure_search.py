@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from azure.core.credentials import AccessToken
 
-from chunking.index import IndexError_
+from chunking.errors import IndexError_
 from chunking.index.azure import AzureSearchIndex, odata_string
 from chunking.index.local import LocalIndex
 from chunking.model import DOCUMENT_FIELDS

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from azure.core.exceptions import ServiceRequestError
 
-from chunking.index import IndexError_
+from chunking.errors import IndexError_
 from chunking.index.azure import MAX_BATCH_BYTES, batches_by_size
 from tests.index.search_fakes import Sent, make, ok_for_all, record
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import math
 import sqlite3
 import threading
 from pathlib import Path
@@ -12,9 +11,10 @@ from pathlib import Path
 import pytest
 
 from chunking.embeddings import OfflineLexicalEmbedder
+from chunking.errors import IndexError_
 from chunking.index.fusion import FusionOptions
 from chunking.index.local import LocalIndex, fts_query
-from chunking.index.protocol import IndexError_, IndexSearcher, IndexWriter, SearchIndex
+from chunking.index.protocol import IndexSearcher, IndexWriter, SearchIndex
 from chunking.model import ChunkRecord
 
 

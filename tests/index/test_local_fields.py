@@ -147,7 +147,7 @@ def test_a_newer_schema_is_refused(tmp_path):
     conn.execute("UPDATE meta SET value = '3' WHERE key = 'schema'")
     conn.commit()
     conn.close()
-    from chunking.index.protocol import IndexError_
+    from chunking.errors import IndexError_
 
     with pytest.raises(IndexError_, match="has index schema 3, newer than this version knows"):
         LocalIndex(path, 4).ensure()

@@ -225,7 +225,7 @@ def test_an_index_outage_long_enough_to_poison_heals_by_reconcile(h, monkeypatch
 
     def outage(records):
         if down["on"]:
-            from chunking.index import IndexError_
+            from chunking.errors import IndexError_
 
             raise IndexError_("mergeOrUpload of 4 documents failed: HTTP 500: internal error", status=500)
         return real(records)
@@ -286,7 +286,7 @@ def test_a_missing_payload_is_recorded_as_such_and_retried(h, monkeypatch):
 def test_a_permanent_failure_stays_failed(h, monkeypatch):
     h.upload("dim.txt", _paragraphs(4, "dim"))
     index = h.s.index
-    from chunking.index import IndexError_
+    from chunking.errors import IndexError_
 
     def refuse(records):
         raise IndexError_("mergeOrUpload failed: HTTP 400: vector has 8 dimensions, the field 256", status=400)

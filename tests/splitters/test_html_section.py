@@ -2,8 +2,6 @@
 
 import socket
 
-import pytest
-
 from chunking.model import Document
 from chunking.splitters import HTMLSectionSplitter
 

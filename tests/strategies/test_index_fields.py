@@ -10,8 +10,8 @@ import sqlite3
 
 import pytest
 
+from chunking.errors import IndexError_
 from chunking.index.local import LocalIndex
-from chunking.index.protocol import IndexError_
 from chunking.model import ChunkRecord
 from tests.index.search_fakes import Sent, created_definition, make, ok_for_all, record
 

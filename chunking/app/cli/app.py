@@ -12,9 +12,7 @@ from typing import Sequence
 from chunking import __version__
 from chunking.app.cli import eval as eval_command
 from chunking.app.cli import ingest, reconcile, reprocess, search, split, status, upload
-from chunking.embeddings import EmbeddingError
-from chunking.errors import StorageError, describe_failure
-from chunking.index import IndexError_
+from chunking.errors import EmbeddingError, IndexError_, StorageError, describe_failure
 from chunking.redact import install_log_redaction, redact, register_settings
 from chunking.settings import Settings, SettingsError, read_local_settings
 

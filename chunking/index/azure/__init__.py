@@ -32,6 +32,7 @@ from azure.search.documents.indexes import SearchIndexClient
 from azure.search.documents.indexes import models as m
 from azure.search.documents.models import VectorizedQuery
 
+from chunking.errors import IndexError_
 from chunking.index.azure import fields as doc_fields
 from chunking.index.azure.batches import index_all
 from chunking.index.azure.retries import RetryPolicy
@@ -55,7 +56,7 @@ from chunking.index.azure.schema import (
     strategy_field_definitions,
 )
 from chunking.index.odata import check_filter, parse_filter
-from chunking.index.protocol import IndexError_, SearchHit
+from chunking.index.protocol import SearchHit
 from chunking.index.schema_info import SchemaInfo
 from chunking.model import DOCUMENT_FIELDS, ChunkRecord
 

@@ -9,9 +9,9 @@ from typing import Any
 
 from azure.search.documents.models import IndexDocumentsBatch
 
+from chunking.errors import IndexError_
 from chunking.index.azure.retries import RetryPolicy
 from chunking.index.azure.schema import RETRYABLE_STATUS, batches_by_size
-from chunking.index.protocol import IndexError_
 
 __all__ = ["index_all"]
 

@@ -14,7 +14,7 @@ from typing import Any, Iterable, Sequence
 
 from azure.search.documents.indexes import models as m
 
-from chunking.index.protocol import IndexError_
+from chunking.errors import IndexError_
 from chunking.index.schema_info import SCHEMA_VERSION, SchemaInfo
 from chunking.model import DOCUMENT_FIELDS
 

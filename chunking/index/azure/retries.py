@@ -10,8 +10,8 @@ from typing import Callable, TypeVar
 
 from azure.core.exceptions import HttpResponseError, ServiceRequestError, ServiceResponseError
 
+from chunking.errors import IndexError_
 from chunking.index.azure.schema import _RETRYABLE_REQUEST_STATUS
-from chunking.index.protocol import IndexError_
 
 __all__ = ["RetryPolicy", "retry_after_s"]
 

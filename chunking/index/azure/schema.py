@@ -10,8 +10,8 @@ from typing import Any, Sequence
 
 from azure.search.documents.indexes import models as m
 
+from chunking.errors import IndexError_
 from chunking.index.azure.fields import document_field_definitions
-from chunking.index.protocol import IndexError_
 from chunking.model import DOCUMENT_FIELDS, ChunkRecord
 
 __all__ = ["added_field_definitions", "batches_by_size", "check_index", "index_definition", "odata_string",

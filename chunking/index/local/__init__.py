@@ -28,12 +28,13 @@ from typing import Collection, Iterable, Iterator, Sequence
 
 import numpy as np
 
+from chunking.errors import IndexError_
 from chunking.index.fusion import FusionOptions, fuse
 from chunking.index.local import schema
 from chunking.index.local.fts import fts_query, fts_text
 from chunking.index.local.odata_sql import filter_sql
 from chunking.index.local.ranking import bm25_query_reference, keyword_ranking, nearest, term_document_counts
-from chunking.index.protocol import IndexError_, SearchHit
+from chunking.index.protocol import SearchHit
 from chunking.index.schema_info import SchemaInfo
 from chunking.model import ChunkRecord
 

@@ -16,7 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
-from chunking.index.protocol import IndexError_
+from chunking.errors import IndexError_
 from chunking.index.schema_info import SCHEMA_VERSION, SchemaInfo
 from chunking.model import DOCUMENT_FIELDS, ChunkRecord
 
