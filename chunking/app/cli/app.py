@@ -10,16 +10,24 @@ from pathlib import Path
 from typing import Sequence
 
 from chunking import __version__
-from chunking.app.cli import eval as eval_command
-from chunking.app.cli import ingest, reconcile, reprocess, search, split, status, upload
 from chunking.errors import EmbeddingError, IndexError_, StorageError, describe_failure
 from chunking.redact import install_log_redaction, redact, register_settings
 from chunking.settings import Settings, SettingsError, read_local_settings
 
 __all__ = ["COMMANDS", "LOCAL_SETTINGS", "build_parser", "main"]
 
-#: The command modules in --help order; each has ``add_parser(sub)`` and ``run(args, settings)``.
-COMMANDS = (ingest, upload, status, reconcile, reprocess, search, eval_command, split)
+#: The commands in --help order, each with the line --help gives it. Each is a module of ``chunking.app.cli`` with
+#: ``add_parser(sub, summary)`` and ``run(args, settings)``, imported only when its command runs (``_command``).
+COMMANDS: dict[str, str] = {
+    "ingest": "parse, split, embed and index files or folders",
+    "upload": "upload files or folders to the documents container (the Functions index them)",
+    "status": "documents by status, and the failed ones with reasons",
+    "reconcile": "repair drift between the documents container, the ledger and the index",
+    "reprocess": "re-process documents after a settings change (on the stage-1 job queue)",
+    "search": "hybrid (keyword + vector) search of the index",
+    "eval": "measure retrieval (hit@k, MRR, nDCG@10) per chunking strategy on a question set",
+    "split": "print the chunks of one file as ingest would store them (nothing is indexed)",
+}
 
 #: The Functions local settings file, read from the working directory as ``func start`` reads it.
 LOCAL_SETTINGS = "local.settings.json"
@@ -48,7 +56,7 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
     """
     if prog is None:
         prog = _started_as() if argv is None else "chunking"
-    parser = build_parser(prog)
+    parser = build_parser(prog, commands=_named_command(sys.argv[1:] if argv is None else argv))
     args, extra = parser.parse_known_args(argv)
     if extra:  # argparse would blame the top-level parser; the command's own usage is the helpful one
         parser.subcommand(args.command).error(f"unrecognized arguments: {' '.join(extra)}")
@@ -125,9 +133,41 @@ class _Parser(argparse.ArgumentParser):
         return self._commands.choices[name]
 
 
-def build_parser(prog: str = "chunking") -> _Parser:
-    """The top-level parser with one subparser per module of :data:`COMMANDS`; each command's parser sets
-    ``prog`` (``"chunking ingest"``) in the namespace, for its error lines."""
+def _named_command(argv: Sequence[str]) -> tuple[str, ...]:
+    """The command *argv* names (its first word after the global ``-v``), as a 1-tuple; ``()`` when it names none
+    of :data:`COMMANDS` (``--help``, ``--version``, a typo), whose answers need no command's module."""
+    words = [word for word in argv if word not in ("-v", "--verbose")]
+    return (words[0],) if words and words[0] in COMMANDS else ()
+
+
+def _command(name: str):
+    """The module of command *name*. Imported here, on use, so that ``chunking --help`` and each command load
+    only their own code (the pipeline, the services and the evaluation take most of a second to import)."""
+    if name == "ingest":
+        from chunking.app.cli import ingest as module
+    elif name == "upload":
+        from chunking.app.cli import upload as module
+    elif name == "status":
+        from chunking.app.cli import status as module
+    elif name == "reconcile":
+        from chunking.app.cli import reconcile as module
+    elif name == "reprocess":
+        from chunking.app.cli import reprocess as module
+    elif name == "search":
+        from chunking.app.cli import search as module
+    elif name == "eval":
+        from chunking.app.cli import eval as module
+    else:
+        from chunking.app.cli import split as module
+    return module
+
+
+def build_parser(prog: str = "chunking", commands: Sequence[str] | None = None) -> _Parser:
+    """The top-level parser with one subparser per entry of :data:`COMMANDS`; each command's parser sets
+    ``prog`` (``"chunking ingest"``) in the namespace, for its error lines.
+
+    *commands* (default: all) get their full parser from their module; the others only their name and summary
+    line, enough for ``--help`` and for an unknown command's error."""
     parser = _Parser(
         prog=prog,
         description="Chunk documents for retrieval-augmented generation and index them for search.",
@@ -142,8 +182,11 @@ def build_parser(prog: str = "chunking") -> _Parser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     real_add = sub.add_parser
     sub.add_parser = lambda *a, **k: real_add(*a, parents=[common], **k)  # -v after the command too
-    for command in COMMANDS:
-        command.add_parser(sub)
+    for name, summary in COMMANDS.items():
+        if commands is None or name in commands:
+            _command(name).add_parser(sub, summary)
+        else:
+            sub.add_parser(name, help=summary, add_help=False)
     for command_parser in sub.choices.values():
         command_parser.set_defaults(prog=command_parser.prog)
     parser._commands = sub

@@ -47,10 +47,10 @@ Each strategy's index is built from scratch in a temporary folder (or under
 """
 
 
-def add_parser(sub) -> None:
-    """Add the ``eval`` subparser to *sub* (``argparse`` subparsers)."""
+def add_parser(sub, summary: str) -> None:
+    """Add the ``eval`` subparser to *sub* (``argparse`` subparsers); *summary* is its line in ``--help``."""
     ev = sub.add_parser(
-        "eval", help="measure retrieval (hit@k, MRR, nDCG@10) per chunking strategy on a question set",
+        "eval", help=summary,
         description=_DESCRIPTION, epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     ev.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="a document or a folder of documents")
     ev.add_argument("--questions", type=Path, required=True, metavar="FILE",

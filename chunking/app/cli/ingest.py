@@ -17,11 +17,11 @@ from chunking.storage import ensure_reachable
 __all__ = ["add_parser", "run"]
 
 
-def add_parser(sub) -> None:
-    """Add the ``ingest`` subparser to *sub* (``argparse`` subparsers)."""
+def add_parser(sub, summary: str) -> None:
+    """Add the ``ingest`` subparser to *sub* (``argparse`` subparsers); *summary* is its line in ``--help``."""
     ingest = sub.add_parser(
         "ingest",
-        help="parse, split, embed and index files or folders",
+        help=summary,
         description="Parse, split, embed and index files (folders are searched recursively, hidden files and "
         "files of unsupported types passed over). Runs stage 1 (parse + split) and stage 2 (embed + upsert) "
         "in-process. Exits 1 when a document failed or no supported file was found, 2 on bad usage.",

@@ -12,10 +12,10 @@ from chunking.app.cli.storage_command import on_storage
 __all__ = ["add_parser", "run"]
 
 
-def add_parser(sub) -> None:
-    """Add the ``reconcile`` subparser to *sub* (``argparse`` subparsers)."""
+def add_parser(sub, summary: str) -> None:
+    """Add the ``reconcile`` subparser to *sub* (``argparse`` subparsers); *summary* is its line in ``--help``."""
     rec = sub.add_parser(
-        "reconcile", help="repair drift between the documents container, the ledger and the index",
+        "reconcile", help=summary,
         description="The reconcile timer's code: put blobs that are missing from the index, stuck, failed by a "
         "transient cause, or indexed with other settings than the current ones (at most BACKFILL_MAX_PER_RUN of "
         "these per run) on the stage-1 job queue, and delete chunks of blobs that no longer exist (only this "

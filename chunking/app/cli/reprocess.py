@@ -13,10 +13,10 @@ from chunking.app.cli.storage_command import on_storage
 __all__ = ["add_parser", "run"]
 
 
-def add_parser(sub) -> None:
-    """Add the ``reprocess`` subparser to *sub* (``argparse`` subparsers)."""
+def add_parser(sub, summary: str) -> None:
+    """Add the ``reprocess`` subparser to *sub* (``argparse`` subparsers); *summary* is its line in ``--help``."""
     rep = sub.add_parser(
-        "reprocess", help="re-process documents after a settings change (on the stage-1 job queue)",
+        "reprocess", help=summary,
         description="Put documents of the documents container on the stage-1 job queue, forced, so the "
         "queue-triggered stage 1 parses, splits and indexes them again with the current settings. By default the "
         "documents whose indexed version was made with other settings than the current ones (splitter settings, "

@@ -18,9 +18,9 @@ from chunking.services import index_known_empty, make_embedder, make_index, vect
 __all__ = ["add_parser", "run"]
 
 
-def add_parser(sub) -> None:
-    """Add the ``search`` subparser to *sub* (``argparse`` subparsers)."""
-    search = sub.add_parser("search", help="hybrid (keyword + vector) search of the index",
+def add_parser(sub, summary: str) -> None:
+    """Add the ``search`` subparser to *sub* (``argparse`` subparsers); *summary* is its line in ``--help``."""
+    search = sub.add_parser("search", help=summary,
                             description="Search the index; prints each hit with its cited page, a relevance from 0 to 1 "
                             "(with its keyword and vector parts, local index) and the passage that matches, the "
                             "query's words marked. On the local index a query sharing no word with the documents gets no hits, "

@@ -22,10 +22,10 @@ from chunking.services import document_readers
 __all__ = ["add_parser", "run"]
 
 
-def add_parser(sub) -> None:
-    """Add the ``split`` subparser to *sub* (``argparse`` subparsers)."""
+def add_parser(sub, summary: str) -> None:
+    """Add the ``split`` subparser to *sub* (``argparse`` subparsers); *summary* is its line in ``--help``."""
     split = sub.add_parser(
-        "split", help="print the chunks of one file as ingest would store them (nothing is indexed)",
+        "split", help=summary,
         description="Parse and split one file and print its chunks exactly as `ingest` would store them (same "
         "ids, citations, heading paths and kinds). Exits 1 when the file cannot be read or split, 2 on bad usage.")
     split.add_argument("file", type=Path, metavar="FILE",

@@ -14,9 +14,9 @@ from chunking.storage import blob_service, create_container, ensure_reachable, s
 __all__ = ["add_parser", "run"]
 
 
-def add_parser(sub) -> None:
-    """Add the ``status`` subparser to *sub* (``argparse`` subparsers)."""
-    status = sub.add_parser("status", help="documents by status, and the failed ones with reasons",
+def add_parser(sub, summary: str) -> None:
+    """Add the ``status`` subparser to *sub* (``argparse`` subparsers); *summary* is its line in ``--help``."""
+    status = sub.add_parser("status", help=summary,
                             description="Print the ledger: counts by status, every failed document with its "
                             "reason and any document with a note, then, on the last line, the index's schema "
                             "version (and what the next ingest adds to it).")

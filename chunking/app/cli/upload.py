@@ -14,10 +14,10 @@ from chunking.storage import blob_service, ensure_reachable, storage_error
 __all__ = ["add_parser", "blob_names", "run"]
 
 
-def add_parser(sub) -> None:
-    """Add the ``upload`` subparser to *sub* (``argparse`` subparsers)."""
+def add_parser(sub, summary: str) -> None:
+    """Add the ``upload`` subparser to *sub* (``argparse`` subparsers); *summary* is its line in ``--help``."""
     up = sub.add_parser(
-        "upload", help="upload files or folders to the documents container (the Functions index them)",
+        "upload", help=summary,
         description="Upload files (folders are searched recursively; files of types no parser reads are passed "
         "over) to the documents container (DOCUMENTS_CONTAINER) of the storage connection (AzureWebJobsStorage), "
         "replacing blobs of the same name. The container is created if missing. Blobs are named by their path "
