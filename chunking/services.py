@@ -20,8 +20,10 @@ What it holds, by adapter:
 
 It may import the core modules (model, ids, formats, redact, settings), errors, tokens, parsers, embeddings,
 storage, index, ledger, messages, chat and strategies; never documents, pipeline, retrieval, evaluation or app.
-SDK-heavy modules (the Azure AI Search client) are imported only when their backend is built, so building the
-local adapters, or importing this module, never touches the network.
+Three heavy imports wait for the adapter that needs them: the Azure AI Search client (its SDK), the Document
+Intelligence reader (every parser) and the offline chat client (every strategy), so that the commands that only
+read the ledger or query the index start as fast as before; building the local adapters, or importing this
+module, never touches the network.
 """
 
 from __future__ import annotations
@@ -43,12 +45,10 @@ from chunking.index.fusion import FusionOptions
 from chunking.index.local import LocalIndex
 from chunking.ledger import Ledger, LocalLedgerStore, TableLedgerStore, local_ledger_path
 from chunking.model import Page
-from chunking.parsers.docintel import DocumentIntelligenceReader
 from chunking.redact import install_log_redaction, register_settings
 from chunking.settings import Settings
 from chunking.storage import QueueSender, blob_service, queue_client, table_service
 from chunking.storage.claim_check import BlobPayloadStore, PayloadStore
-from chunking.strategies.offline_chat import OfflineChatClient
 from chunking.tokens import token_counter
 
 __all__ = [
@@ -121,6 +121,8 @@ def make_chat_client(settings: Settings) -> ChatClient:
     """
     backend = settings.chat_backend
     if backend == "offline":
+        from chunking.strategies.offline_chat import OfflineChatClient  # loads every strategy: on use only
+
         return OfflineChatClient()
     if not settings.chat_model:
         raise ValueError(f"CHAT_BACKEND={backend} needs CHAT_MODEL")
@@ -314,6 +316,8 @@ def document_readers(settings: Settings, **client_kwargs: Any) -> dict[str, Call
     extensions = [ext for ext in sorted(SUPPORTED_EXTENSIONS) if options.uses_service(ext)]
     if not extensions:
         return {}
+    from chunking.parsers.docintel import DocumentIntelligenceReader  # loads every parser: on use only
+
     reader = DocumentIntelligenceReader(options, **client_kwargs)
     return dict.fromkeys(extensions, reader.parse)
 

@@ -64,6 +64,10 @@ _ON_USE = "a command's module is imported when that command runs, so `chunking -
 FUNCTION_LEVEL: dict[tuple[str, str], str] = {
     ("chunking.services", "chunking.index.azure"):
         "the Azure AI Search backend imports azure-search-documents: only a process that chooses it pays for that",
+    ("chunking.services", "chunking.parsers.docintel"):
+        "the Document Intelligence reader loads every parser: `chunking status` and `search` never need one",
+    ("chunking.services", "chunking.strategies.offline_chat"):
+        "the offline chat client loads every strategy and splitter: only a model-based strategy asks for it",
     **{("chunking.app.cli.app", f"chunking.app.cli.{name}"): _ON_USE
        for name in ("ingest", "upload", "status", "reconcile", "reprocess", "search", "eval", "split")},
 }
