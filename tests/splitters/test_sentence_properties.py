@@ -96,6 +96,12 @@ SMALL_CAPS = st.fixed_dictionaries({
 
 @PROPERTY_SETTINGS
 @given(pages=documents(), caps=SMALL_CAPS)
+# A fragment carried across a page break in front of CJK text: the space that joins them is a token of its own
+# (without counting it the carried chunk went over max_tokens, was cut again, and its first piece was only the
+# previous chunk's look-ahead).
+@example(pages=[Page(0, 0, "continues in lower case "), Page(1, 24, "一" * 148 + "River river. "),
+                Page(2, 185, ""), Page(3, 185, "")],
+         caps={"max_tokens": 8, "max_chars": 50, "max_figure_tokens": 40, "semantic_overlap_percent": 10})
 def test_invariants_with_small_caps(pages, caps):
     splitter = SentenceTextSplitter(**caps)
     chunks = check_determinism(splitter, pages)

@@ -143,6 +143,11 @@ class Repairer:
             suffix = text[cs:ce]
             if not self._fits_tokens(suffix, n.est):
                 continue
+            # The sum of the two counts can miss the join: a space before a CJK character is a token of its own.
+            # A carried chunk over the cap would be cut again when measured, its first piece possibly no more than
+            # the previous chunk's look-ahead; so the joined text is counted once more.
+            if not self._fits_tokens(suffix + sep + n.text, 0):
+                continue
             moved_tokens = self.measure.count(suffix)
             doc, page = p.locate(cs)
             n.text = suffix + sep + n.text
