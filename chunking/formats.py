@@ -138,8 +138,9 @@ SPLITTER_NAMES = (*FAMILY_NAMES, "code:<language>", *STRATEGY_NAMES, f"<name>{EN
 
 
 def extension_of(source: str) -> str:
-    """Lower-case extension with its dot (``".pdf"``), or ``""``."""
-    return PurePosixPath(source).suffix.lower()
+    """Lower-case extension with its dot (``".pdf"``), or ``""``; a Windows path's backslashes separate folders
+    (``"docs\\v1.2\\README"`` has none)."""
+    return PurePosixPath(source.replace("\\", "/")).suffix.lower()
 
 
 def format_of(source: str) -> Format | None:

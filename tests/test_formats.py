@@ -83,7 +83,8 @@ def test_every_row_of_the_format_table_column_by_column():
 
 
 @pytest.mark.parametrize(("source", "extension"), [("docs/Guide.PDF", ".pdf"), ("a.b/notes.Md", ".md"),
-                                                   ("x.tar.gz", None), ("README", None), ("a.docm", None)])
+                                                   ("x.tar.gz", None), ("README", None), ("a.docm", None),
+                                                   ("C:\\docs\\Guide.PDF", ".pdf"), ("docs\\v1.2\\README", None)])
 def test_format_of_reads_the_last_extension_case_insensitively(source, extension):
     assert format_of(source) is (FORMATS[extension] if extension else None)
 

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from chunking.app.cli.app import COMMANDS
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "chunking"
 
@@ -68,8 +70,7 @@ FUNCTION_LEVEL: dict[tuple[str, str], str] = {
         "the Document Intelligence reader loads every parser: `chunking status` and `search` never need one",
     ("chunking.services", "chunking.strategies.offline_chat"):
         "the offline chat client loads every strategy and splitter: only a model-based strategy asks for it",
-    **{("chunking.app.cli.app", f"chunking.app.cli.{name}"): _ON_USE
-       for name in ("ingest", "upload", "status", "reconcile", "reprocess", "search", "eval", "split")},
+    **{("chunking.app.cli.app", f"chunking.app.cli.{name}"): _ON_USE for name in COMMANDS},
 }
 
 

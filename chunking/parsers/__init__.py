@@ -19,7 +19,7 @@ from pathlib import Path
 
 from azure.core.exceptions import AzureError
 
-from chunking.formats import FORMATS, SUPPORTED_EXTENSIONS, Format, extension_of, format_of
+from chunking.formats import FORMATS, SUPPORTED_EXTENSIONS, extension_of, format_of
 from chunking.model import Page
 from chunking.parsers import docx, html, image, json, pdf, pptx, text, xlsx
 from chunking.parsers._common import ParseError, ReadContext, UnsupportedFileType
@@ -99,7 +99,7 @@ def read_pages(data: bytes | Path, *, source: str, size_bytes: int | None = None
 
     Does not check that the document holds text: the caller does, once all ranges were read (``no_text_error``).
     """
-    extension = _extension(source)
+    extension = extension_of(source)
     parser = (readers or {}).get(extension) or _PARSERS.get(extension)
     if parser is None:
         reason = f"unsupported file type {extension}" if extension else "unsupported file type (no extension)"
@@ -158,17 +158,12 @@ def page_count(data: bytes | Path, *, source: str, context: ReadContext | None =
     Raises:
         ParseError: a PDF that PDFium cannot open, or one over ``MAX_PAGES`` pages.
     """
-    extension = _extension(source)
-    fmt: Format | None = FORMATS.get(extension)
+    extension = extension_of(source)
+    fmt = FORMATS.get(extension)
     if fmt is None or not fmt.page_ranges or (readers or {}).get(extension) \
             or _PARSERS.get(extension) is not pdf.parse:
         return None
     return pdf.page_count(data, source=source, context=context)
-
-
-def _extension(source: str) -> str:
-    """*source*'s extension (``chunking.formats.extension_of``), a Windows path's backslashes read as slashes."""
-    return extension_of(source.replace("\\", "/"))
 
 
 def _format_size(size_bytes: int) -> str:

@@ -49,7 +49,7 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
 
 
 def _is_markdown(source: str) -> bool:
-    fmt = format_of(source.replace("\\", "/"))
+    fmt = format_of(source)
     return fmt is not None and fmt.splitter == "markdown"
 
 

@@ -87,7 +87,7 @@ def property_title(data: bytes, source: str) -> str:
     """The title the file itself declares (step 1 of the module docstring), cleaned, or ``""``: read where the
     format table's ``title_source`` of *source*'s extension says (``""`` for ``none`` or an unsupported
     extension)."""
-    fmt = format_of(source.replace("\\", "/"))
+    fmt = format_of(source)
     reader = _READERS.get(fmt.title_source) if fmt is not None else None
     if reader is None:
         return ""

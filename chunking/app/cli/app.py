@@ -157,8 +157,10 @@ def _command(name: str):
         from chunking.app.cli import search as module
     elif name == "eval":
         from chunking.app.cli import eval as module
-    else:
+    elif name == "split":
         from chunking.app.cli import split as module
+    else:
+        raise ValueError(f"no command {name!r} (COMMANDS: {', '.join(COMMANDS)})")
     return module
 
 

@@ -4,8 +4,11 @@ documented exit statuses (0 ok, 1 a document failed or nothing to ingest, 2 bad 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from chunking.app.cli.app import build_parser
 from tests.app.cli.conftest import run_process
@@ -177,3 +180,18 @@ def test_a_document_the_configured_splitter_cannot_take_fails_alone(cli, monkeyp
     assert run.err == ("chunking ingest: notes/a.md: the json splitter needs a JSON document: line 1 column 1: "
                        "Expecting value\n")
     assert "1 added, 0 updated, 0 unchanged (skipped), 0 deleted, 1 failed;" in run.out
+
+
+def test_each_command_loads_its_own_module_and_help_loads_none():
+    from chunking.app.cli import app
+
+    assert [app._command(name).__name__ for name in app.COMMANDS] == [
+        f"chunking.app.cli.{name}" for name in ("ingest", "upload", "status", "reconcile", "reprocess", "search",
+                                                "eval", "split")]
+    with pytest.raises(ValueError, match="no command 'nope'"):
+        app._command("nope")
+    code = ("import sys; from chunking.app.cli import main\n"
+            "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print(sorted(m for m in sys.modules if m.startswith('chunking.app.cli.') and m != 'chunking.app.cli.app'))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.splitlines()[-1] == "[]"
