@@ -96,15 +96,7 @@ def _retry_after(exc: BaseException) -> float | None:
     value = getattr(exc, "retry_after_s", None)
     if isinstance(value, (int, float)):
         return float(value)
-    headers = getattr(getattr(exc, "response", None), "headers", None) or {}
-    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
-        raw = headers.get(name) if hasattr(headers, "get") else None
-        if raw is not None:
-            try:
-                return max(0.0, float(raw) / scale)
-            except ValueError:
-                return None
-    return None
+    return _header_retry_after(getattr(getattr(exc, "response", None), "headers", None) or {})
 
 
 def classify(exc: BaseException) -> Failure:
@@ -294,14 +286,16 @@ def _detail(error: BaseException, fallback: str | None = None) -> str:
 
 
 def _header_retry_after(headers: Any) -> float | None:
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+    """The wait a response's headers ask for, in seconds (≥ 0): ``retry-after-ms``, else ``retry-after``
+    (seconds; the HTTP-date form is not read); ``None`` when neither is a number."""
+    for name, scale in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
         try:
             raw = headers.get(name)
         except Exception:
             return None
         if raw:
             try:
-                return float(raw) * scale
+                return max(0.0, float(raw) / scale)
             except ValueError:
                 return None
     return None
