@@ -12,7 +12,7 @@ from pathlib import Path
 from chunking.errors import classify, describe_failure, reason_of
 from chunking.ids import doc_id as make_doc_id
 from chunking.messages.batches import decode_message
-from chunking.messages.envelope import MessageError
+from chunking.messages.envelope import DOCUMENT_FIELDS, MessageError, read_envelope, type_of
 from chunking.messages.fields import is_fields_message
 from chunking.messages.jobs import RangeState, StageOneJob, decode_job, encode_job, enqueue_stage_one
 from chunking.pipeline.backfill import expected_settings
@@ -170,11 +170,11 @@ def handle_batch(body: bytes | str) -> StageTwoResult | None:
 def _defer(s: Services, body: bytes | str, retry_after_s: float | None, exc: Exception) -> bool:
     """Re-send *body* with one more deferral, invisible for the wait; False if its budget is spent (or *body* is
     a field update: the queue's own retries suffice, and the reconcile sweep sends it again)."""
-    if is_fields_message(body):
+    data = read_envelope(body)
+    if type_of(data) == DOCUMENT_FIELDS:
         return False
-    data = json.loads(body)
     deferrals = int(data.get("deferrals", 0))
-    message = decode_message(body)
+    message = decode_message(data)
     if deferrals >= MAX_DEFERRALS:
         s.ledger.record_error(message.doc_id, message.source, message.version,
                               f"{reason_of(exc)} ({message.where}, throttled "

@@ -163,8 +163,8 @@ class BatchPacker:
                        "records": []})
 
 
-def decode_message(body: str | bytes) -> BatchMessage:
-    """Parse one queue message body.
+def decode_message(body: str | bytes | dict[str, Any]) -> BatchMessage:
+    """Parse one queue message body (or its envelope already read: ``chunking.messages.envelope.read_envelope``).
 
     Raises:
         MessageError: not JSON, not a chunk-batch message, or a field is missing.

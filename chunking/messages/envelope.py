@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-__all__ = ["CHUNK_BATCH", "DOCUMENT_FIELDS", "STAGE_ONE_JOB", "MessageError", "message_type", "open_envelope"]
+__all__ = ["CHUNK_BATCH", "DOCUMENT_FIELDS", "STAGE_ONE_JOB", "MessageError", "message_type", "open_envelope",
+           "read_envelope", "type_of"]
 
 CHUNK_BATCH = "chunk-batch"
 DOCUMENT_FIELDS = "document-fields"
@@ -21,29 +22,44 @@ class MessageError(ValueError):
     """A queue message is not a valid message of the kind expected; the message says why."""
 
 
-def message_type(body: str | bytes) -> str:
-    """The ``"type"`` of the message *body*; ``""`` when it is not a JSON object with a string type (its codec's
-    decoder then says what is wrong)."""
+def read_envelope(body: str | bytes) -> Any:
+    """The JSON value of the message *body*, read once so that a consumer can tell its type (``type_of``) and
+    hand it to that codec's decoder, which accepts it in place of the body.
+
+    Raises:
+        MessageError: *body* is not JSON.
+    """
     try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError):
-        return ""
+        return json.loads(body)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise MessageError(f"queue message is not JSON: {exc}") from None
+
+
+def type_of(data: Any) -> str:
+    """The ``"type"`` of a read envelope; ``""`` when it is not a JSON object with a string type (its codec's
+    decoder then says what is wrong)."""
     kind = data.get("type") if isinstance(data, dict) else None
     return kind if isinstance(kind, str) else ""
 
 
-def open_envelope(body: str | bytes, kind: str, schema: int) -> dict[str, Any]:
-    """The JSON object of a message of type *kind* and schema *schema*.
+def message_type(body: str | bytes) -> str:
+    """The ``"type"`` of the message *body* (``type_of``); ``""`` when it is not JSON either."""
+    try:
+        return type_of(read_envelope(body))
+    except MessageError:
+        return ""
+
+
+def open_envelope(body: str | bytes | dict[str, Any], kind: str, schema: int) -> dict[str, Any]:
+    """The JSON object of a message of type *kind* and schema *schema*; *body* may be the message or its
+    envelope already read (``read_envelope``).
 
     Raises:
         MessageError: not JSON, not an object of type *kind* (``queue message is not a chunk-batch message``), or
             of another schema.
     """
-    try:
-        data = json.loads(body)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise MessageError(f"queue message is not JSON: {exc}") from None
-    if not isinstance(data, dict) or data.get("type") != kind:
+    data = body if isinstance(body, dict) else read_envelope(body)
+    if type_of(data) != kind:
         raise MessageError(f"queue message is not a {kind} message")
     if data.get("schema") != schema:
         raise MessageError(f"unsupported {kind} schema {data.get('schema')!r}")

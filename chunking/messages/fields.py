@@ -55,8 +55,8 @@ def is_fields_message(body: str | bytes) -> bool:
     return message_type(body) == DOCUMENT_FIELDS
 
 
-def decode_fields_message(body: str | bytes, payloads: PayloadStore) -> FieldsMessage:
-    """Parse a field-update message (reading a claim-checked payload).
+def decode_fields_message(body: str | bytes | dict[str, Any], payloads: PayloadStore) -> FieldsMessage:
+    """Parse a field-update message, or its envelope already read (reading a claim-checked payload).
 
     Raises:
         MessageError: not a field-update message of this schema, or a field is missing.

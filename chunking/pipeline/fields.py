@@ -12,6 +12,7 @@ newer version's records carry the newer fields.
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from chunking.documents.fields import settings_source_fields
 from chunking.index.protocol import IndexWriter
@@ -50,9 +51,10 @@ def apply_fields_message(message: FieldsMessage, *, index: IndexWriter, ledger: 
     return updated, ""
 
 
-def apply_fields_body(body: str | bytes, *, index: IndexWriter, ledger: Ledger,
+def apply_fields_body(body: str | bytes | dict[str, Any], *, index: IndexWriter, ledger: Ledger,
                       payloads: PayloadStore) -> tuple[FieldsMessage, int, str]:
-    """Decode and apply one field-update message: ``(message, records updated, why dropped or "")``.
+    """Decode and apply one field-update message (or its envelope already read): ``(message, records updated,
+    why dropped or "")``.
 
     Raises:
         MessageError: not a field-update message; IndexError_: the index refused the update.

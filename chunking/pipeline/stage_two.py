@@ -19,7 +19,7 @@ from chunking.errors import ServiceFailure, classify, describe_failure, reason_o
 from chunking.index.protocol import IndexWriter
 from chunking.ledger import BatchFate, Completion, Ledger, LedgerEntry, batch_fate, complete_if_done, is_wanted
 from chunking.messages.batches import decode_message, load_records
-from chunking.messages.fields import is_fields_message
+from chunking.messages.envelope import DOCUMENT_FIELDS, read_envelope, type_of
 from chunking.pipeline.fields import apply_fields_body
 from chunking.pipeline.stage_one import StageOneResult, _crash, document_records, run_stage_one, source_version
 from chunking.pipeline.vector_reuse import reusable_vectors, vector_keys
@@ -91,11 +91,12 @@ def run_stage_two(
         message and finally poisons it.
     """
     started = time.perf_counter()
-    if is_fields_message(body):  # metadata or access lists changed, not the bytes: fields only, no embedding
-        update, updated, dropped = apply_fields_body(body, index=index, ledger=ledger, payloads=payloads)
+    data = read_envelope(body)  # once: the type picks the codec, which takes the envelope as read
+    if type_of(data) == DOCUMENT_FIELDS:  # metadata or access lists changed, not the bytes: no embedding
+        update, updated, dropped = apply_fields_body(data, index=index, ledger=ledger, payloads=payloads)
         return StageTwoResult(update.doc_id, update.version, update.source, 0, 1, records=updated, dropped=dropped,
                               seconds=time.perf_counter() - started)
-    message = decode_message(body)
+    message = decode_message(data)
     result = StageTwoResult(message.doc_id, message.version, message.source, message.batch_no, message.batch_count)
     entry = ledger.get(message.doc_id)
     fate = batch_fate(entry, message.version)
