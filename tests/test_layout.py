@@ -30,11 +30,13 @@ PACKAGE = ROOT / "chunking"
 CORE = frozenset({"model", "ids", "formats", "redact", "settings"})
 
 
-def _below(layer: int, *, but: frozenset[str] = frozenset()) -> frozenset[str]:
-    return frozenset(unit for unit, (level, _) in _TABLE.items() if level < layer) - but
+def _below(layer: int) -> frozenset[str]:
+    """Every unit of the table on a layer below *layer*."""
+    return frozenset(unit for unit, (level, _) in LAYERS.items() if level < layer)
 
 
-_TABLE: dict[str, tuple[int, frozenset[str]]] = {
+#: unit → (layer, the units it may import). A unit imports only units of lower layers (never up, never sideways).
+LAYERS: dict[str, tuple[int, frozenset[str]]] = {
     **{unit: (0, frozenset()) for unit in CORE - {"settings"}},
     "settings": (1, frozenset({"formats"})),
     "errors": (1, frozenset({"redact"})),
@@ -52,14 +54,11 @@ _TABLE: dict[str, tuple[int, frozenset[str]]] = {
                             "chat", "strategies"}),
     "documents": (7, CORE | {"errors", "tokens", "parsers", "splitters", "strategies", "services"}),
 }
-_TABLE["pipeline"] = (8, _below(8))
-_TABLE["retrieval"] = (8, CORE | {"errors", "tokens", "embeddings", "index"})
-_TABLE["evaluation"] = (9, _below(9))
-_TABLE["app"] = (10, _below(10))
-_TABLE["__main__"] = (11, frozenset({"app"}))
-
-#: unit → (layer, the units it may import). A unit imports only units of lower layers (never up, never sideways).
-LAYERS: dict[str, tuple[int, frozenset[str]]] = _TABLE
+LAYERS["pipeline"] = (8, _below(8))
+LAYERS["retrieval"] = (8, CORE | {"errors", "tokens", "embeddings", "index"})
+LAYERS["evaluation"] = (9, _below(9))
+LAYERS["app"] = (10, _below(10))
+LAYERS["__main__"] = (11, frozenset({"app"}))
 
 #: (importing module, imported module) → why the import sits inside a function. Nothing else may.
 _ON_USE = "a command's module is imported when that command runs, so `chunking --help` loads none of them"
@@ -370,8 +369,7 @@ def _listed(text: str) -> frozenset[str]:
     if text.startswith("nothing"):
         return frozenset()
     if text.startswith("everything"):
-        layer = LAYERS_BY_PHRASE[text]
-        return layer
+        return LAYERS_BY_PHRASE[text]
     names = set()
     for item in re.split(r",\s*|\s+and\s+", text):
         item = item.strip().strip("`").removeprefix("chunking.").rstrip("/")
