@@ -12,7 +12,8 @@ What it holds, by adapter:
   strategies' clients, built once per process and configuration and shared, so that every document of a run uses
   one cache and one pair of call counters (``StrategyClients.model_calls``).
 * index: ``make_index`` (``INDEX_BACKEND``), ``fusion_options``, ``index_known_empty``, ``index_location``,
-  ``vector_floor``.
+  ``vector_floor``; ``index_design`` and ``index_schema``: the Azure AI Search index definition the settings
+  create (``chunking schema`` prints it), built by the function ``AzureSearchIndex.ensure`` creates it with.
 * ledger: ``make_ledger`` (``LEDGER_BACKEND``), ``ledger_table``, ``ledger_exists``.
 * storage: ``make_payload_store``, ``make_batch_queue``, ``make_job_queue``.
 * parsers: ``document_readers`` (Document Intelligence for the extensions the settings send there).
@@ -41,6 +42,7 @@ from chunking.embeddings import Embedder, OfflineLexicalEmbedder, OpenAIEmbedder
 from chunking.embeddings.local import LocalModelEmbedder
 from chunking.formats import SUPPORTED_EXTENSIONS
 from chunking.index import SearchIndex
+from chunking.index.design import IndexDesign, Vectorizer
 from chunking.index.fusion import FusionOptions
 from chunking.index.local import LocalIndex
 from chunking.ledger import Ledger, LocalLedgerStore, TableLedgerStore, local_ledger_path
@@ -52,7 +54,8 @@ from chunking.storage.claim_check import BlobPayloadStore, PayloadStore
 from chunking.tokens import token_counter
 
 __all__ = [
-    "Services", "StrategyClients", "document_readers", "fusion_options", "index_known_empty", "index_location",
+    "Services", "StrategyClients", "document_readers", "fusion_options", "index_design", "index_known_empty",
+    "index_location", "index_schema",
     "ledger_exists", "ledger_table", "make_batch_queue", "make_chat_client", "make_embedder", "make_index",
     "make_job_queue", "make_ledger", "make_model_cache", "make_payload_store", "reset_strategy_clients", "services",
     "strategy_clients", "vector_floor",
@@ -221,13 +224,72 @@ def make_index(settings: Settings) -> SearchIndex:
 
         return AzureSearchIndex(
             settings.search_endpoint,
-            settings.search_index_name,
-            settings.embedding_dimensions,
-            settings.search_api_key or None,
+            credential=settings.search_api_key or None,
             semantic_ranker=settings.search_semantic_ranker,
-            metadata_fields=settings.metadata.field_names,
+            **_azure_index_arguments(settings),
         )
     raise ValueError(f"unknown index backend {settings.index_backend!r} (INDEX_BACKEND: local, azure)")
+
+
+# Models the service's Azure OpenAI vectorizer knows (AzureOpenAIVectorizerParameters.modelName, REST reference)
+# and the ones that can be shortened (Matryoshka training: "Truncate dimensions using MRL compression",
+# learn.microsoft.com).
+_VECTORIZER_MODELS = ("text-embedding-ada-002", "text-embedding-3-small", "text-embedding-3-large")
+_TRUNCATABLE = ("text-embedding-3-small", "text-embedding-3-large")
+
+
+def index_design(settings: Settings) -> IndexDesign:
+    """The ``IndexDesign`` of *settings* (``INDEX_LAYOUT``, ``SEARCH_*``; docs/settings.md#index-definition).
+
+    A vectorizer is declared for the Azure OpenAI embedder of a model the service's vectorizer knows (its
+    endpoint, deployment and model; keyless); with an OpenAI-compatible, local or offline embedder, none.
+
+    Raises:
+        ValueError: ``SEARCH_QUERY_VECTORIZATION=service`` without a vectorizer, or truncation of a model that
+            cannot be shortened (the message names the setting).
+    """
+    design = settings.index_design
+    vectorizer = None
+    if settings.embedding_backend == "azure_openai" and settings.embedding_model in _VECTORIZER_MODELS:
+        vectorizer = Vectorizer(settings.azure_openai_endpoint.rstrip("/"),
+                                settings.azure_openai_deployment or settings.embedding_model, settings.embedding_model)
+    if design.query_vectorization == "service" and vectorizer is None:
+        raise ValueError("SEARCH_QUERY_VECTORIZATION=service needs the Azure OpenAI embedder "
+                         f"(EMBEDDING_BACKEND=azure_openai with one of {', '.join(_VECTORIZER_MODELS)}): the index's "
+                         "vectorizer calls that deployment")
+    if design.truncation_dimensions and settings.embedding_model not in _TRUNCATABLE:
+        raise ValueError(f"SEARCH_VECTOR_TRUNCATION_DIMENSIONS applies to {' and '.join(_TRUNCATABLE)}, not "
+                         f"{settings.embedding_model!r}")
+    return IndexDesign(
+        layout=design.layout, category=design.category, vectorizer=vectorizer,
+        service_vectorization=design.query_vectorization == "service", compression=design.compression,
+        truncation_dimensions=design.truncation_dimensions, oversampling=design.oversampling,
+        permission_filters=design.permission_filters,
+        api_version=design.preview_api_version if design.permission_filters else None, languages=design.languages,
+        acl_default=settings.metadata.acl_default,
+    )  # fmt: skip
+
+
+def _azure_index_arguments(settings: Settings) -> dict[str, Any]:
+    """What decides the Azure AI Search index definition, as ``AzureSearchIndex`` takes it: one place for
+    ``make_index`` and ``index_schema``."""
+    return {"index_name": settings.search_index_name, "dimensions": settings.embedding_dimensions,
+            "metadata_fields": settings.metadata.field_names, "design": index_design(settings)}
+
+
+def index_schema(settings: Settings) -> Any:
+    """The Azure AI Search index definition (an SDK ``SearchIndex``; ``.as_dict()`` is the REST API's JSON) that
+    ``make_index(settings).ensure()`` creates when the index is missing, whatever ``INDEX_BACKEND`` is: nothing is
+    contacted.
+
+    Raises:
+        ValueError: the settings make no valid definition (``index_design``).
+    """
+    from chunking.index.azure import index_definition  # the Azure AI Search SDK, only when it is used
+
+    arguments = _azure_index_arguments(settings)
+    return index_definition(arguments["index_name"], arguments["dimensions"], False, arguments["metadata_fields"],
+                            arguments["design"])
 
 
 def fusion_options(settings: Settings) -> FusionOptions:
