@@ -1,13 +1,16 @@
 """`chunking schema`: the index definition the settings create, printed without contacting any service, is the
-one ensure() sends (docs/search.md#the-index-definition)."""
+one ensure() sends (docs/search.md#the-index-definition); and `chunking search --token` (docs/security.md)."""
 
 from __future__ import annotations
 
+import io
 import json
 
+from chunking.embeddings import OfflineLexicalEmbedder
 from chunking.index.azure import AzureSearchIndex
 from chunking.services import index_design
 from chunking.settings import Settings
+from tests.index.test_index_design import record, token
 from tests.search_fake import ENDPOINT, SearchServiceFake
 
 AOAI = {"EMBEDDING_BACKEND": "azure_openai", "AZURE_OPENAI_ENDPOINT": "https://acct.openai.azure.com/",
@@ -81,3 +84,30 @@ def test_search_token_is_refused_on_the_local_index(cli):
     assert run.err == ("chunking search: --token is for Azure AI Search with SEARCH_PERMISSION_FILTERS (the local "
                        "index trims with --user and --groups)\n")
     assert "eyJ" not in run.out + run.err
+
+
+def test_search_token_trims_to_what_the_user_may_read(cli, monkeypatch):
+    """`chunking search --token -` against Azure AI Search with permission filters: the token read from stdin goes
+    to the service, which returns only the user's documents and the public ones."""
+    monkeypatch.setenv("AZURE_SEARCH_ENDPOINT", ENDPOINT)
+    monkeypatch.setenv("AZURE_SEARCH_API_KEY", "key")
+    monkeypatch.setenv("SEARCH_PERMISSION_FILTERS", "true")
+    fake = SearchServiceFake()
+
+    def make_index(settings):
+        return AzureSearchIndex(ENDPOINT, settings.search_index_name, settings.embedding_dimensions, "key",
+                                transport=fake, sleep=lambda s: None, design=index_design(settings))
+
+    monkeypatch.setattr("chunking.app.cli.search.make_index", make_index)
+    index = make_index(Settings.from_env({"SEARCH_PERMISSION_FILTERS": "true"}))
+    index.ensure()
+    embedder = OfflineLexicalEmbedder(256)
+    index.upsert([record("salaries", "salary bands of the board", embedder, acl_users=("alice-oid",)),
+                  record("handbook", "salary payment dates for everyone", embedder)])
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"Bearer {token('alice-oid')}\n"))
+    run = cli("search", "salary", "--token", "-", "--json")
+    assert run.status == 0, run.err
+    assert sorted(hit["source"] for hit in json.loads(run.out)) == ["folder/handbook.pdf", "folder/salaries.pdf"]
+    run = cli("search", "salary", "--token", token("mallory-oid"), "--json")
+    assert [hit["source"] for hit in json.loads(run.out)] == ["folder/handbook.pdf"]
+    assert "alice-oid" not in run.err
