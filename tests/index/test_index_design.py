@@ -229,3 +229,38 @@ def test_an_existing_index_keeps_its_compression_and_refuses_permission_filters_
         "(SEARCH_PERMISSION_FILTERS); a field's attributes are fixed when it is created. Either keep the index's "
         "choice (set the setting back), or name a new index (AZURE_SEARCH_INDEX) and run `chunking reprocess "
         "--all` to fill it")
+
+
+def test_field_updates_in_the_demo_layout_rename_and_keep_the_default_category():
+    embedder = OfflineLexicalEmbedder(64)
+    fake = SearchServiceFake()
+    index = make(fake, IndexDesign(layout="azure-search-openai-demo", category="general"),
+                 metadata_fields=("category",))
+    index.ensure()
+    index.upsert([record("plan", "the health plan", embedder, metadata=(("category", "benefits"),))])
+    stored = fake.committed["plan-v1-000000"]
+    assert (stored["category"], stored["sourcefile"], stored["oids"], stored["groups"]) == (
+        "benefits", "plan.pdf", [], [])
+    assert "acl_users" not in stored and "storage_url" not in stored
+    # The blob lost its category metadata and gained a reader: a merge, nothing embedded again.
+    index.update_fields(["plan-v1-000000"], {"metadata": {}, "acl_users": ["alice-oid"], "acl_groups": []})
+    stored = fake.committed["plan-v1-000000"]
+    assert (stored["category"], stored["oids"], stored["groups"]) == ("general", ["alice-oid"], [])
+    assert index.search("", None, k=1, filter="acl_users/any(u: u eq 'alice-oid')") == []  # no vector, no text
+    hits = index.search("health", None, k=1, filter="acl_users/any(u: u eq 'alice-oid')")
+    assert [h.record.acl_users for h in hits] == [("alice-oid",)]
+
+
+def test_a_chunk_is_written_to_the_content_field_of_its_documents_language():
+    embedder = OfflineLexicalEmbedder(64)
+    fake = SearchServiceFake()
+    index = make(fake, IndexDesign(languages=("es", "ja")))
+    index.ensure()
+    index.upsert([record("guia", "la configuración del sistema", embedder, language="es"),
+                  record("guide", "the system configuration", embedder, language="en")])
+    assert {k: fake.committed["guia-v1-000000"][k] for k in ("content_es", "content_ja")} == {
+        "content_es": "la configuración del sistema", "content_ja": None}
+    assert {k: fake.committed["guide-v1-000000"][k] for k in ("content_es", "content_ja")} == {
+        "content_es": None, "content_ja": None}
+    # Read back as our records: the language fields are the index's, not the record's.
+    assert index.records_by_id(["guia-v1-000000"])["guia-v1-000000"].content == "la configuración del sistema"

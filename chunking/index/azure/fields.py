@@ -193,6 +193,7 @@ def designed_document(doc: dict[str, Any], design: IndexDesign) -> dict[str, Any
         out.update(_service_acl(doc, design))
     if design.demo and "source" in doc:
         out["sourcefile"] = str(doc["source"] or "").replace("\\", "/").rsplit("/", 1)[-1]
+    if design.demo and ("source" in doc or "category" in out):  # a new document, or a metadata update
         out["category"] = out.get("category") or design.category or None
     if design.languages and "content" in doc:
         language = str(doc.get("language") or "").split("-", 1)[0].lower()
