@@ -216,7 +216,7 @@ def make_index(settings: Settings) -> SearchIndex:
     """
     if settings.index_backend == "local":
         return LocalIndex(settings.local_index_path, settings.embedding_dimensions, fusion_options(settings),
-                          metadata_fields=settings.metadata.field_names)
+                          metadata_fields=settings.metadata.field_names, languages=settings.index_design.languages)
     if settings.index_backend == "azure":
         if not settings.search_endpoint:
             raise ValueError("INDEX_BACKEND=azure needs AZURE_SEARCH_ENDPOINT")

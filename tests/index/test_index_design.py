@@ -184,7 +184,7 @@ def test_permission_filters_trim_every_query_to_the_callers_token():
     assert fake.committed["allhands-v1-000000"]["acl_groups"] == ["all"]
     assert index.records_by_id(["allhands-v1-000000"])["allhands-v1-000000"].acl_groups == ("*",)
     # The pipeline's own reads see every document (elevated read), whoever queries.
-    assert index.doc_ids() == {"salaries", "roadmap", "handbook", "allhands"}
+    assert index.doc_ids() == {"salaries", "roadmap", "handbook", "allhands"} and index.count() == 4
     assert set(index.vectors_by_key(["salaries-v1-000000"])) == {"salaries-v1-000000"}
 
 
@@ -264,3 +264,30 @@ def test_a_chunk_is_written_to_the_content_field_of_its_documents_language():
         "content_es": None, "content_ja": None}
     # Read back as our records: the language fields are the index's, not the record's.
     assert index.records_by_id(["guia-v1-000000"])["guia-v1-000000"].content == "la configuración del sistema"
+
+
+# -- the local index's equivalent of the language analyzers ------------------------------------------------------
+
+
+def test_the_local_index_stems_the_languages_asked_for(tmp_path):
+    from chunking.index.local import LocalIndex
+    from chunking.index.local.fts import fts_query, stem_tokens
+
+    assert stem_tokens("Configuraciones del sistema", "es-ES") == ["zqesconfigur", "zqesdel", "zqessistem"]
+    assert stem_tokens("東京 configuration", "ja") == []
+    assert fts_query("apagar sistemas", ["es"]) == '"apagar" OR "sistemas" OR "zqesapag" OR "zqessistem"'
+    embedder = OfflineLexicalEmbedder(64)
+    records = [record("guia", "Para apagar el equipo, ejecute poweroff", embedder, language="es"),
+               record("guide", "How to change the system settings", embedder, language="en")]
+    plain = LocalIndex(tmp_path / "plain.sqlite3", 64)
+    plain.upsert(records)
+    assert plain.search("apago", None, k=3) == []  # porter does not stem Spanish verbs: apago ≠ apagar
+    stemmed = LocalIndex(tmp_path / "stemmed.sqlite3", 64, languages=("es", "ja", "en"))
+    assert stemmed.languages == ("es",)  # Japanese has no stemmer; English is the tokenizer's own (porter)
+    stemmed.upsert(records)
+    hits = stemmed.search("apago", None, k=3)
+    assert [h.record.doc_id for h in hits] == ["guia"]
+    assert hits[0].record.content == "Para apagar el equipo, ejecute poweroff"  # stored text unchanged
+    # An English query ranks as without stems: its Spanish stems match nothing here and count for nothing.
+    english = [(h.record.doc_id, round(h.score, 6)) for h in stemmed.search("system settings", None, k=3)]
+    assert english == [(h.record.doc_id, round(h.score, 6)) for h in plain.search("system settings", None, k=3)]
