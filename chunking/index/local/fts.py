@@ -59,13 +59,17 @@ def stem_tokens(text: str, language: str) -> list[str]:
     """The marked stems of *text*'s words in *language* (a code; ``es-ES`` reads as ``es``), in order, each once;
     ``[]`` for a language without a Snowball stemmer here.
 
-    Example: ``stem_tokens("Configuraciones del sistema", "es")`` → ``["zqesconfigur", "zqesdel", "zqessistem"]``.
+    Words the stemmer leaves unchanged get none (``del`` here). Example: ``stem_tokens("Configuraciones del
+    sistema", "es")`` → ``["zqesconfigur", "zqessistem"]``.
     """
     code = language.split("-", 1)[0].lower()
     if code not in SNOWBALL:
         return []
     words = [w.lower() for w in _TERM.findall(text) if not _CJK_RUN.search(w)]
-    return list(dict.fromkeys(f"{_STEM_MARK}{code}{stem}" for stem in _stemmer(code).stemWords(words)))
+    # A word the stemmer leaves as it is (a command, a number, most English words) is matched as a word already:
+    # its stem would only count it twice.
+    return list(dict.fromkeys(f"{_STEM_MARK}{code}{stem}" for word, stem in zip(words, _stemmer(code).stemWords(words))
+                              if stem != word))
 
 
 def _quote(phrase: str) -> str:
