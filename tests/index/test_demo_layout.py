@@ -91,6 +91,10 @@ def test_the_apps_hybrid_semantic_query_with_its_odata_security_filter(tmp_path)
     remote = app_query(fake, "How many days of remote work?", filter=staff)
     assert [h["sourcefile"] for h in remote] == ["remote-work.md"]
     assert remote[0]["category"] == "general"  # INDEX_CATEGORY: the document had no category metadata
+    # With AZURE_ENABLE_GLOBAL_DOCUMENT_ACCESS the app also shows documents with neither list (ACL_DEFAULT=public).
+    public = f"({staff} or (not oids/any() and not groups/any()))"
+    assert {h["sourcefile"] for h in app_query(fake, "remote work health plan dental", filter=public)} == {
+        "remote-work.md", "health-plan.md"}
     # The category filter the app's settings panel sends (exclude_category).
     dental = app_query(fake, "Does the health plan cover dental cleanings?", filter="category ne 'hr'")
     assert dental[0]["sourcefile"] == "health-plan.md" and dental[0]["category"] == "benefits"
