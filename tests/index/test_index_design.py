@@ -291,3 +291,21 @@ def test_the_local_index_stems_the_languages_asked_for(tmp_path):
     # An English query ranks as without stems: its Spanish stems match nothing here and count for nothing.
     english = [(h.record.doc_id, round(h.score, 6)) for h in stemmed.search("system settings", None, k=3)]
     assert english == [(h.record.doc_id, round(h.score, 6)) for h in plain.search("system settings", None, k=3)]
+
+
+def test_an_existing_index_takes_a_new_deployment_but_not_another_layout():
+    fake = SearchServiceFake()
+    make(fake, IndexDesign(vectorizer=VECTORIZER)).ensure()
+    moved = Vectorizer("https://other.openai.azure.com", "emb-2", "text-embedding-3-small")
+    make(fake, IndexDesign(vectorizer=moved)).ensure()
+    assert fake.definitions["chunks"]["vectorSearch"]["vectorizers"] == [{
+        "name": "openai-vectorizer", "kind": "azureOpenAI", "azureOpenAIParameters": {
+            "resourceUri": "https://other.openai.azure.com", "deploymentId": "emb-2",
+            "modelName": "text-embedding-3-small"}}]
+    with pytest.raises(IndexError_) as caught:
+        make(fake, IndexDesign(layout="azure-search-openai-demo", vectorizer=moved)).ensure()
+    assert str(caught.value).startswith(
+        "index 'chunks' cannot take the settings in place: field acl_users: the index was created with the "
+        "chunking layout, the settings want the other (INDEX_LAYOUT); field names are fixed when the index is "
+        "created. Either keep the index's choice")
+    assert "oids" not in {f["name"] for f in fake.definitions["chunks"]["fields"]}

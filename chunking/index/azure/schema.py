@@ -288,6 +288,23 @@ def design_differences(existing: m.SearchIndex, wanted: m.SearchIndex
         vs_old.vectorizers = [*(vs_old.vectorizers or []), *vs_new.vectorizers]
         profile_old.vectorizer_name = profile_new.vectorizer_name
         changed = True
+    elif profile_old is not None and profile_new.vectorizer_name == profile_old.vectorizer_name == VECTORIZER:
+        # Ours already: a new deployment or endpoint replaces its parameters (vectorizers change in place).
+        old = next((v for v in vs_old.vectorizers or [] if v.vectorizer_name == VECTORIZER), None)
+        new = vs_new.vectorizers[0]
+        if old is not None and old.as_dict() != new.as_dict():
+            vs_old.vectorizers = [new if v.vectorizer_name == VECTORIZER else v for v in vs_old.vectorizers]
+            changed = True
+    present = {f.name for f in existing.fields or []}
+    for ours, theirs in (("acl_users", "oids"), ("storage_url", "storageUrl")):
+        has_ours, has_theirs = ours in present, theirs in present
+        wanted_names = {f.name for f in wanted.fields}
+        if (has_ours and theirs in wanted_names and ours not in wanted_names) or (
+                has_theirs and ours in wanted_names and theirs not in wanted_names):
+            problems.append(f"field {theirs if has_theirs else ours}: the index was created with the "
+                            f"{'azure-search-openai-demo' if has_theirs else 'chunking'} layout, the settings want "
+                            f"the other (INDEX_LAYOUT); field names are fixed when the index is created")
+            break
     if profile_old is not None and (profile_old.compression_name or None) != (profile_new.compression_name or None):
         kept.append(f"compression of field {VECTOR_FIELD}: the index has "
                         f"{profile_old.compression_name or 'none'}, the settings want "
