@@ -309,3 +309,15 @@ def test_an_existing_index_takes_a_new_deployment_but_not_another_layout():
         "chunking layout, the settings want the other (INDEX_LAYOUT); field names are fixed when the index is "
         "created. Either keep the index's choice")
     assert "oids" not in {f["name"] for f in fake.definitions["chunks"]["fields"]}
+
+
+def test_ensure_on_an_index_that_has_the_design_changes_nothing():
+    fake = SearchServiceFake()
+    design = IndexDesign(layout="azure-search-openai-demo", vectorizer=VECTORIZER, compression="binary",
+                         truncation_dimensions=32, permission_filters=True, api_version="2025-11-01-preview",
+                         languages=("es",))
+    make(fake, design).ensure()
+    before, definition = fake.requests, json.dumps(fake.definitions["chunks"], sort_keys=True)
+    make(fake, design).ensure()
+    assert fake.requests - before == 1  # the definition read; nothing written
+    assert json.dumps(fake.definitions["chunks"], sort_keys=True) == definition

@@ -292,7 +292,8 @@ def design_differences(existing: m.SearchIndex, wanted: m.SearchIndex
         # Ours already: a new deployment or endpoint replaces its parameters (vectorizers change in place).
         old = next((v for v in vs_old.vectorizers or [] if v.vectorizer_name == VECTORIZER), None)
         new = vs_new.vectorizers[0]
-        if old is not None and old.as_dict() != new.as_dict():
+        # Compared by what we set: the service answers with more keys (``apiKey``, ``authIdentity`` as null).
+        if old is not None and _vectorizer_target(old) != _vectorizer_target(new):
             vs_old.vectorizers = [new if v.vectorizer_name == VECTORIZER else v for v in vs_old.vectorizers]
             changed = True
     present = {f.name for f in existing.fields or []}
@@ -333,3 +334,8 @@ def design_differences(existing: m.SearchIndex, wanted: m.SearchIndex
             config.prioritized_fields.title_field = title
             changed = True
     return (existing if changed else None), problems, kept
+
+
+def _vectorizer_target(vectorizer: Any) -> tuple:
+    params = vectorizer.as_dict().get("azureOpenAIParameters") or {}
+    return params.get("resourceUri"), params.get("deploymentId"), params.get("modelName")
