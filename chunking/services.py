@@ -49,6 +49,7 @@ from chunking.ledger import Ledger, LocalLedgerStore, TableLedgerStore, local_le
 from chunking.model import Page
 from chunking.redact import install_log_redaction, register_settings
 from chunking.settings import Settings
+from chunking.settings.index_design import VECTORIZER_MODELS
 from chunking.storage import QueueSender, blob_service, queue_client, table_service
 from chunking.storage.claim_check import BlobPayloadStore, PayloadStore
 from chunking.tokens import token_counter
@@ -231,35 +232,19 @@ def make_index(settings: Settings) -> SearchIndex:
     raise ValueError(f"unknown index backend {settings.index_backend!r} (INDEX_BACKEND: local, azure)")
 
 
-# Models the service's Azure OpenAI vectorizer knows (AzureOpenAIVectorizerParameters.modelName, REST reference)
-# and the ones that can be shortened (Matryoshka training: "Truncate dimensions using MRL compression",
-# learn.microsoft.com).
-_VECTORIZER_MODELS = ("text-embedding-ada-002", "text-embedding-3-small", "text-embedding-3-large")
-_TRUNCATABLE = ("text-embedding-3-small", "text-embedding-3-large")
-
-
 def index_design(settings: Settings) -> IndexDesign:
     """The ``IndexDesign`` of *settings* (``INDEX_LAYOUT``, ``SEARCH_*``; docs/settings.md#index-definition).
 
     A vectorizer is declared for the Azure OpenAI embedder of a model the service's vectorizer knows (its
     endpoint, deployment and model; keyless); with an OpenAI-compatible, local or offline embedder, none.
 
-    Raises:
-        ValueError: ``SEARCH_QUERY_VECTORIZATION=service`` without a vectorizer, or truncation of a model that
-            cannot be shortened (the message names the setting).
+    The settings were checked against the embedder when read (``IndexDesignSettings.check``).
     """
     design = settings.index_design
     vectorizer = None
-    if settings.embedding_backend == "azure_openai" and settings.embedding_model in _VECTORIZER_MODELS:
+    if settings.embedding_backend == "azure_openai" and settings.embedding_model in VECTORIZER_MODELS:
         vectorizer = Vectorizer(settings.azure_openai_endpoint.rstrip("/"),
                                 settings.azure_openai_deployment or settings.embedding_model, settings.embedding_model)
-    if design.query_vectorization == "service" and vectorizer is None:
-        raise ValueError("SEARCH_QUERY_VECTORIZATION=service needs the Azure OpenAI embedder "
-                         f"(EMBEDDING_BACKEND=azure_openai with one of {', '.join(_VECTORIZER_MODELS)}): the index's "
-                         "vectorizer calls that deployment")
-    if design.truncation_dimensions and settings.embedding_model not in _TRUNCATABLE:
-        raise ValueError(f"SEARCH_VECTOR_TRUNCATION_DIMENSIONS applies to {' and '.join(_TRUNCATABLE)}, not "
-                         f"{settings.embedding_model!r}")
     return IndexDesign(
         layout=design.layout, category=design.category, vectorizer=vectorizer,
         service_vectorization=design.query_vectorization == "service", compression=design.compression,

@@ -9,7 +9,8 @@ from typing import Mapping
 
 from .values import SettingsError, bool_value, int_value, parsed_value, str_value
 
-__all__ = ["COMPRESSIONS", "INDEX_LAYOUTS", "IndexDesignSettings", "LANGUAGE_ANALYZERS", "QUERY_VECTORIZATIONS"]
+__all__ = ["COMPRESSIONS", "INDEX_LAYOUTS", "IndexDesignSettings", "LANGUAGE_ANALYZERS", "QUERY_VECTORIZATIONS",
+           "TRUNCATABLE_MODELS", "VECTORIZER_MODELS"]
 
 INDEX_LAYOUTS = ("chunking", "azure-search-openai-demo")
 QUERY_VECTORIZATIONS = ("client", "service")
@@ -21,6 +22,11 @@ LANGUAGE_ANALYZERS: Mapping[str, str] = {
     "pt": "pt-Pt.microsoft", "nl": "nl.microsoft", "ja": "ja.microsoft", "zh": "zh-Hans.microsoft",
     "ko": "ko.microsoft", "ru": "ru.microsoft", "ar": "ar.microsoft",
 }
+#: Embedding models the service's Azure OpenAI vectorizer knows (``AzureOpenAIVectorizerParameters.modelName``,
+#: REST reference), and those that may be shortened (trained for it: "Truncate dimensions using MRL compression",
+#: learn.microsoft.com).
+VECTORIZER_MODELS = ("text-embedding-ada-002", "text-embedding-3-small", "text-embedding-3-large")
+TRUNCATABLE_MODELS = ("text-embedding-3-small", "text-embedding-3-large")
 #: The first preview REST API version whose index definition has ``permissionFilter`` and
 #: ``permissionFilterOption`` and whose queries read ``x-ms-query-source-authorization`` (2025-05-01-preview;
 #: "Query-time ACL and RBAC enforcement", learn.microsoft.com). The GA 2026-04-01 that azure-search-documents
@@ -103,3 +109,27 @@ class IndexDesignSettings:
             languages=parsed_value(env, "SEARCH_LANGUAGES", (), _languages,
                                    f"comma-separated language codes among {', '.join(LANGUAGE_ANALYZERS)}"),
         )
+
+    def check(self, embedding_backend: str, embedding_model: str, dimensions: int) -> None:
+        """Check these choices against the embedder (``Settings.from_env`` calls it).
+
+        Raises:
+            SettingsError: ``SEARCH_QUERY_VECTORIZATION=service`` without an embedder the service can call (Azure
+                OpenAI, a model of ``VECTORIZER_MODELS``); truncation of a model not trained for it, without a
+                compression, or to no fewer dimensions than the embedding's.
+        """
+        if self.query_vectorization == "service" and not (
+                embedding_backend == "azure_openai" and embedding_model in VECTORIZER_MODELS):
+            raise SettingsError("SEARCH_QUERY_VECTORIZATION=service needs the Azure OpenAI embedder "
+                                f"(EMBEDDING_BACKEND=azure_openai with one of {', '.join(VECTORIZER_MODELS)}): the "
+                                "index's vectorizer calls that deployment")
+        cut = self.truncation_dimensions
+        if cut and embedding_model not in TRUNCATABLE_MODELS:
+            raise SettingsError(f"SEARCH_VECTOR_TRUNCATION_DIMENSIONS applies to {' and '.join(TRUNCATABLE_MODELS)}, "
+                                f"not {embedding_model!r}")
+        if cut and self.compression == "none":
+            raise SettingsError("SEARCH_VECTOR_TRUNCATION_DIMENSIONS needs SEARCH_VECTOR_COMPRESSION scalar or "
+                                "binary (truncation is a property of the compression)")
+        if cut and cut >= dimensions:
+            raise SettingsError(f"SEARCH_VECTOR_TRUNCATION_DIMENSIONS ({cut}) must be below the embedding's "
+                                f"{dimensions} dimensions (EMBEDDING_DIMENSIONS)")

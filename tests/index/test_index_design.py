@@ -321,3 +321,21 @@ def test_ensure_on_an_index_that_has_the_design_changes_nothing():
     make(fake, design).ensure()
     assert fake.requests - before == 1  # the definition read; nothing written
     assert json.dumps(fake.definitions["chunks"], sort_keys=True) == definition
+
+
+def test_settings_refuse_choices_the_embedder_cannot_serve():
+    from chunking.settings import SettingsError
+
+    with pytest.raises(SettingsError, match="SEARCH_QUERY_VECTORIZATION=service needs the Azure OpenAI embedder"):
+        Settings.from_env({"SEARCH_QUERY_VECTORIZATION": "service", "OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
+    with pytest.raises(SettingsError, match=r"needs SEARCH_VECTOR_COMPRESSION scalar or binary"):
+        Settings.from_env({**AOAI, "SEARCH_VECTOR_COMPRESSION": "none", "SEARCH_VECTOR_TRUNCATION_DIMENSIONS": "512"})
+    with pytest.raises(SettingsError, match=r"\(1536\) must be below the embedding's 1536 dimensions"):
+        Settings.from_env({**AOAI, "SEARCH_VECTOR_TRUNCATION_DIMENSIONS": "1536"})
+    with pytest.raises(SettingsError, match="SEARCH_LANGUAGES must be"):
+        Settings.from_env({"SEARCH_LANGUAGES": "es,xx"})
+    with pytest.raises(SettingsError, match="SEARCH_PREVIEW_API_VERSION must be a preview version"):
+        Settings.from_env({"SEARCH_PREVIEW_API_VERSION": "2026-04-01"})
+    settings = Settings.from_env({**AOAI, "SEARCH_QUERY_VECTORIZATION": "service",
+                                  "SEARCH_VECTOR_TRUNCATION_DIMENSIONS": "512", "SEARCH_LANGUAGES": "ES, ja"})
+    assert (settings.index_design.languages, index_design(settings).service_vectorization) == (("es", "ja"), True)
