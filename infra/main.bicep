@@ -42,6 +42,10 @@ param functionMaximumInstanceCount int = 0
 @description('Stage 2: create the BlobCreated subscription to the blob trigger webhook (needs the code deployed).')
 param blobWebhookEnabled bool = false
 
+// ---- Network ----
+@description('Private endpoints for storage, Azure AI Search, Azure OpenAI and Document Intelligence in a new virtual network the function app joins; their public access closed (docs/deploy.md#private-networking).')
+param usePrivateNetworking bool = false
+
 // ---- Azure AI Search ----
 @description('Name of an existing Azure AI Search service to use; empty creates one.')
 param searchServiceName string = ''
@@ -201,6 +205,66 @@ var useExistingDocIntel = !empty(documentIntelligenceAccountName)
 var useDocIntel = documentIntelligenceEnabled || useExistingDocIntel
 var docIntelGroup = empty(documentIntelligenceResourceGroupName) ? resourceGroup().name : documentIntelligenceResourceGroupName
 
+// ---- Private networking (docs/deploy.md#private-networking) ----
+// One private DNS zone per kind of endpoint; the zones' order is the index each endpoint below names.
+var privateDnsZoneNames = [
+  'privatelink.blob.${environment().suffixes.storage}'
+  'privatelink.queue.${environment().suffixes.storage}'
+  'privatelink.table.${environment().suffixes.storage}'
+  'privatelink.search.windows.net'
+  'privatelink.openai.azure.com'
+  'privatelink.cognitiveservices.azure.com'
+]
+var privateEndpoints = concat([
+  {
+    name: 'pe-blob-${token}'
+    serviceId: resourceId('Microsoft.Storage/storageAccounts', storageAccountName)
+    groupId: 'blob'
+    zone: 0
+  }
+  {
+    name: 'pe-queue-${token}'
+    serviceId: resourceId('Microsoft.Storage/storageAccounts', storageAccountName)
+    groupId: 'queue'
+    zone: 1
+  }
+  {
+    name: 'pe-table-${token}'
+    serviceId: resourceId('Microsoft.Storage/storageAccounts', storageAccountName)
+    groupId: 'table'
+    zone: 2
+  }
+  {
+    name: 'pe-search-${token}'
+    serviceId: resourceId(searchGroup, 'Microsoft.Search/searchServices', useExistingSearch ? searchServiceName : newSearchName)
+    groupId: 'searchService'
+    zone: 3
+  }
+  {
+    name: 'pe-openai-${token}'
+    serviceId: resourceId(openAiGroup, 'Microsoft.CognitiveServices/accounts', useExistingOpenAi ? openAiAccountName : newOpenAiName)
+    groupId: 'account'
+    zone: 4
+  }
+], useDocIntel ? [
+  {
+    name: 'pe-docintel-${token}'
+    serviceId: resourceId(docIntelGroup, 'Microsoft.CognitiveServices/accounts', useExistingDocIntel ? documentIntelligenceAccountName : newDocIntelName)
+    groupId: 'account'
+    zone: 5
+  }
+] : [])
+
+module network 'modules/network.bicep' = if (usePrivateNetworking) {
+  name: 'network'
+  params: {
+    name: 'vnet-${token}'
+    location: location
+    tags: tags
+    dnsZoneNames: privateDnsZoneNames
+  }
+}
+
 resource identity 'Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31' = {
   name: 'id-${token}'
   location: location
@@ -230,6 +294,7 @@ module storage 'modules/storage.bicep' = {
     blobEventsQueue: blobEventsQueue
     stageOneJobQueue: stageOneJobQueue
     ledgerTable: ledgerTable
+    privateAccessOnly: usePrivateNetworking
   }
 }
 
@@ -241,6 +306,9 @@ module search 'modules/search.bicep' = if (!useExistingSearch) {
     tags: tags
     sku: searchSku
     semanticSearch: searchSemanticRanker
+    privateAccessOnly: usePrivateNetworking
+    // The vectorizer's calls to Azure OpenAI leave the search service through a shared private link.
+    openAiAccountId: (usePrivateNetworking && searchSku != 'free') ? resourceId(openAiGroup, 'Microsoft.CognitiveServices/accounts', useExistingOpenAi ? openAiAccountName : newOpenAiName) : ''
   }
 }
 
@@ -255,6 +323,7 @@ module openAi 'modules/openai.bicep' = if (!useExistingOpenAi) {
     embeddingModelVersion: embeddingModelVersion
     embeddingSkuName: embeddingDeploymentSku
     embeddingCapacity: embeddingCapacity
+    privateAccessOnly: usePrivateNetworking
   }
 }
 
@@ -265,6 +334,7 @@ module docIntel 'modules/docintel.bicep' = if (documentIntelligenceEnabled && !u
     location: location
     tags: tags
     sku: documentIntelligenceSku
+    privateAccessOnly: usePrivateNetworking
   }
 }
 
@@ -335,6 +405,7 @@ module functionApp 'modules/functionapp.bicep' = {
   name: 'functionapp'
   dependsOn: [
     roles
+    network
   ]
   params: {
     name: functionAppName
@@ -347,8 +418,30 @@ module functionApp 'modules/functionapp.bicep' = {
     instanceMemoryMB: functionInstanceMemoryMB
     maximumInstanceCount: maximumInstanceCount
     appSettings: appSettings
+    subnetId: usePrivateNetworking ? resourceId('Microsoft.Network/virtualNetworks/subnets', 'vnet-${token}', 'app') : ''
   }
 }
+
+// Each endpoint once its service and the network exist; the loop is empty without usePrivateNetworking.
+module endpoints 'modules/private-endpoint.bicep' = [for endpoint in (usePrivateNetworking ? privateEndpoints : []): {
+  name: endpoint.name
+  dependsOn: [
+    network
+    storage
+    search
+    openAi
+    docIntel
+  ]
+  params: {
+    name: endpoint.name
+    location: location
+    tags: tags
+    subnetId: resourceId('Microsoft.Network/virtualNetworks/subnets', 'vnet-${token}', 'private-endpoints')
+    serviceId: endpoint.serviceId
+    groupId: endpoint.groupId
+    dnsZoneId: resourceId('Microsoft.Network/privateDnsZones', privateDnsZoneNames[endpoint.zone])
+  }
+}]
 
 // ---- Roles: the function app's identity (every call the code makes) and the person deploying ----
 module roles 'modules/roles.bicep' = {
@@ -416,3 +509,4 @@ output DOCUMENT_INTELLIGENCE_ENDPOINT string = docIntelEndpoint
 output DOCUMENTS_CONTAINER string = documentsContainer
 output BLOB_WEBHOOK_ENABLED bool = blobWebhookEnabled
 output FUNCTION_MAXIMUM_INSTANCE_COUNT int = maximumInstanceCount
+output USE_PRIVATE_NETWORKING bool = usePrivateNetworking
