@@ -192,6 +192,7 @@ var applicationInsightsName = 'appi-${token}'
 var documentsContainer = 'documents'
 var payloadContainer = 'chunk-payloads'
 var deploymentContainer = 'app-package'
+var modelCacheContainer = 'model-cache'
 var batchQueue = 'chunk-batches'
 var blobEventsQueue = 'blob-events'
 var stageOneJobQueue = 'stage1-jobs'
@@ -290,6 +291,7 @@ module storage 'modules/storage.bicep' = {
     documentsContainer: documentsContainer
     payloadContainer: payloadContainer
     deploymentContainer: deploymentContainer
+    modelCacheContainer: modelCacheContainer
     batchQueue: batchQueue
     blobEventsQueue: blobEventsQueue
     stageOneJobQueue: stageOneJobQueue
@@ -373,6 +375,8 @@ var appSettings = {
   RECONCILE_SCHEDULE: '0 30 3 * * *'
   // chunking/settings.py.
   PAYLOAD_CONTAINER: payloadContainer
+  // Chat, vision and embedding results cached by their input, shared by every instance (not the instance's /tmp).
+  MODEL_CACHE_CONTAINER: modelCacheContainer
   LEDGER_BACKEND: 'table'
   LEDGER_TABLE: ledgerTable
   // The package directory is read-only on Flex Consumption; local caches go to the instance's temp space.
@@ -380,7 +384,8 @@ var appSettings = {
   INDEX_BACKEND: 'azure'
   AZURE_SEARCH_ENDPOINT: searchEndpoint
   AZURE_SEARCH_INDEX: searchIndexName
-  AZURE_SEARCH_SEMANTIC_RANKER: (searchSemanticRanker == 'disabled') ? 'false' : 'true'
+  // The plan's own name (disabled, free, standard): the app reads it as off or on.
+  AZURE_SEARCH_SEMANTIC_RANKER: searchSemanticRanker
   EMBEDDING_BACKEND: 'azure_openai'
   AZURE_OPENAI_ENDPOINT: openAiEndpoint
   AZURE_OPENAI_EMBEDDING_DEPLOYMENT: embeddingDeploymentName

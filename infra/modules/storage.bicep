@@ -1,5 +1,5 @@
 // The one storage account of the app: host storage (AzureWebJobsStorage), the documents container the blob
-// trigger watches, claim-check payloads, the chunk-batch, blob-event and stage-1 job queues with their poison
+// trigger watches, claim-check payloads, the model cache, the chunk-batch, blob-event and stage-1 job queues with their poison
 // queues, the ledger table, and the container Flex Consumption deploys the code package from. Keyless: every
 // client uses Microsoft Entra ID (the function app's managed identity), so shared-key access is off.
 
@@ -16,6 +16,8 @@ param documentsContainer string
 param payloadContainer string
 @description('Container Flex Consumption reads the deployment package from.')
 param deploymentContainer string
+@description('Container of cached model results (MODEL_CACHE_CONTAINER).')
+param modelCacheContainer string
 @description('Queue of chunk batches (CHUNK_BATCH_QUEUE); its poison queue is created too.')
 param batchQueue string
 @description('Queue Event Grid delivers BlobDeleted events to (BLOB_EVENTS_QUEUE); its poison queue is created too.')
@@ -99,6 +101,7 @@ resource containers 'Microsoft.Storage/storageAccounts/blobServices/containers@2
   documentsContainer
   payloadContainer
   deploymentContainer
+  modelCacheContainer
 ]: {
   parent: blobService
   name: container

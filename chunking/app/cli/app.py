@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "search": "hybrid (keyword + vector) search of the index",
     "eval": "measure retrieval (hit@k, MRR, nDCG@10) per chunking strategy on a question set",
     "split": "print the chunks of one file as ingest would store them (nothing is indexed)",
+    "smoke": "check a deployment end to end: one document uploaded, indexed, found, deleted",
 }
 
 #: The Functions local settings file, read from the working directory as ``func start`` reads it.
@@ -159,6 +160,8 @@ def _command(name: str):
         from chunking.app.cli import eval as module
     elif name == "split":
         from chunking.app.cli import split as module
+    elif name == "smoke":
+        from chunking.app.cli import smoke as module
     else:
         raise ValueError(f"no command {name!r} (COMMANDS: {', '.join(COMMANDS)})")
     return module
