@@ -100,8 +100,8 @@ def test_plurals_in_summaries(cli):
 def test_exit_statuses_are_documented_in_help(cli):
     run = cli("--help")
     assert run.status == 0
-    assert ("Exit status: 0 success; 1 a document failed (ingest, split, reconcile, reprocess) or a folder held no "
-            "supported file\n(ingest); 2 bad usage (unknown option, bad value, missing file) or a service that cannot be "
+    assert ("Exit status: 0 success; 1 a document failed (ingest, split, reconcile, reprocess), a check failed (smoke) "
+            "or a folder held no supported file\n(ingest); 2 bad usage (unknown option, bad value, missing file) or a service that cannot be "
             "reached or\nrefuses;") in run.out
 
 
