@@ -114,7 +114,7 @@ def test_the_smoke_test_passes_on_a_running_deployment_and_leaves_nothing(deploy
         host.join(10)
     assert host.errors == []
     assert _checks(lines) == ["PASS  upload to the documents container", "PASS  indexed (ledger)",
-                              "PASS  found by search (first hit)", "PASS  deleted: ledger and index"]
+                              "PASS  found by search (first hit)", "PASS  deleted from the ledger and the index"]
     assert lines[-1] == "smoke test passed: 4 of 4 checks" and status == 0
     container = BlobServiceClient.from_connection_string(azurite.connection_string).get_container_client("smokedocs")
     assert list(container.list_blobs()) == []
@@ -133,7 +133,7 @@ def test_without_a_running_host_the_smoke_test_fails_and_cleans_up(deployment, a
     status, lines = _smoke(timeout=1)
     assert status == 1
     assert _checks(lines) == ["PASS  upload to the documents container", "FAIL  indexed (ledger)",
-                              "PASS  deleted: ledger and index"]
+                              "PASS  deleted from the ledger and the index"]
     assert "waiting for the blob trigger" in "\n".join(lines)
     assert lines[-1] == "smoke test FAILED: 2 of 4 checks"
     container = BlobServiceClient.from_connection_string(azurite.connection_string).get_container_client("smokedocs")
@@ -149,5 +149,5 @@ def test_a_delete_the_pipeline_never_applies_fails_the_last_check(deployment, az
         host.stop.set()
         host.join(10)
     assert host.errors == []
-    assert _checks(lines)[-1] == "FAIL  deleted: ledger and index"
+    assert _checks(lines)[-1] == "FAIL  deleted from the ledger and the index"
     assert "search still finds it" in lines[-2] and status == 1
