@@ -17,6 +17,23 @@
 * **Merge.** ``merge`` updates the given fields of an existing document and fails it with 404 when the key is
   missing ("Index Documents" REST reference); ``mergeOrUpload`` uploads it instead.
 
+* **Queries as the service checks them** (REST API 2024-07-01, ``searchindex.json``: "Documents_SearchPost",
+  "Documents_Get"; the "Search Documents" and "Lookup Document" references on learn.microsoft.com): ``select``
+  and ``$select`` naming a field the index lacks or that is not retrievable are a 400, so is ``orderby`` on a
+  field that is missing or not sortable (``search.score()`` allowed); a field that is not retrievable never comes
+  back. A vector query names an existing vector field and sends a vector of its ``dimensions`` (else 400).
+* **Hybrid queries** ("Relevance scoring in hybrid search using Reciprocal Rank Fusion", hybrid-search-ranking on
+  learn.microsoft.com): with search text and vector queries, the text leg (matching documents by score) and
+  each vector leg (its ``k`` nearest, cosine) are fused by RRF, ``@search.score`` = Σ 1/(60 + rank) over the
+  legs a document is in; with no text (or ``*``) and a vector query, the vector leg alone.
+* **Semantic ranker** (``queryType: semantic``; semantic-search-overview and semantic-how-to-enable-disable on
+  learn.microsoft.com, the spec example ``SearchIndexSearchDocumentsSemanticPost.json``): the named
+  ``semanticConfiguration`` must exist (else 400); the top 50 results are re-ranked by ``@search.rerankerScore``
+  (0-4; here 4 × the share of the query's terms a document holds). ``semantic_queries_left`` models the free
+  plan's monthly quota: at 0 a semantic query is refused 402 (the free plan stops with an error once its
+  queries are used; the status is as reported for the service, see
+  docs/architecture.md#platform-facts-and-their-sources); ``None`` is the standard plan (no limit).
+
 Queries understand the OData subset the pipeline sends (``eq``/``gt``/``lt``/``ne``, ``and``/``or``/``not``,
 ``search.in`` (default delimiters space and comma), ``null``, parentheses, ``c/any()`` and ``c/any(x: …)`` over
 collections), ``orderby`` on one field, ``select``, ``top``, ``*`` and plain-word search text (a document
@@ -32,7 +49,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import unquote
+from urllib.parse import parse_qs, unquote, urlsplit
 
 from azure.core.pipeline.transport import HttpTransport
 
@@ -66,6 +83,9 @@ class SearchServiceFake(HttpTransport):
     requests: int = 0
     queries: int = 0
     throttled: int = 0
+    # The semantic ranker's plan (module docstring): None = standard (no limit), n = free queries left.
+    semantic_queries_left: int | None = None
+    semantic_refusals: int = 0  # semantic queries answered 402
     _faults: list[tuple[int, dict[str, str]]] = field(default_factory=list)
 
     # -- test controls ---------------------------------------------------------------------------------------
@@ -106,12 +126,13 @@ class SearchServiceFake(HttpTransport):
             self.throttled += status == 429
             return _Response(request, status, {"error": {"code": "Throttled" if status == 429 else "Unavailable",
                                                          "message": "fake service fault"}}, headers)
-        status, answer = self._route(request.method, path, body)
+        params = {k: v[0] for k, v in parse_qs(urlsplit(request.url).query).items()}
+        status, answer = self._route(request.method, path, body, params)
         return _Response(request, status, answer, {})
 
     # -- the service -----------------------------------------------------------------------------------------
 
-    def _route(self, method: str, path: str, body: Any) -> tuple[int, Any]:
+    def _route(self, method: str, path: str, body: Any, params: dict[str, str] | None = None) -> tuple[int, Any]:
         m = re.fullmatch(r"/indexes(?:\('([^']+)'\))?(/docs.*)?", path)
         if not m:
             return 404, {"error": {"code": "NotFound", "message": path}}
@@ -136,17 +157,32 @@ class SearchServiceFake(HttpTransport):
             return 200, {"value": [self._index_action(a) for a in body["value"]]}
         if rest == "/docs/search.post.search":
             self.queries += 1
+            refused = _query_refused(body, fields)
+            if refused:
+                return 400, {"error": {"code": "InvalidRequestParameter", "message": refused}}
+            semantic = body.get("queryType") == "semantic"
+            if semantic:
+                gate = self._semantic_gate(name, body)
+                if gate:
+                    return gate
             try:
-                return 200, {"value": self._search(body, fields)}
+                found = self._search(body, fields)
             except _InvalidFilter as exc:
                 return 400, {"error": {"code": "InvalidRequestParameter", "message": f"Invalid expression: {exc}"}}
+            return 200, {"value": _reranked(found, body) if semantic else found}
         if rest == "/docs/$count":
             self.queries += 1
             return 200, len(self.visible)
         key = re.fullmatch(r"/docs\('(.*)'\)", rest)
         if key and method == "GET":
+            select = [s for s in (params or {}).get("$select", "").split(",") if s]
+            refused = _fields_refused("$select", select, fields, "retrievable")
+            if refused:
+                return 400, {"error": {"code": "InvalidRequestParameter", "message": refused}}
             doc = self.committed.get(key.group(1).replace("''", "'"))
-            return (200, doc) if doc else (404, {"error": {"code": "NotFound", "message": "no such document"}})
+            if not doc:
+                return 404, {"error": {"code": "NotFound", "message": "no such document"}}
+            return 200, _shown(doc, select, fields)
         return 400, {"error": {"code": "BadRequest", "message": f"unsupported {method} {rest}"}}
 
     def _index_action(self, action: dict[str, Any]) -> dict[str, Any]:
@@ -207,10 +243,8 @@ class SearchServiceFake(HttpTransport):
             scored = [(s, d) for s, d in scored if s > 0]
         else:
             scored = [(1.0, d) for d in docs]
-        for vq in body.get("vectorQueries") or []:
-            vector = vq["vector"]
-            with_vectors = [(_cosine(vector, d.get("embedding") or []), d) for d in docs if d.get("embedding")]
-            scored = sorted(with_vectors, key=lambda sd: -sd[0])[: vq.get("k", 50)] if text == "*" else scored
+        if body.get("vectorQueries"):
+            scored = _fused(scored if text != "*" else None, _vector_legs(body["vectorQueries"], docs))
         if body.get("orderby"):
             fieldname, _, direction = body["orderby"].partition(" ")
             scored.sort(key=lambda sd: sd[1].get(fieldname), reverse=direction.strip() == "desc")
@@ -219,9 +253,26 @@ class SearchServiceFake(HttpTransport):
         select = [s for s in (body.get("select") or "").split(",") if s]
         out = []
         for score, d in scored[: body.get("top", 50)]:
-            shown = {k: d.get(k) for k in select} if select else dict(d)
-            out.append({"@search.score": score, **shown})
+            out.append({"@search.score": score, **_shown(d, select, fields or {})})
         return out
+
+    # -- the semantic ranker (module docstring) ------------------------------------------------------------------
+
+    def _semantic_gate(self, name: str, body: dict[str, Any]) -> tuple[int, Any] | None:
+        """The refusal of a semantic query, or ``None``: an unknown configuration is a 400, a spent free quota
+        a 402; otherwise one query of the quota is used."""
+        semantic = (self.definitions.get(name) or {}).get("semantic") or {}
+        wanted = body.get("semanticConfiguration") or semantic.get("defaultConfiguration")
+        if wanted not in {c["name"] for c in semantic.get("configurations") or []}:
+            return 400, {"error": {"code": "InvalidRequestParameter",
+                                   "message": f"Unknown semantic configuration '{wanted}'."}}
+        if self.semantic_queries_left is not None:
+            if self.semantic_queries_left <= 0:
+                self.semantic_refusals += 1
+                return 402, {"error": {"code": "SemanticQueriesQuotaExceeded",
+                                       "message": "The free semantic ranker quota of this month is used up."}}
+            self.semantic_queries_left -= 1
+        return None
 
 
 # CJK ideographs and kana are one term each, as the service's standard analyzer emits them; other words whole.
@@ -387,3 +438,98 @@ def _parse_filter(text: str, fields: dict[str, Any] | None = None):
     if pos != len(tokens):
         raise ValueError(f"fake search: trailing tokens in filter {text!r}")
     return predicate
+
+
+# -- queries as the service checks them (module docstring) ------------------------------------------------------
+
+_VECTOR_TYPES = ("Collection(Edm.Single)", "Collection(Edm.Half)", "Collection(Edm.Int16)",
+                 "Collection(Edm.SByte)", "Collection(Edm.Byte)")
+#: k of Reciprocal Rank Fusion (hybrid-search-ranking on learn.microsoft.com).
+_RRF_K = 60
+#: Results the semantic ranker re-ranks (semantic-search-overview on learn.microsoft.com).
+_RERANKED = 50
+
+
+def _retrievable(field_def: dict[str, Any]) -> bool:
+    # The REST attribute is "retrievable" (default true); the SDK's "hidden" is its negation.
+    return field_def.get("retrievable", True) is not False
+
+
+def _fields_refused(parameter: str, names: list[str], fields: dict[str, Any], attribute: str) -> str:
+    """Why the service refuses *parameter* naming *names* ('' if it accepts): a field the index lacks, or one
+    without *attribute* (``retrievable`` for a select, ``sortable`` for an orderby)."""
+    if not fields:
+        return ""
+    for name in names:
+        if name not in fields:
+            return f"Invalid expression: Could not find a property named '{name}' on type 'search.document'. " \
+                   f"Parameter name: {parameter}"
+        fit = _retrievable(fields[name]) if attribute == "retrievable" else bool(fields[name].get(attribute))
+        if not fit:
+            return f"Invalid expression: The field '{name}' is not {attribute}. Parameter name: {parameter}"
+    return ""
+
+
+def _query_refused(body: dict[str, Any], fields: dict[str, Any]) -> str:
+    """Why the service refuses the search request *body* ('' if it accepts): ``select``, ``orderby`` and the
+    vector queries' fields and lengths (module docstring)."""
+    select = [s.strip() for s in (body.get("select") or "").split(",") if s.strip()]
+    refused = _fields_refused("$select", select, fields, "retrievable")
+    orderby = [clause.strip().split(" ")[0] for clause in (body.get("orderby") or "").split(",") if clause.strip()]
+    refused = refused or _fields_refused("$orderby", [o for o in orderby if o != "search.score()"], fields,
+                                         "sortable")
+    for vq in body.get("vectorQueries") or []:
+        for name in (vq.get("fields") or "").split(","):
+            field_def = fields.get(name.strip()) if fields else {"dimensions": len(vq.get("vector") or [])}
+            if field_def is None or (fields and field_def.get("type") not in _VECTOR_TYPES):
+                return refused or f"The field '{name}' in the vector query is not a vector field."
+            dims = field_def.get("dimensions")
+            if dims is not None and len(vq.get("vector") or []) != dims:
+                return refused or (f"The vector field '{name}' has {dims} dimensions, the query vector "
+                                   f"{len(vq.get('vector') or [])}.")
+    return refused
+
+
+def _shown(doc: dict[str, Any], select: list[str], fields: dict[str, Any]) -> dict[str, Any]:
+    """*doc* as a result shows it: the *select*ed fields, or every retrievable one."""
+    if select:
+        return {k: doc.get(k) for k in select}
+    return {k: v for k, v in doc.items() if k not in fields or _retrievable(fields[k])}
+
+
+def _vector_legs(vector_queries: list[dict[str, Any]], docs: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Each vector query's ``k`` nearest documents (cosine), nearest first."""
+    legs = []
+    for vq in vector_queries:
+        name = (vq.get("fields") or "embedding").split(",")[0].strip()
+        near = sorted(((_cosine(vq["vector"], d[name]), d) for d in docs if d.get(name)), key=lambda sd: -sd[0])
+        legs.append([d for _, d in near[: vq.get("k", 50)]])
+    return legs
+
+
+def _fused(text_leg: list[tuple[float, dict[str, Any]]] | None,
+           vector_legs: list[list[dict[str, Any]]]) -> list[tuple[float, dict[str, Any]]]:
+    """RRF of the text leg (``None``: no search text, the vector legs alone, scored by their own rank fusion)
+    and the vector legs: Σ 1/(60 + rank) per document, highest first."""
+    legs = [d for d in vector_legs]
+    if text_leg is not None:
+        legs.insert(0, [d for _, d in sorted(text_leg, key=lambda sd: -sd[0])])
+    scores: dict[str, float] = {}
+    docs: dict[str, dict[str, Any]] = {}
+    for leg in legs:
+        for rank, d in enumerate(leg, start=1):
+            scores[d["id"]] = scores.get(d["id"], 0.0) + 1.0 / (_RRF_K + rank)
+            docs[d["id"]] = d
+    return sorted(((score, docs[key]) for key, score in scores.items()), key=lambda sd: -sd[0])
+
+
+def _reranked(results: list[dict[str, Any]], body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The semantic ranker over *results* (module docstring): the top 50 get ``@search.rerankerScore`` and come
+    first in its order (ties keep their order)."""
+    words = set(_terms((body.get("search") or "").replace("\\", "")))
+    head = []
+    for result in results[:_RERANKED]:
+        held = words & set(_terms(str(result.get("content") or "")))
+        head.append({**result, "@search.rerankerScore": 4.0 * len(held) / len(words) if words else 0.0})
+    head.sort(key=lambda r: -r["@search.rerankerScore"])
+    return head + results[_RERANKED:]
