@@ -64,13 +64,15 @@ class _Pending:
     due_time: float
     key: str
     doc: dict[str, Any] | None  # None: a delete
+    index: str = ""  # the index it was written to ("": the first)
 
 
 @dataclass
 class SearchServiceFake(HttpTransport):
     """One search service with any number of indexes (definitions by name) holding one document store.
 
-    ``committed`` is what lookups by key see, ``visible`` what queries see; ``queries`` counts search requests
+    Each index has its own documents (``store(name)``); ``committed`` is what lookups by key see, ``visible``
+    what queries see, both of the index the last document request went to; ``queries`` counts search requests
     (``search.post.search`` and ``$count``) by the ``x-fake-caller`` tag a test may set (``"-"`` otherwise).
     """
 
@@ -87,6 +89,11 @@ class SearchServiceFake(HttpTransport):
     semantic_queries_left: int | None = None
     semantic_refusals: int = 0  # semantic queries answered 402
     _faults: list[tuple[int, dict[str, str]]] = field(default_factory=list)
+    # One document store per index: name -> (committed, visible); the first index adopts the initial dicts.
+    _stores: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
+    _serving: str = ""  # the index of the request being answered
+    #: The most bytes of JSON an indexing request may hold (search-limits-quotas-capacity: 16 MB), else 413.
+    max_request_bytes: int = 16 * 1024 * 1024
 
     # -- test controls ---------------------------------------------------------------------------------------
 
@@ -97,6 +104,12 @@ class SearchServiceFake(HttpTransport):
     def fail(self, n: int, status: int = 503) -> None:
         """The next *n* requests are answered *status* (no Retry-After)."""
         self._faults.extend([(status, {})] * n)
+
+    def store(self, index: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        """``(committed, visible)`` documents of *index* by key (created empty on first use)."""
+        if index not in self._stores:
+            self._stores[index] = (self.committed, self.visible) if not self._stores else ({}, {})
+        return self._stores[index]
 
     def settle(self) -> None:
         """Make every pending write and delete visible (the refresh caught up)."""
@@ -148,13 +161,23 @@ class SearchServiceFake(HttpTransport):
             self.definitions[body["name"]] = body
             return (201 if method == "POST" else 200), body
         fields = {f["name"]: f for f in (self.definitions.get(name) or {}).get("fields", [])}
+        self.committed, self.visible = self.store(name)
+        self._serving = name
         if rest == "/docs/search.index":
+            too_large = self._too_large(body)
+            if too_large:
+                return too_large
+            refused = _batch_refused(body["value"], fields)
+            if refused:
+                return 400, {"error": {"code": "InvalidDocument", "message": refused}}
             unknown = sorted({k for a in body["value"] for k in a if k != "@search.action" and fields
                               and k not in fields})
             if unknown:
                 return 400, {"error": {"code": "InvalidDocument", "message": f"The property '{unknown[0]}' does not "
                                        "exist on type 'search.documentFields'."}}
-            return 200, {"value": [self._index_action(a) for a in body["value"]]}
+            results = [self._index_action(a, fields) for a in body["value"]]
+            # 207 when some actions failed ("Index Documents": 200 only when every one succeeded).
+            return (200 if all(r["status"] for r in results) else 207), {"value": results}
         if rest == "/docs/search.post.search":
             self.queries += 1
             refused = _query_refused(body, fields)
@@ -185,11 +208,14 @@ class SearchServiceFake(HttpTransport):
             return 200, _shown(doc, select, fields)
         return 400, {"error": {"code": "BadRequest", "message": f"unsupported {method} {rest}"}}
 
-    def _index_action(self, action: dict[str, Any]) -> dict[str, Any]:
-        kind = action["@search.action"]
+    def _index_action(self, action: dict[str, Any], fields: dict[str, Any] | None = None) -> dict[str, Any]:
+        kind = action.get("@search.action", "upload")
         key = action["id"]
         doc = {k: v for k, v in action.items() if k != "@search.action"}
         existed = key in self.committed
+        bad_key = _key_refused(key)
+        if bad_key:
+            return {"key": key, "status": False, "errorMessage": bad_key, "statusCode": 400}
         if kind == "merge" and not existed:
             return {"key": key, "status": False, "errorMessage": "Document not found.", "statusCode": 404}
         if kind == "delete":
@@ -201,12 +227,15 @@ class SearchServiceFake(HttpTransport):
         else:
             new = doc
             self.committed[key] = new
-        pending = _Pending(self.requests + self.lag_requests, time.monotonic() + self.lag_seconds, key, new)
+        pending = _Pending(self.requests + self.lag_requests, time.monotonic() + self.lag_seconds, key, new,
+                           self._serving)
         if self.lag_requests == 0 and self.lag_seconds == 0:
             self._apply(pending)
         else:
             self.pending.append(pending)
-        return {"key": key, "status": True, "errorMessage": None, "statusCode": 200 if existed else 201}
+        # A delete answers 200 whether or not the key existed (spec example SearchIndexIndexDocuments.json).
+        created = not existed and kind != "delete"
+        return {"key": key, "status": True, "errorMessage": None, "statusCode": 201 if created else 200}
 
     def _refresh(self) -> None:
         now = time.monotonic()
@@ -217,10 +246,11 @@ class SearchServiceFake(HttpTransport):
                 self._apply(p)
 
     def _apply(self, p: _Pending) -> None:
+        visible = self.store(p.index)[1] if p.index else self.visible
         if p.doc is None:
-            self.visible.pop(p.key, None)
+            visible.pop(p.key, None)
         else:
-            self.visible[p.key] = dict(p.doc)
+            visible[p.key] = dict(p.doc)
 
     def _search(self, body: dict[str, Any], fields: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         docs = list(self.visible.values())
@@ -255,6 +285,14 @@ class SearchServiceFake(HttpTransport):
         for score, d in scored[: body.get("top", 50)]:
             out.append({"@search.score": score, **_shown(d, select, fields or {})})
         return out
+
+    def _too_large(self, body: Any) -> tuple[int, Any] | None:
+        """413 for an indexing request over ``max_request_bytes`` of JSON (as the SDK sends it)."""
+        size = len(json.dumps(body))
+        if size <= self.max_request_bytes:
+            return None
+        return 413, {"error": {"code": "RequestEntityTooLarge",
+                               "message": f"The request is {size} bytes; at most {self.max_request_bytes} are allowed."}}
 
     # -- the semantic ranker (module docstring) ------------------------------------------------------------------
 
@@ -533,3 +571,51 @@ def _reranked(results: list[dict[str, Any]], body: dict[str, Any]) -> list[dict[
         head.append({**result, "@search.rerankerScore": 4.0 * len(held) / len(words) if words else 0.0})
     head.sort(key=lambda r: -r["@search.rerankerScore"])
     return head + results[_RERANKED:]
+
+
+# -- indexing requests as the service checks them ----------------------------------------------------------------
+
+#: Document keys: letters, digits, ``_``, ``-``, ``=``; at most 1,024 characters ("Naming rules" on
+#: learn.microsoft.com, search-limits-quotas-capacity).
+_KEY = re.compile(r"[A-Za-z0-9_\-=]{1,1024}")
+_EDM_CHECKS = {
+    "Edm.String": lambda v: isinstance(v, str),
+    "Edm.Int32": lambda v: isinstance(v, int) and not isinstance(v, bool) and -2**31 <= v < 2**31,
+    "Edm.Int64": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "Edm.Double": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "Edm.Boolean": lambda v: isinstance(v, bool),
+    "Edm.DateTimeOffset": lambda v: isinstance(v, str),
+    "Edm.Single": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+}
+
+
+def _key_refused(key: Any) -> str:
+    """Why the service fails a document with *key* ('' if it accepts): not a string of the allowed characters."""
+    if isinstance(key, str) and _KEY.fullmatch(key):
+        return ""
+    return f"Invalid document key '{key}': letters, digits, '_', '-' and '=' only, at most 1024 characters."
+
+
+def _batch_refused(actions: list[dict[str, Any]], fields: dict[str, Any]) -> str:
+    """Why the service refuses a whole indexing request ('' if it accepts): a value of the wrong EDM type, or a
+    vector whose length is not its field's ``dimensions`` ("Index Documents" REST reference; "Supported data
+    types" on learn.microsoft.com). Unknown fields are checked by the caller."""
+    if not fields:
+        return ""
+    for action in actions:
+        for name, value in action.items():
+            field_def = fields.get(name)
+            if field_def is None or value is None:
+                continue
+            type_ = field_def["type"]
+            inner = type_[len("Collection("):-1] if type_.startswith("Collection(") else None
+            check = _EDM_CHECKS.get(inner or type_)
+            if check is None:
+                continue
+            values = value if inner else [value]
+            if inner and not isinstance(value, list) or not all(check(v) for v in values if v is not None):
+                return f"Cannot convert the value of property '{name}' to the expected type '{type_}'."
+            dims = field_def.get("dimensions")
+            if dims is not None and len(value) != dims:
+                return f"The vector field '{name}' has {dims} dimensions; the document's vector has {len(value)}."
+    return ""

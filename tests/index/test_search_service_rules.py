@@ -183,3 +183,65 @@ def test_check_index_says_everything_an_index_made_elsewhere_lacks():
     assert str(caught.value) == (
         "index 'chunks' cannot hold these records: it lacks fields content_hash, token_count; field sourcepage "
         "is not retrievable; field doc_id is not filterable")
+
+
+# -- indexing requests ---------------------------------------------------------------------------------------
+
+def _index_docs(fake: SearchServiceFake, actions: list[dict]) -> list:
+    return client(fake).index_documents(actions_batch(actions))
+
+
+def actions_batch(actions: list[dict]):
+    from azure.search.documents import IndexDocumentsBatch
+
+    batch = IndexDocumentsBatch()
+    for action in actions:
+        kind = action.pop("@search.action")
+        {"upload": batch.add_upload_actions, "delete": batch.add_delete_actions,
+         "merge": batch.add_merge_actions}[kind]([action])
+    return batch
+
+
+def test_a_delete_answers_200_whether_or_not_the_key_existed_and_a_partial_failure_is_207():
+    fake = SearchServiceFake()
+    make(fake).upsert(DOCS[:1])
+
+    results = _index_docs(fake, [{"@search.action": "delete", "id": "d-v1-000000"},
+                                 {"@search.action": "delete", "id": "never-there"},
+                                 {"@search.action": "upload", "id": "new", "content": "x"}])
+    assert [(r.key, r.status_code) for r in results] == [("d-v1-000000", 200), ("never-there", 200), ("new", 201)]
+
+    statuses = []
+    original = fake.send
+    fake.send = lambda request, **kw: (lambda response: (statuses.append(response.status_code), response)[1])(
+        original(request, **kw))
+    results = _index_docs(fake, [{"@search.action": "merge", "id": "missing", "content": "x"},
+                                 {"@search.action": "upload", "id": "bad key!", "content": "x"},
+                                 {"@search.action": "upload", "id": "fine", "content": "x"}])
+    assert statuses == [207]
+    assert [(r.key, r.succeeded, r.status_code) for r in results] == [
+        ("missing", False, 404), ("bad key!", False, 400), ("fine", True, 201)]
+
+
+def test_wrong_types_and_vector_lengths_refuse_the_request_and_an_oversized_one_is_413():
+    fake = SearchServiceFake(max_request_bytes=2000)
+    index = make(fake)
+
+    for bad in ({"ordinal": "three"}, {"embedding": [1.0, 0.0]}, {"headings": "not a list"}):
+        with pytest.raises(HttpResponseError) as caught:
+            _index_docs(fake, [{"@search.action": "upload", "id": "k", **bad}])
+        assert caught.value.status_code == 400, bad
+    with pytest.raises(IndexError_) as caught:
+        index.upsert([record(0, "long " * 500, (1.0, 0.0, 0.0, 0.0))])
+    assert caught.value.status == 413
+
+
+def test_each_index_holds_its_own_documents():
+    fake = SearchServiceFake()
+    first = make(fake)
+    other = AzureSearchIndex(ENDPOINT, "other", 4, "key", transport=fake, sleep=[].append)
+    other.ensure()
+    first.upsert(DOCS)
+
+    assert other.count() == 0 and other.doc_ids() == set()
+    assert first.count() == 3
