@@ -245,7 +245,10 @@ class DocumentIntelligenceFake(HttpTransport):
             return _Response(request, 404, {"error": {"code": "NotFound", "message": url.path}}, {})
         if operation["polls"] < self.running_polls:
             operation["polls"] += 1
-            return _Response(request, 200, {"status": "running"}, {"Retry-After": str(self.poll_retry_after_s)})
+            # The spec's AnalyzeOperation requires both times in every answer, a running one too.
+            running = {"status": "running", "createdDateTime": "2026-01-01T00:00:00Z",
+                       "lastUpdatedDateTime": "2026-01-01T00:00:01Z"}
+            return _Response(request, 200, running, {"Retry-After": str(self.poll_retry_after_s)})
         return _Response(request, 200, operation["body"], {})
 
     def _analyze(self, request: Any, path: str, query: dict[str, str]) -> _Response:
