@@ -21,6 +21,10 @@
   with the specific reason in ``innererror``; for a failed long-running operation the individual errors in
   ``error.details``, each with a ``target`` (the guide's own example: top-level ``InternalServerError`` with an
   ``InvalidContentDimensions`` detail whose target is page ``"2"``). ``fail_operation`` ends the next operation so.
+* **Offsets** in the unit the request asks for (``stringIndexType``: ``textElements``, the service's default, counts
+  user-perceived characters, Unicode grapheme clusters; ``unicodeCodePoint`` counts code points as Python
+  strings do; ``utf16CodeUnit``; the ``StringIndexType`` enum of the 2024-11-30 spec), and declared so in the
+  result's ``stringIndexType``.
 * **Results** are built from a ``LayoutDocument`` (pages of paragraphs, tables and figures) in the documented
   ``AnalyzeResult`` shape, for the requested ``pages`` range only, with ``content`` and every ``spans`` offset
   counted within that request's content, as the service's are. The layout features: paragraph roles (title,
@@ -269,7 +273,8 @@ class DocumentIntelligenceFake(HttpTransport):
             outcome = {"status": "failed", "createdDateTime": "2026-01-01T00:00:00Z",
                        "lastUpdatedDateTime": "2026-01-01T00:00:02Z", "error": json.loads(self._failing.pop(0))}
         else:
-            result = self.document.result(first, last, model_id)
+            result = in_string_index_type(self.document.result(first, last, model_id),
+                                          query.get("stringIndexType", "textElements"))
             outcome = {"status": "succeeded", "createdDateTime": "2026-01-01T00:00:00Z",
                        "lastUpdatedDateTime": "2026-01-01T00:00:02Z",
                        "analyzeResult": office_result(result) if self.office else result}
@@ -311,3 +316,35 @@ def documented_error(code: str, message: str, *, target: str | None = None,
     return {"code": top_code or "InternalServerError", "message": "An unexpected error occurred.",
             "details": [{"code": "InternalServerError", "message": "An unexpected error occurred."},
                         {"code": code, "message": message, "target": target}]}
+
+
+def in_string_index_type(result: dict[str, Any], index_type: str) -> dict[str, Any]:
+    """*result* (offsets counted in code points, as it is built) with every span's ``offset`` and ``length``
+    counted in *index_type* (module docstring, "Offsets"), and ``stringIndexType`` set to it."""
+    import regex  # grapheme clusters (\\X); a dependency of tiktoken, listed in requirements-dev.txt
+
+    content = result["content"]
+    position = [0] * (len(content) + 1)  # code point offset -> offset in the unit
+    if index_type == "textElements":
+        cursor = 0
+        for index, cluster in enumerate(regex.findall(r"\X", content)):
+            position[cursor:cursor + len(cluster)] = [index] * len(cluster)
+            cursor += len(cluster)
+            position[cursor] = index + 1
+    elif index_type == "utf16CodeUnit":
+        for i, char in enumerate(content):
+            position[i + 1] = position[i] + (2 if ord(char) > 0xFFFF else 1)
+    else:
+        return {**result, "stringIndexType": index_type}
+
+    def convert(value: Any) -> Any:
+        if isinstance(value, dict):
+            if set(value) == {"offset", "length"}:
+                start, end = value["offset"], value["offset"] + value["length"]
+                return {"offset": position[start], "length": position[end] - position[start]}
+            return {k: convert(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [convert(v) for v in value]
+        return value
+
+    return {**convert(result), "stringIndexType": index_type}

@@ -89,7 +89,7 @@ def test_the_operation_is_submitted_once_and_polled_until_it_succeeds():
     assert methods == ["POST", "GET", "GET", "GET", "GET"]
     post = fake.requests[0]
     assert post[1] == "/documentintelligence/documentModels/prebuilt-layout:analyze"
-    assert post[2] == {"api-version": "2024-11-30"}
+    assert post[2] == {"api-version": "2024-11-30", "stringIndexType": "unicodeCodePoint"}
     assert fake.sleeps.count(2) == 3  # each "running" answer's Retry-After
 
 

@@ -135,3 +135,38 @@ def test_a_service_that_analyses_no_page_of_a_range_is_an_error_naming_the_pages
 
     assert caught.value.reason == ("Document Intelligence analysed pages 1-2 of 4; pages 3-4 came back empty "
                                    "(nothing is indexed rather than a part)")
+
+
+# -- offsets in the unit asked for -------------------------------------------------------------------------------
+
+ACCENTS = LayoutDocument(pages=[[Para("Cafe\u0301 cre\u0300me"), Para("Thumbs \U0001F44D\U0001F3FD up")],
+                                [Para("Last line")]])
+
+
+def test_the_fake_counts_text_elements_unless_asked_otherwise():
+    from tests.docintel_fake import in_string_index_type
+
+    built = ACCENTS.result(1, 2, "prebuilt-layout")
+    elements = in_string_index_type(built, "textElements")
+    code_points = in_string_index_type(built, "unicodeCodePoint")
+    utf16 = in_string_index_type(built, "utf16CodeUnit")
+
+    assert [p["spans"][0] for p in elements["paragraphs"]] == [
+        {"offset": 0, "length": 10}, {"offset": 11, "length": 11}, {"offset": 23, "length": 9}]
+    assert [p["spans"][0] for p in code_points["paragraphs"]] == [
+        {"offset": 0, "length": 12}, {"offset": 13, "length": 12}, {"offset": 26, "length": 9}]
+    assert [p["spans"][0] for p in utf16["paragraphs"]] == [
+        {"offset": 0, "length": 12}, {"offset": 13, "length": 14}, {"offset": 28, "length": 9}]
+    assert elements["stringIndexType"] == "textElements"
+
+
+def test_the_reader_asks_for_code_points_so_spans_slice_python_strings():
+    fake = DocumentIntelligenceFake(ACCENTS, office=True)
+
+    pages = _parse(fake, data=b"PK accents", source="accents.docx")
+
+    assert fake.requests[0][2]["stringIndexType"] == "unicodeCodePoint"
+    result = fake._operations["op0"]["body"]["analyzeResult"]
+    assert [result["content"][s["offset"]:s["offset"] + s["length"]] for p in result["paragraphs"]
+            for s in p["spans"]] == ["Cafe\u0301 cre\u0300me", "Thumbs \U0001F44D\U0001F3FD up", "Last line"]
+    assert [p.text for p in pages] == ["Cafe\u0301 cre\u0300me\n\nThumbs \U0001F44D\U0001F3FD up\n", "Last line\n"]

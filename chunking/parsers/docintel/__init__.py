@@ -48,6 +48,9 @@ log = logging.getLogger(__name__)
 _CONTENT_TYPE = "application/octet-stream"
 _DOCUMENT_ERRORS = frozenset({400, 413, 415})  # the request (the document) is refused: retrying cannot help
 _MAX_DETAIL_CHARS = 200
+# Offsets in code points, as Python strings count them (the service's default, textElements, counts grapheme
+# clusters: a span would cut "é" written as e + U+0301 in two; "StringIndexType", REST API 2024-11-30).
+_STRING_INDEX_TYPE = "unicodeCodePoint"
 
 
 class DocumentIntelligenceReader:
@@ -111,7 +114,8 @@ class DocumentIntelligenceReader:
 
         try:
             poller = self.client.begin_analyze_document(self.settings.model_id, body=data, pages=pages,
-                                                        content_type=_CONTENT_TYPE)
+                                                        content_type=_CONTENT_TYPE,
+                                                        string_index_type=_STRING_INDEX_TYPE)
             return poller.result().as_dict()
         except HttpResponseError as error:
             if _is_about_the_document(error):
