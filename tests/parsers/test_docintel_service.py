@@ -170,3 +170,22 @@ def test_the_reader_asks_for_code_points_so_spans_slice_python_strings():
     assert [result["content"][s["offset"]:s["offset"] + s["length"]] for p in result["paragraphs"]
             for s in p["spans"]] == ["Cafe\u0301 cre\u0300me", "Thumbs \U0001F44D\U0001F3FD up", "Last line"]
     assert [p.text for p in pages] == ["Cafe\u0301 cre\u0300me\n\nThumbs \U0001F44D\U0001F3FD up\n", "Last line\n"]
+
+
+def test_a_page_left_out_inside_a_range_is_an_error_not_a_loss():
+    document = LayoutDocument(pages=[[Para(f"Page {n} text.")] for n in range(1, 4)])
+    fake = DocumentIntelligenceFake(document)
+    original = document.result
+
+    def without_page_two(first, last, model_id):
+        result = original(first, last, model_id)
+        result["pages"] = [p for p in result["pages"] if p["pageNumber"] != 2]
+        return result
+
+    document.result = without_page_two
+
+    with pytest.raises(ParseError) as caught:
+        _parse(fake, data=_pdf(3))
+
+    assert caught.value.reason == ("Document Intelligence left out page 2 of 3 in pages 1-3 (nothing is indexed "
+                                   "rather than a part)")

@@ -154,7 +154,8 @@ def _pages_left_out(result: dict, pages: str | None, count: int | None, source: 
     when the range is complete or the page count is unknown (not a PDF).
 
     Raises:
-        ParseError: the service analysed no page of the range (nothing is indexed rather than a part).
+        ParseError: the service analysed no page of the range, or left one out before the last it returned
+            (nothing is indexed rather than a part).
     """
     if count is None:
         return None
@@ -164,6 +165,11 @@ def _pages_left_out(result: dict, pages: str | None, count: int | None, source: 
         first, last = int(low), int(high or low)
     numbers = [int(page["pageNumber"]) for page in result.get("pages") or () if first <= int(page["pageNumber"])]
     got = max(numbers, default=first - 1)
+    holes = sorted(set(range(first, got + 1)) - set(numbers))
+    if holes:
+        shown = ", ".join(map(str, holes[:10])) + (", …" if len(holes) > 10 else "")
+        raise ParseError(source, f"Document Intelligence left out page{'s' if len(holes) > 1 else ''} {shown} of "
+                                 f"{count} in pages {first}-{last} (nothing is indexed rather than a part)")
     if got >= last:
         return None
     if got < first:
