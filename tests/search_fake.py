@@ -4,7 +4,8 @@
   visible to queries for a short while" (Azure/azure-sdk-for-python #35778, #40644; "Indexing" overview on
   learn.microsoft.com: documents become searchable after the index refresh, about a second). Here a write or a
   delete becomes visible to queries (search, ``$count``) only after ``lag_requests`` further requests *and*
-  ``lag_seconds``; a lookup by key (``GET /docs('key')``) sees it at once, as in the service.
+  ``lag_seconds``; a lookup by key (``GET /docs('key')``) sees it at once, as in the service (reported, not
+  documented: ``lookup_lag=True`` makes lookups lag like queries, to check the client stays correct either way).
 * **Throttling.** ``throttle(n, retry_after_s)`` answers the next *n* requests 429 with ``Retry-After`` (the
   service's "Response codes" page: 429 with Retry-After when a request would exceed capacity); ``fail(n,
   status)`` answers them 503 (or another status) without one.
@@ -88,6 +89,7 @@ class SearchServiceFake(HttpTransport):
     # The semantic ranker's plan (module docstring): None = standard (no limit), n = free queries left.
     semantic_queries_left: int | None = None
     semantic_refusals: int = 0  # semantic queries answered 402
+    lookup_lag: bool = False  # lookups by key see what queries see (module docstring)
     _faults: list[tuple[int, dict[str, str]]] = field(default_factory=list)
     # One document store per index: name -> (committed, visible); the first index adopts the initial dicts.
     _stores: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
@@ -202,7 +204,7 @@ class SearchServiceFake(HttpTransport):
             refused = _fields_refused("$select", select, fields, "retrievable")
             if refused:
                 return 400, {"error": {"code": "InvalidRequestParameter", "message": refused}}
-            doc = self.committed.get(key.group(1).replace("''", "'"))
+            doc = (self.visible if self.lookup_lag else self.committed).get(key.group(1).replace("''", "'"))
             if not doc:
                 return 404, {"error": {"code": "NotFound", "message": "no such document"}}
             return 200, _shown(doc, select, fields)
