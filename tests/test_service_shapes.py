@@ -3,7 +3,8 @@ real SDKs against ``tests/search_fake.py`` and ``tests/docintel_fake.py``, is ch
 of that operation and status in the REST specifications (``tests/data/specs/``, provenance in its NOTICE.md):
 required properties present, types, enums and bounds as published, no property the schema does not define
 (unless it is open), and every error in the service's error envelope. The spec's own examples are checked the
-same way first, so a checker that accepts anything fails here."""
+same way first, so a checker that accepts anything fails here. The OpenAI fakes (embeddings, chat completions)
+are checked against the openai SDK's own response models, which are generated from the published API."""
 
 from __future__ import annotations
 
@@ -197,3 +198,30 @@ def test_every_document_intelligence_operation_answers_in_the_spec_shape(office)
     assert {s.split()[0] for s in seen} == set(DOCINTEL["operations"])
     assert {"DocumentIntelligence_AnalyzeDocument 202", "DocumentIntelligence_AnalyzeDocument 400",
             "DocumentIntelligence_AnalyzeDocument 429", "DocumentIntelligence_GetAnalyzeResult 200"} <= seen
+
+
+# -- Azure OpenAI / OpenAI: the operations the clients call (embeddings, chat completions) -----------------------
+
+def test_the_openai_fakes_answer_in_the_shape_of_the_sdk_models():
+    """The openai SDK's response models are generated from the published API; a fake's answer must validate
+    against them strictly (no coercion), and its errors carry the ``error`` envelope with a message."""
+    import httpx2 as httpx
+    from openai.types import CreateEmbeddingResponse
+    from openai.types.chat import ChatCompletion
+
+    from tests.embeddings.test_embeddings import FakeEmbeddingsAPI
+    from tests.strategies.test_chat import FakeChatAPI
+
+    embed = FakeEmbeddingsAPI(4, plan=[(429, {"retry-after": "1"})])
+    request = httpx.Request("POST", "http://x.invalid/v1/embeddings",
+                            json={"model": "text-embedding-3-small", "input": ["a", "b"], "dimensions": 4})
+    error = embed(request)
+    assert error.status_code == 429 and isinstance(error.json()["error"]["message"], str)
+    CreateEmbeddingResponse.model_validate(embed(request).json(), strict=True)
+    refused = embed(httpx.Request("POST", "http://x.invalid/v1/embeddings", json={"model": "m", "input": [""]}))
+    assert refused.status_code == 400 and isinstance(refused.json()["error"]["message"], str)
+
+    for content in ('{"ok": true}', None):
+        chat = FakeChatAPI(content)
+        answer = chat(httpx.Request("POST", "http://x.invalid/v1/chat/completions", json={"model": "m"}))
+        ChatCompletion.model_validate(answer.json(), strict=True)
