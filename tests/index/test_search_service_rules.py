@@ -245,3 +245,17 @@ def test_each_index_holds_its_own_documents():
 
     assert other.count() == 0 and other.doc_ids() == set()
     assert first.count() == 3
+
+
+def test_with_the_semantic_ranker_on_check_index_wants_its_configuration():
+    fake = SearchServiceFake()
+    definition = index_definition("chunks", 4)
+    definition.semantic_search = None
+    SearchIndexClient(ENDPOINT, AzureKeyCredential("key"), transport=fake, retry_total=0).create_index(definition)
+    make(fake)  # without the ranker the index is fine
+
+    with pytest.raises(IndexError_) as caught:
+        make(fake, semantic_ranker=True)
+
+    assert str(caught.value) == ("index 'chunks' cannot hold these records: it has no semantic configuration "
+                                 "'default', which the semantic ranker uses (AZURE_SEARCH_SEMANTIC_RANKER)")

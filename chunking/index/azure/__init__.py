@@ -230,7 +230,7 @@ class AzureSearchIndex:
                                       self.count() if existing is not None else None)
 
     def _check(self, existing: m.SearchIndex) -> None:
-        check_index(existing, self.index_name, self.dimensions)
+        check_index(existing, self.index_name, self.dimensions, SEMANTIC_CONFIG if self.semantic_ranker else None)
 
     # -- writes ------------------------------------------------------------------------------------------------
 

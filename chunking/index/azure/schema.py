@@ -122,11 +122,13 @@ _FILTERED_FIELDS = ("id", "doc_id")
 _SEARCHED_FIELDS = ("content",)
 
 
-def index_problems(existing: m.SearchIndex, dimensions: int) -> list[str]:
+def index_problems(existing: m.SearchIndex, dimensions: int, semantic_configuration: str | None = None) -> list[str]:
     """What *existing* (an index perhaps made by another tool) lacks to hold our records, each as a phrase, in a
     fixed order: missing chunk fields; ``id`` not the sortable key (key paging); a vector field of another
     dimension; fields we read back that are not retrievable (the service refuses to ``$select`` them), fields
-    we filter on that are not filterable, ``content`` not searchable. Empty when it can. A vector field that is
+    we filter on that are not filterable, ``content`` not searchable; with *semantic_configuration* (the semantic
+    ranker is on), no semantic configuration of that name (the service refuses such queries). Empty when it can.
+    A vector field that is
     not retrievable is not a problem here: vector reuse is then off and texts are embedded again
     (``vector_retrievable``)."""
     fields = {f.name: f for f in existing.fields or []}
@@ -152,6 +154,11 @@ def index_problems(existing: m.SearchIndex, dimensions: int) -> list[str]:
     unsearched = [name for name in _SEARCHED_FIELDS if name in fields and not fields[name].searchable]
     if unsearched:
         problems.append(f"field {', '.join(unsearched)} is not searchable")
+    configurations = {c.name for c in (existing.semantic_search.configurations or [])} if existing.semantic_search \
+        else set()
+    if semantic_configuration is not None and semantic_configuration not in configurations:
+        problems.append(f"it has no semantic configuration {semantic_configuration!r}, which the semantic ranker "
+                        "uses (AZURE_SEARCH_SEMANTIC_RANKER)")
     return problems
 
 
@@ -162,13 +169,14 @@ def vector_retrievable(existing: m.SearchIndex) -> bool:
     return vector is not None and not vector.hidden
 
 
-def check_index(existing: m.SearchIndex, index_name: str, dimensions: int) -> None:
+def check_index(existing: m.SearchIndex, index_name: str, dimensions: int,
+                semantic_configuration: str | None = None) -> None:
     """Check that *existing* can hold our records (``index_problems``).
 
     Raises:
         IndexError_: ``index 'name' cannot hold these records: <every problem, "; "-separated>``.
     """
-    problems = index_problems(existing, dimensions)
+    problems = index_problems(existing, dimensions, semantic_configuration)
     if problems:
         raise IndexError_(f"index {index_name!r} cannot hold these records: {'; '.join(problems)}")
 
