@@ -212,7 +212,7 @@ class SearchServiceFake(HttpTransport):
 
     def _index_action(self, action: dict[str, Any], fields: dict[str, Any] | None = None) -> dict[str, Any]:
         kind = action.get("@search.action", "upload")
-        key = action["id"]
+        key = action[_key_field(fields)]
         doc = {k: v for k, v in action.items() if k != "@search.action"}
         existed = key in self.committed
         bad_key = _key_refused(key)
@@ -558,8 +558,9 @@ def _fused(text_leg: list[tuple[float, dict[str, Any]]] | None,
     docs: dict[str, dict[str, Any]] = {}
     for leg in legs:
         for rank, d in enumerate(leg, start=1):
-            scores[d["id"]] = scores.get(d["id"], 0.0) + 1.0 / (_RRF_K + rank)
-            docs[d["id"]] = d
+            key = id(d)  # the stored document object itself: no key field name needed here
+            scores[key] = scores.get(key, 0.0) + 1.0 / (_RRF_K + rank)
+            docs[key] = d
     return sorted(((score, docs[key]) for key, score in scores.items()), key=lambda sd: -sd[0])
 
 
@@ -621,3 +622,8 @@ def _batch_refused(actions: list[dict[str, Any]], fields: dict[str, Any]) -> str
             if dims is not None and len(value) != dims:
                 return f"The vector field '{name}' has {dims} dimensions; the document's vector has {len(value)}."
     return ""
+
+
+def _key_field(fields: dict[str, Any] | None) -> str:
+    """The name of the index's key field (``id`` when the index is unknown)."""
+    return next((name for name, f in (fields or {}).items() if f.get("key")), "id")

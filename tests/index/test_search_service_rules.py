@@ -197,8 +197,8 @@ def actions_batch(actions: list[dict]):
     batch = IndexDocumentsBatch()
     for action in actions:
         kind = action.pop("@search.action")
-        {"upload": batch.add_upload_actions, "delete": batch.add_delete_actions,
-         "merge": batch.add_merge_actions}[kind]([action])
+        {"upload": batch.add_upload_actions, "delete": batch.add_delete_actions, "merge": batch.add_merge_actions,
+         "mergeOrUpload": batch.add_merge_or_upload_actions}[kind]([action])
     return batch
 
 
@@ -259,3 +259,25 @@ def test_with_the_semantic_ranker_on_check_index_wants_its_configuration():
 
     assert str(caught.value) == ("index 'chunks' cannot hold these records: it has no semantic configuration "
                                  "'default', which the semantic ranker uses (AZURE_SEARCH_SEMANTIC_RANKER)")
+
+
+def test_the_fake_answers_the_spec_example_batch_as_the_example_says():
+    import json
+    from pathlib import Path
+
+    from azure.search.documents.indexes.models import SearchField, SearchIndex
+
+    example = json.loads((Path(__file__).parents[1] / "data" / "specs" / "examples" /
+                          "SearchIndexIndexDocuments.json").read_text())
+    fake = SearchServiceFake()
+    SearchIndexClient(ENDPOINT, AzureKeyCredential("key"), transport=fake, retry_total=0).create_index(SearchIndex(
+        name="indexdocumentsexample", fields=[SearchField(name="docId", type="Edm.String", key=True),
+                                              SearchField(name="title", type="Edm.String"),
+                                              SearchField(name="description", type="Edm.String")]))
+    documents = SearchClient(ENDPOINT, "indexdocumentsexample", AzureKeyCredential("key"), transport=fake,
+                             retry_total=0)
+
+    results = documents.index_documents(actions_batch([dict(a) for a in example["parameters"]["batch"]["value"]]))
+
+    assert [{"key": r.key, "status": r.succeeded, "errorMessage": r.error_message, "statusCode": r.status_code}
+            for r in results] == example["responses"]["207"]["body"]["value"]
