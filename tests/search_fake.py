@@ -70,7 +70,7 @@ class _Pending:
 
 @dataclass
 class SearchServiceFake(HttpTransport):
-    """One search service with any number of indexes (definitions by name) holding one document store.
+    """One search service with any number of indexes (definitions by name), each with its own documents.
 
     Each index has its own documents (``store(name)``); ``committed`` is what lookups by key see, ``visible``
     what queries see, both of the index the last document request went to; ``queries`` counts search requests
