@@ -89,7 +89,7 @@ def test_the_operation_is_submitted_once_and_polled_until_it_succeeds():
     assert methods == ["POST", "GET", "GET", "GET", "GET"]
     post = fake.requests[0]
     assert post[1] == "/documentintelligence/documentModels/prebuilt-layout:analyze"
-    assert post[2] == {"api-version": "2024-11-30"}
+    assert post[2] == {"api-version": "2024-11-30", "stringIndexType": "unicodeCodePoint"}
     assert fake.sleeps.count(2) == 3  # each "running" answer's Retry-After
 
 
@@ -116,13 +116,14 @@ def test_a_long_pdf_is_analysed_in_page_ranges_and_the_cost_is_noted():
     assert context.notes == ["Document Intelligence: 5 pages analysed in 3 requests"]
 
 
-def test_without_ranges_the_service_analyses_only_its_maximum_pages():
+def test_a_service_that_stops_early_is_asked_for_the_rest_no_page_is_lost():
     document = LayoutDocument(pages=[[Para(f"Page {n} text.")] for n in range(1, 6)])
     fake = DocumentIntelligenceFake(document, max_pages_per_request=2)
 
-    pages = _parse(fake, data=_pdf(5))  # the default, 2000 pages per request: one request
+    pages = _parse(fake, data=_pdf(5))  # the default, 2000 pages per request: one request, then the rest
 
-    assert fake.analyses() == [None] and len(pages) == 2  # what a too-high setting costs: lost pages
+    assert fake.analyses() == [None, "3-5", "5-5"]
+    assert [p.text for p in pages] == [f"Page {n} text.\n" for n in range(1, 6)]
 
 
 def test_429_is_retried_after_the_retry_after_the_service_sends():
@@ -179,8 +180,8 @@ def test_a_file_over_the_size_limits_is_refused():
     fake = DocumentIntelligenceFake(REPORT, max_bytes=1000)  # the service's own limit is lower (free tier)
     with pytest.raises(ParseError) as caught:
         _parse(fake, data=b"x" * 2000, source="scan.png")
-    assert caught.value.reason == ("Document Intelligence refused it: InvalidRequest: Invalid request. The input "
-                                   "document is too large.")
+    assert caught.value.reason == ("Document Intelligence refused it: InvalidContentLength: The input document is "
+                                   "too large.")  # the specific code of innererror, not the generic top level
 
 
 def test_an_image_is_read_by_the_service_with_the_key_header():
