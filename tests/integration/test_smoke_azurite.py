@@ -5,6 +5,7 @@ BlobDeleted events to the delete function)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import threading
 import time
@@ -90,6 +91,19 @@ def deployment(azurite, tmp_path, monkeypatch):
     handlers.services.cache_clear()
 
 
+@contextlib.contextmanager
+def _running(azurite, env: dict[str, str], **options):
+    """The host running beside the test until the block ends; its errors are the test's."""
+    host = _Host(azurite.connection_string, env, **options)
+    host.start()
+    try:
+        yield host
+    finally:
+        host.stop.set()
+        host.join(10)
+    assert host.errors == []
+
+
 def _smoke(**overrides) -> tuple[int, list[str]]:
     from chunking.app.cli import smoke
 
@@ -105,27 +119,16 @@ def _checks(lines: list[str]) -> list[str]:
 
 
 def test_the_smoke_test_passes_on_a_running_deployment_and_leaves_nothing(deployment, azurite):
-    host = _Host(azurite.connection_string, deployment)
-    host.start()
-    try:
+    with _running(azurite, deployment):
         status, lines = _smoke()
-    finally:
-        host.stop.set()
-        host.join(10)
-    assert host.errors == []
     assert _checks(lines) == ["PASS  upload to the documents container", "PASS  indexed (ledger)",
                               "PASS  found by search (first hit)", "PASS  deleted from the ledger and the index"]
     assert lines[-1] == "smoke test passed: 4 of 4 checks" and status == 0
     container = BlobServiceClient.from_connection_string(azurite.connection_string).get_container_client("smokedocs")
     assert list(container.list_blobs()) == []
     # Safe to run again: a new blob, the same four checks.
-    host = _Host(azurite.connection_string, deployment)
-    host.start()
-    try:
+    with _running(azurite, deployment):
         again, more = _smoke()
-    finally:
-        host.stop.set()
-        host.join(10)
     assert again == 0 and more[0] != lines[0]
 
 
@@ -141,13 +144,7 @@ def test_without_a_running_host_the_smoke_test_fails_and_cleans_up(deployment, a
 
 
 def test_a_delete_the_pipeline_never_applies_fails_the_last_check(deployment, azurite):
-    host = _Host(azurite.connection_string, deployment, deliver_deletes=False)
-    host.start()
-    try:
+    with _running(azurite, deployment, deliver_deletes=False):
         status, lines = _smoke(timeout=2)
-    finally:
-        host.stop.set()
-        host.join(10)
-    assert host.errors == []
     assert _checks(lines)[-1] == "FAIL  deleted from the ledger and the index"
     assert "search still finds it" in lines[-2] and status == 1

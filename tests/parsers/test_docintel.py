@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import pytest
 from azure.core.exceptions import AzureError, HttpResponseError
-from fpdf import FPDF
 
 from chunking.parsers import ParseError, ReadContext, parse_document
 from chunking.services import document_readers
 from chunking.settings import Settings
 from tests.docintel_fake import ENDPOINT, Cell, DocumentIntelligenceFake, Figure, LayoutDocument, Para, Table
-from tests.parsers.helpers import assert_page_invariants
+from tests.parsers.helpers import assert_page_invariants, numbered_pdf
 
 REPORT = LayoutDocument(pages=[
     [Para("ACME Annual Report", "pageHeader"), Para("Annual report 2024", "title"), Para("Overview", "sectionHeading"),
@@ -93,21 +92,13 @@ def test_the_operation_is_submitted_once_and_polled_until_it_succeeds():
     assert fake.sleeps.count(2) == 3  # each "running" answer's Retry-After
 
 
-def _pdf(page_count: int) -> bytes:
-    pdf = FPDF()
-    pdf.set_font("helvetica", size=11)
-    for number in range(page_count):
-        pdf.add_page()
-        pdf.cell(0, 10, f"scanned page {number + 1}")
-    return bytes(pdf.output())
-
 
 def test_a_long_pdf_is_analysed_in_page_ranges_and_the_cost_is_noted():
     document = LayoutDocument(pages=[[Para(f"Page {n} text.")] for n in range(1, 6)])
     fake = DocumentIntelligenceFake(document, max_pages_per_request=2)  # as the free tier
     context = ReadContext()
 
-    pages = _parse(fake, data=_pdf(5), settings=_settings(DOCUMENT_INTELLIGENCE_PAGES_PER_REQUEST="2"),
+    pages = _parse(fake, data=numbered_pdf(5), settings=_settings(DOCUMENT_INTELLIGENCE_PAGES_PER_REQUEST="2"),
                    context=context)
 
     assert fake.analyses() == ["1-2", "3-4", "5-5"]
@@ -120,7 +111,7 @@ def test_a_service_that_stops_early_is_asked_for_the_rest_no_page_is_lost():
     document = LayoutDocument(pages=[[Para(f"Page {n} text.")] for n in range(1, 6)])
     fake = DocumentIntelligenceFake(document, max_pages_per_request=2)
 
-    pages = _parse(fake, data=_pdf(5))  # the default, 2000 pages per request: one request, then the rest
+    pages = _parse(fake, data=numbered_pdf(5))  # the default, 2000 pages per request: one request, then the rest
 
     assert fake.analyses() == [None, "3-5", "5-5"]
     assert [p.text for p in pages] == [f"Page {n} text.\n" for n in range(1, 6)]

@@ -5,14 +5,13 @@ request. Everything goes through the real SDK."""
 from __future__ import annotations
 
 import pytest
-from fpdf import FPDF
 
 from chunking.parsers import ParseError, ReadContext, parse_document
 from chunking.parsers.limits import Limits
 from chunking.services import document_readers
 from chunking.settings import Settings
 from tests.docintel_fake import ENDPOINT, Cell, DocumentIntelligenceFake, LayoutDocument, Para, Table
-from tests.parsers.helpers import assert_page_invariants
+from tests.parsers.helpers import assert_page_invariants, numbered_pdf
 
 SLIDES = LayoutDocument(pages=[
     [Para("Quarterly review", "title"), Para("Sales rose in the north.")],
@@ -32,14 +31,6 @@ def _parse(fake, data: bytes = b"%PDF-1.7 not read locally", source: str = "repo
     readers = document_readers(settings or _settings(), transport=fake, **client)
     return parse_document(data, source=source, context=context, readers=readers)
 
-
-def _pdf(page_count: int) -> bytes:
-    pdf = FPDF()
-    pdf.set_font("helvetica", size=11)
-    for number in range(page_count):
-        pdf.add_page()
-        pdf.cell(0, 10, f"scanned page {number + 1}")
-    return bytes(pdf.output())
 
 
 # -- Office results: pages from pages[].spans --------------------------------------------------------------------
@@ -119,7 +110,7 @@ def test_the_free_tier_two_pages_per_request_are_followed_by_the_next_range():
     fake = DocumentIntelligenceFake.free_tier(document)
     context = ReadContext()
 
-    pages = _parse(fake, data=_pdf(5), context=context)
+    pages = _parse(fake, data=numbered_pdf(5), context=context)
 
     assert fake.analyses() == [None, "3-5", "5-5"]
     assert [(p.page_num, p.text) for p in pages] == [(n, f"Page {n + 1} text.\n") for n in range(5)]
@@ -131,7 +122,7 @@ def test_a_service_that_analyses_no_page_of_a_range_is_an_error_naming_the_pages
     fake = DocumentIntelligenceFake(document)
 
     with pytest.raises(ParseError) as caught:
-        _parse(fake, data=_pdf(4))  # PDFium counts 4
+        _parse(fake, data=numbered_pdf(4))  # PDFium counts 4
 
     assert caught.value.reason == ("Document Intelligence analysed pages 1-2 of 4; pages 3-4 came back empty "
                                    "(nothing is indexed rather than a part)")
@@ -185,7 +176,7 @@ def test_a_page_left_out_inside_a_range_is_an_error_not_a_loss():
     document.result = without_page_two
 
     with pytest.raises(ParseError) as caught:
-        _parse(fake, data=_pdf(3))
+        _parse(fake, data=numbered_pdf(3))
 
     assert caught.value.reason == ("Document Intelligence left out page 2 of 3 in pages 1-3 (nothing is indexed "
                                    "rather than a part)")
