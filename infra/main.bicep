@@ -42,6 +42,10 @@ param functionMaximumInstanceCount int = 0
 @description('Stage 2: create the BlobCreated subscription to the blob trigger webhook (needs the code deployed).')
 param blobWebhookEnabled bool = false
 
+// ---- Network ----
+@description('Private endpoints for storage, Azure AI Search, Azure OpenAI and Document Intelligence in a new virtual network the function app joins; their public access closed (docs/deploy.md#private-networking).')
+param usePrivateNetworking bool = false
+
 // ---- Azure AI Search ----
 @description('Name of an existing Azure AI Search service to use; empty creates one.')
 param searchServiceName string = ''
@@ -188,6 +192,7 @@ var applicationInsightsName = 'appi-${token}'
 var documentsContainer = 'documents'
 var payloadContainer = 'chunk-payloads'
 var deploymentContainer = 'app-package'
+var modelCacheContainer = 'model-cache'
 var batchQueue = 'chunk-batches'
 var blobEventsQueue = 'blob-events'
 var stageOneJobQueue = 'stage1-jobs'
@@ -200,6 +205,66 @@ var openAiGroup = empty(openAiResourceGroupName) ? resourceGroup().name : openAi
 var useExistingDocIntel = !empty(documentIntelligenceAccountName)
 var useDocIntel = documentIntelligenceEnabled || useExistingDocIntel
 var docIntelGroup = empty(documentIntelligenceResourceGroupName) ? resourceGroup().name : documentIntelligenceResourceGroupName
+
+// ---- Private networking (docs/deploy.md#private-networking) ----
+// One private DNS zone per kind of endpoint; the zones' order is the index each endpoint below names.
+var privateDnsZoneNames = [
+  'privatelink.blob.${environment().suffixes.storage}'
+  'privatelink.queue.${environment().suffixes.storage}'
+  'privatelink.table.${environment().suffixes.storage}'
+  'privatelink.search.windows.net'
+  'privatelink.openai.azure.com'
+  'privatelink.cognitiveservices.azure.com'
+]
+var privateEndpoints = concat([
+  {
+    name: 'pe-blob-${token}'
+    serviceId: resourceId('Microsoft.Storage/storageAccounts', storageAccountName)
+    groupId: 'blob'
+    zone: 0
+  }
+  {
+    name: 'pe-queue-${token}'
+    serviceId: resourceId('Microsoft.Storage/storageAccounts', storageAccountName)
+    groupId: 'queue'
+    zone: 1
+  }
+  {
+    name: 'pe-table-${token}'
+    serviceId: resourceId('Microsoft.Storage/storageAccounts', storageAccountName)
+    groupId: 'table'
+    zone: 2
+  }
+  {
+    name: 'pe-search-${token}'
+    serviceId: resourceId(searchGroup, 'Microsoft.Search/searchServices', useExistingSearch ? searchServiceName : newSearchName)
+    groupId: 'searchService'
+    zone: 3
+  }
+  {
+    name: 'pe-openai-${token}'
+    serviceId: resourceId(openAiGroup, 'Microsoft.CognitiveServices/accounts', useExistingOpenAi ? openAiAccountName : newOpenAiName)
+    groupId: 'account'
+    zone: 4
+  }
+], useDocIntel ? [
+  {
+    name: 'pe-docintel-${token}'
+    serviceId: resourceId(docIntelGroup, 'Microsoft.CognitiveServices/accounts', useExistingDocIntel ? documentIntelligenceAccountName : newDocIntelName)
+    groupId: 'account'
+    zone: 5
+  }
+] : [])
+
+module network 'modules/network.bicep' = if (usePrivateNetworking) {
+  name: 'network'
+  params: {
+    name: 'vnet-${token}'
+    location: location
+    tags: tags
+    dnsZoneNames: privateDnsZoneNames
+  }
+}
 
 resource identity 'Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31' = {
   name: 'id-${token}'
@@ -226,10 +291,12 @@ module storage 'modules/storage.bicep' = {
     documentsContainer: documentsContainer
     payloadContainer: payloadContainer
     deploymentContainer: deploymentContainer
+    modelCacheContainer: modelCacheContainer
     batchQueue: batchQueue
     blobEventsQueue: blobEventsQueue
     stageOneJobQueue: stageOneJobQueue
     ledgerTable: ledgerTable
+    privateAccessOnly: usePrivateNetworking
   }
 }
 
@@ -241,6 +308,9 @@ module search 'modules/search.bicep' = if (!useExistingSearch) {
     tags: tags
     sku: searchSku
     semanticSearch: searchSemanticRanker
+    privateAccessOnly: usePrivateNetworking
+    // The vectorizer's calls to Azure OpenAI leave the search service through a shared private link.
+    openAiAccountId: (usePrivateNetworking && searchSku != 'free') ? resourceId(openAiGroup, 'Microsoft.CognitiveServices/accounts', useExistingOpenAi ? openAiAccountName : newOpenAiName) : ''
   }
 }
 
@@ -255,6 +325,7 @@ module openAi 'modules/openai.bicep' = if (!useExistingOpenAi) {
     embeddingModelVersion: embeddingModelVersion
     embeddingSkuName: embeddingDeploymentSku
     embeddingCapacity: embeddingCapacity
+    privateAccessOnly: usePrivateNetworking
   }
 }
 
@@ -265,6 +336,7 @@ module docIntel 'modules/docintel.bicep' = if (documentIntelligenceEnabled && !u
     location: location
     tags: tags
     sku: documentIntelligenceSku
+    privateAccessOnly: usePrivateNetworking
   }
 }
 
@@ -303,6 +375,8 @@ var appSettings = {
   RECONCILE_SCHEDULE: '0 30 3 * * *'
   // chunking/settings.py.
   PAYLOAD_CONTAINER: payloadContainer
+  // Chat, vision and embedding results cached by their input, shared by every instance (not the instance's /tmp).
+  MODEL_CACHE_CONTAINER: modelCacheContainer
   LEDGER_BACKEND: 'table'
   LEDGER_TABLE: ledgerTable
   // The package directory is read-only on Flex Consumption; local caches go to the instance's temp space.
@@ -310,7 +384,8 @@ var appSettings = {
   INDEX_BACKEND: 'azure'
   AZURE_SEARCH_ENDPOINT: searchEndpoint
   AZURE_SEARCH_INDEX: searchIndexName
-  AZURE_SEARCH_SEMANTIC_RANKER: (searchSemanticRanker == 'disabled') ? 'false' : 'true'
+  // The plan's own name (disabled, free, standard): the app reads it as off or on.
+  AZURE_SEARCH_SEMANTIC_RANKER: searchSemanticRanker
   EMBEDDING_BACKEND: 'azure_openai'
   AZURE_OPENAI_ENDPOINT: openAiEndpoint
   AZURE_OPENAI_EMBEDDING_DEPLOYMENT: embeddingDeploymentName
@@ -335,6 +410,7 @@ module functionApp 'modules/functionapp.bicep' = {
   name: 'functionapp'
   dependsOn: [
     roles
+    network
   ]
   params: {
     name: functionAppName
@@ -347,8 +423,30 @@ module functionApp 'modules/functionapp.bicep' = {
     instanceMemoryMB: functionInstanceMemoryMB
     maximumInstanceCount: maximumInstanceCount
     appSettings: appSettings
+    subnetId: usePrivateNetworking ? resourceId('Microsoft.Network/virtualNetworks/subnets', 'vnet-${token}', 'app') : ''
   }
 }
+
+// Each endpoint once its service and the network exist; the loop is empty without usePrivateNetworking.
+module endpoints 'modules/private-endpoint.bicep' = [for endpoint in (usePrivateNetworking ? privateEndpoints : []): {
+  name: endpoint.name
+  dependsOn: [
+    network
+    storage
+    search
+    openAi
+    docIntel
+  ]
+  params: {
+    name: endpoint.name
+    location: location
+    tags: tags
+    subnetId: resourceId('Microsoft.Network/virtualNetworks/subnets', 'vnet-${token}', 'private-endpoints')
+    serviceId: endpoint.serviceId
+    groupId: endpoint.groupId
+    dnsZoneId: resourceId('Microsoft.Network/privateDnsZones', privateDnsZoneNames[endpoint.zone])
+  }
+}]
 
 // ---- Roles: the function app's identity (every call the code makes) and the person deploying ----
 module roles 'modules/roles.bicep' = {
@@ -434,3 +532,4 @@ output DOCUMENT_INTELLIGENCE_ENDPOINT string = docIntelEndpoint
 output DOCUMENTS_CONTAINER string = documentsContainer
 output BLOB_WEBHOOK_ENABLED bool = blobWebhookEnabled
 output FUNCTION_MAXIMUM_INSTANCE_COUNT int = maximumInstanceCount
+output USE_PRIVATE_NETWORKING bool = usePrivateNetworking

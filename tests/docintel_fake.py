@@ -10,6 +10,21 @@
 * **Limits.** A body over ``max_bytes`` is refused 400 ``InvalidContentLength`` (500 MB on S0, 4 MB on F0); at most
   ``max_pages_per_request`` pages are analysed per request (2,000 on S0, 2 on F0), the first ones of the range,
   as the service does.
+* **Office results** (``office=True``): for DOCX, PPTX and XLSX the layout model (v4.0, 2024-11-30) returns no
+  bounding regions or polygons on any element and no page ``angle``, ``width``, ``height`` or ``unit``
+  ("Service quotas and limits", v4.0, https://learn.microsoft.com/azure/ai-services/document-intelligence/
+  service-limits, the restrictions listed for Office documents); ``pages[].spans`` still place every element.
+* **Free tier** (``DocumentIntelligenceFake.free_tier(document)``): 4 MB per request and only the first two pages
+  of a request analysed (the F0 column of "Service quotas and limits").
+* **Errors** in the documented envelope (Error guide v4.0, https://learn.microsoft.com/azure/ai-services/
+  document-intelligence/v3-error-guide): a generic top-level ``code`` (``InvalidRequest``, ``InternalServerError``)
+  with the specific reason in ``innererror``; for a failed long-running operation the individual errors in
+  ``error.details``, each with a ``target`` (the guide's own example: top-level ``InternalServerError`` with an
+  ``InvalidContentDimensions`` detail whose target is page ``"2"``). ``fail_operation`` ends the next operation so.
+* **Offsets** in the unit the request asks for (``stringIndexType``: ``textElements``, the service's default, counts
+  user-perceived characters, Unicode grapheme clusters; ``unicodeCodePoint`` counts code points as Python
+  strings do; ``utf16CodeUnit``; the ``StringIndexType`` enum of the 2024-11-30 spec), and declared so in the
+  result's ``stringIndexType``.
 * **Results** are built from a ``LayoutDocument`` (pages of paragraphs, tables and figures) in the documented
   ``AnalyzeResult`` shape, for the requested ``pages`` range only, with ``content`` and every ``spans`` offset
   counted within that request's content, as the service's are. The layout features: paragraph roles (title,
@@ -177,6 +192,7 @@ class DocumentIntelligenceFake(HttpTransport):
     poll_retry_after_s: int = 1
     max_bytes: int = 500 * 1024 * 1024
     max_pages_per_request: int = 2000
+    office: bool = False  # an Office file's result: no bounding regions, no page geometry (module docstring)
     requests: list[tuple[str, str, dict[str, str]]] = field(default_factory=list)
     sleeps: list[float] = field(default_factory=list)
     pages_analysed: int = 0
@@ -191,8 +207,18 @@ class DocumentIntelligenceFake(HttpTransport):
     def fail(self, n: int, status: int = 503) -> None:
         self._faults.extend([(status, {})] * n)
 
-    def fail_operation(self, code: str = "InvalidContent", message: str = "The file is corrupted.") -> None:
-        self._failing.append(json.dumps({"code": code, "message": message}))
+    @classmethod
+    def free_tier(cls, document: LayoutDocument, **kwargs: Any) -> DocumentIntelligenceFake:
+        """An F0 account: 4 MB per request, the first 2 pages of each request analysed (module docstring)."""
+        return cls(document, max_bytes=4 * 1024 * 1024, max_pages_per_request=2, **kwargs)
+
+    def fail_operation(self, code: str = "InvalidContent", message: str = "The file is corrupted.", *,
+                       target: str | None = None, top_code: str | None = None) -> None:
+        """End the next operation ``failed`` with *code* in the documented envelope (module docstring): in
+        ``innererror`` under a top-level ``InvalidRequest``; with *target* (a page number) as one of the
+        ``details`` under a top-level ``InternalServerError``, as the error guide's example. *top_code* replaces
+        the top-level code."""
+        self._failing.append(json.dumps(documented_error(code, message, target=target, top_code=top_code)))
 
     def analyses(self) -> list[str | None]:
         """The ``pages`` parameter of each analyze request that was accepted."""
@@ -223,7 +249,10 @@ class DocumentIntelligenceFake(HttpTransport):
             return _Response(request, 404, {"error": {"code": "NotFound", "message": url.path}}, {})
         if operation["polls"] < self.running_polls:
             operation["polls"] += 1
-            return _Response(request, 200, {"status": "running"}, {"Retry-After": str(self.poll_retry_after_s)})
+            # The spec's AnalyzeOperation requires both times in every answer, a running one too.
+            running = {"status": "running", "createdDateTime": "2026-01-01T00:00:00Z",
+                       "lastUpdatedDateTime": "2026-01-01T00:00:01Z"}
+            return _Response(request, 200, running, {"Retry-After": str(self.poll_retry_after_s)})
         return _Response(request, 200, operation["body"], {})
 
     def _analyze(self, request: Any, path: str, query: dict[str, str]) -> _Response:
@@ -241,13 +270,81 @@ class DocumentIntelligenceFake(HttpTransport):
         last = min(last, first + self.max_pages_per_request - 1)
         operation_id = f"op{next(self._ids)}"
         if self._failing:
-            outcome = {"status": "failed", "error": json.loads(self._failing.pop(0))}
+            outcome = {"status": "failed", "createdDateTime": "2026-01-01T00:00:00Z",
+                       "lastUpdatedDateTime": "2026-01-01T00:00:02Z", "error": json.loads(self._failing.pop(0))}
         else:
+            result = in_string_index_type(self.document.result(first, last, model_id),
+                                          query.get("stringIndexType", "textElements"))
             outcome = {"status": "succeeded", "createdDateTime": "2026-01-01T00:00:00Z",
                        "lastUpdatedDateTime": "2026-01-01T00:00:02Z",
-                       "analyzeResult": self.document.result(first, last, model_id)}
+                       "analyzeResult": office_result(result) if self.office else result}
             self.pages_analysed += last - first + 1
         self._operations[operation_id] = {"polls": 0, "body": outcome}
         location = (f"{ENDPOINT}/documentintelligence/documentModels/{model_id}/analyzeResults/{operation_id}"
                     f"?api-version={query.get('api-version', '')}")
         return _Response(request, 202, None, {"Operation-Location": location, "Retry-After": "1"})
+
+
+# -- service modes (module docstring: Office results, errors) -----------------------------------------------------
+
+_PAGE_GEOMETRY = ("angle", "width", "height", "unit")
+
+
+def office_result(result: dict[str, Any]) -> dict[str, Any]:
+    """*result* as the layout model returns it for DOCX, PPTX and XLSX: every ``boundingRegions`` and
+    ``polygon`` removed, and the pages' ``angle``, ``width``, ``height`` and ``unit`` (their ``spans`` stay)."""
+
+    def strip(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k not in ("boundingRegions", "polygon")}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    stripped = strip(result)
+    stripped["pages"] = [{k: v for k, v in page.items() if k not in _PAGE_GEOMETRY} for page in stripped["pages"]]
+    return stripped
+
+
+def documented_error(code: str, message: str, *, target: str | None = None,
+                     top_code: str | None = None) -> dict[str, Any]:
+    """The ``error`` object of the error guide (module docstring) for the specific *code*: in ``innererror``
+    under ``InvalidRequest``, or (with *target*) in ``details`` under ``InternalServerError``."""
+    if target is None:
+        return {"code": top_code or "InvalidRequest", "message": "Invalid request.",
+                "innererror": {"code": code, "message": message}}
+    return {"code": top_code or "InternalServerError", "message": "An unexpected error occurred.",
+            "details": [{"code": "InternalServerError", "message": "An unexpected error occurred."},
+                        {"code": code, "message": message, "target": target}]}
+
+
+def in_string_index_type(result: dict[str, Any], index_type: str) -> dict[str, Any]:
+    """*result* (offsets counted in code points, as it is built) with every span's ``offset`` and ``length``
+    counted in *index_type* (module docstring, "Offsets"), and ``stringIndexType`` set to it."""
+    import regex  # grapheme clusters (\\X); a dependency of tiktoken, listed in requirements-dev.txt
+
+    content = result["content"]
+    position = [0] * (len(content) + 1)  # code point offset -> offset in the unit
+    if index_type == "textElements":
+        cursor = 0
+        for index, cluster in enumerate(regex.findall(r"\X", content)):
+            position[cursor:cursor + len(cluster)] = [index] * len(cluster)
+            cursor += len(cluster)
+            position[cursor] = index + 1
+    elif index_type == "utf16CodeUnit":
+        for i, char in enumerate(content):
+            position[i + 1] = position[i] + (2 if ord(char) > 0xFFFF else 1)
+    else:
+        return {**result, "stringIndexType": index_type}
+
+    def convert(value: Any) -> Any:
+        if isinstance(value, dict):
+            if set(value) == {"offset", "length"}:
+                start, end = value["offset"], value["offset"] + value["length"]
+                return {"offset": position[start], "length": position[end] - position[start]}
+            return {k: convert(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [convert(v) for v in value]
+        return value
+
+    return {**convert(result), "stringIndexType": index_type}

@@ -32,3 +32,44 @@ class ScriptedEndpoint:
     def body(self, n: int = -1) -> dict[str, Any]:
         """The JSON body of request *n* (the last by default)."""
         return json.loads(self.requests[n].content)
+
+
+# -- the embeddings operation as the service checks it -----------------------------------------------------------
+
+#: Inputs per embeddings request and tokens per input (Azure OpenAI inference REST 2024-10-21, "Embeddings -
+#: Create": the input array holds at most 2,048 items, none an empty string, each within the model's 8,192 input
+#: tokens; learn.microsoft.com/azure/ai-services/openai/reference).
+EMBEDDING_MAX_INPUTS = 2048
+EMBEDDING_MAX_TOKENS = 8192
+#: Models that take ``dimensions`` and their native (largest) length (same reference: "dimensions" is supported
+#: by text-embedding-3 and later models only; OpenAI's embeddings guide: 1,536 and 3,072).
+EMBEDDING_NATIVE_DIMENSIONS = {"text-embedding-3-small": 1536, "text-embedding-3-large": 3072}
+
+
+def embeddings_refusal(request: httpx.Request) -> httpx.Response | None:
+    """The 400 the service answers to an embeddings request it refuses, or ``None``: the model is the body's
+    ``model`` (OpenAI) or the deployment in the path (Azure OpenAI, deployments named after their model here)."""
+    from chunking.tokens import count_tokens
+
+    body = json.loads(request.content)
+    path = request.url.path
+    model = path.split("/deployments/", 1)[1].split("/", 1)[0] if "/deployments/" in path else body.get("model", "")
+    inputs = body.get("input")
+    inputs = [inputs] if isinstance(inputs, str) else list(inputs or [])
+    reason = ""
+    if not inputs or len(inputs) > EMBEDDING_MAX_INPUTS:
+        reason = f"'input' must hold 1 to {EMBEDDING_MAX_INPUTS} items, not {len(inputs)}."
+    elif any(isinstance(text, str) and not text for text in inputs):
+        reason = "'input' cannot contain an empty string."
+    elif any(isinstance(text, str) and count_tokens(text) > EMBEDDING_MAX_TOKENS for text in inputs):
+        reason = f"An input is longer than the model's maximum of {EMBEDDING_MAX_TOKENS} tokens."
+    elif "dimensions" in body:
+        native = EMBEDDING_NATIVE_DIMENSIONS.get(model)
+        if native is None:
+            reason = f"This model does not support specifying dimensions: {model}."
+        elif not 1 <= int(body["dimensions"]) <= native:
+            reason = f"'dimensions' must be between 1 and {native}."
+    if not reason:
+        return None
+    return httpx.Response(400, json={"error": {"message": reason, "type": "invalid_request_error",
+                                               "param": None, "code": None}})

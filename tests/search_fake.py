@@ -4,7 +4,8 @@
   visible to queries for a short while" (Azure/azure-sdk-for-python #35778, #40644; "Indexing" overview on
   learn.microsoft.com: documents become searchable after the index refresh, about a second). Here a write or a
   delete becomes visible to queries (search, ``$count``) only after ``lag_requests`` further requests *and*
-  ``lag_seconds``; a lookup by key (``GET /docs('key')``) sees it at once, as in the service.
+  ``lag_seconds``; a lookup by key (``GET /docs('key')``) sees it at once, as in the service (reported, not
+  documented: ``lookup_lag=True`` makes lookups lag like queries, to check the client stays correct either way).
 * **Throttling.** ``throttle(n, retry_after_s)`` answers the next *n* requests 429 with ``Retry-After`` (the
   service's "Response codes" page: 429 with Retry-After when a request would exceed capacity); ``fail(n,
   status)`` answers them 503 (or another status) without one.
@@ -17,6 +18,22 @@
 * **Merge.** ``merge`` updates the given fields of an existing document and fails it with 404 when the key is
   missing ("Index Documents" REST reference); ``mergeOrUpload`` uploads it instead.
 
+* **Queries as the service checks them** (REST API 2024-07-01, ``searchindex.json``: "Documents_SearchPost",
+  "Documents_Get"; the "Search Documents" and "Lookup Document" references on learn.microsoft.com): ``select``
+  and ``$select`` naming a field the index lacks or that is not retrievable are a 400, so is ``orderby`` on a
+  field that is missing or not sortable (``search.score()`` allowed); a field that is not retrievable never comes
+  back. A vector query names an existing vector field and sends a vector of its ``dimensions`` (else 400).
+* **Hybrid queries** ("Relevance scoring in hybrid search using Reciprocal Rank Fusion", hybrid-search-ranking on
+  learn.microsoft.com): with search text and vector queries, the text leg (matching documents by score) and
+  each vector leg (its ``k`` nearest, cosine) are fused by RRF, ``@search.score`` = Σ 1/(60 + rank) over the
+  legs a document is in; with no text (or ``*``) and a vector query, the vector leg alone.
+* **Semantic ranker** (``queryType: semantic``; semantic-search-overview and semantic-how-to-enable-disable on
+  learn.microsoft.com, the spec example ``SearchIndexSearchDocumentsSemanticPost.json``): the named
+  ``semanticConfiguration`` must exist (else 400); the top 50 results are re-ranked by ``@search.rerankerScore``
+  (0-4; here 4 × the share of the query's terms a document holds). ``semantic_queries_left`` models the free
+  plan's monthly quota: at 0 a semantic query is refused 402 (the free plan stops with an error once its
+  queries are used; the status is as reported for the service, see
+  docs/architecture.md#platform-facts-and-their-sources); ``None`` is the standard plan (no limit).
 * **Index definitions as the service validates them** (``_definition_refused``): vector profiles that name an
   algorithm, vectorizer or compression the index does not define, an Azure OpenAI vectorizer without
   ``modelName`` or ``resourceUri``, truncation not below the field's dimensions, permission filters on a GA
@@ -39,12 +56,12 @@ highest when it holds them in a row), and vector queries (cosine).
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import re
 import time
 from dataclasses import dataclass, field
-import base64
 from typing import Any, Callable
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -61,13 +78,15 @@ class _Pending:
     due_time: float
     key: str
     doc: dict[str, Any] | None  # None: a delete
+    index: str = ""  # the index it was written to ("": the first)
 
 
 @dataclass
 class SearchServiceFake(HttpTransport):
-    """One search service with any number of indexes (definitions by name) holding one document store.
+    """One search service with any number of indexes (definitions by name), each with its own documents.
 
-    ``committed`` is what lookups by key see, ``visible`` what queries see; ``queries`` counts search requests
+    Each index has its own documents (``store(name)``); ``committed`` is what lookups by key see, ``visible``
+    what queries see, both of the index the last document request went to; ``queries`` counts search requests
     (``search.post.search`` and ``$count``) by the ``x-fake-caller`` tag a test may set (``"-"`` otherwise).
     """
 
@@ -80,7 +99,16 @@ class SearchServiceFake(HttpTransport):
     requests: int = 0
     queries: int = 0
     throttled: int = 0
+    # The semantic ranker's plan (module docstring): None = standard (no limit), n = free queries left.
+    semantic_queries_left: int | None = None
+    semantic_refusals: int = 0  # semantic queries answered 402
+    lookup_lag: bool = False  # lookups by key see what queries see (module docstring)
     _faults: list[tuple[int, dict[str, str]]] = field(default_factory=list)
+    # One document store per index: name -> (committed, visible); the first index adopts the initial dicts.
+    _stores: dict[str, tuple[dict[str, Any], dict[str, Any]]] = field(default_factory=dict)
+    _serving: str = ""  # the index of the request being answered
+    #: The most bytes of JSON an indexing request may hold (search-limits-quotas-capacity: 16 MB), else 413.
+    max_request_bytes: int = 16 * 1024 * 1024
     #: The index vectorizer's embedding model: query text -> vector (None: the vectorizer cannot be reached).
     vectorize: Callable[[str], list[float]] | None = None
     #: Requests of the current call: its headers and api-version (for permission filtering and validation).
@@ -95,6 +123,12 @@ class SearchServiceFake(HttpTransport):
     def fail(self, n: int, status: int = 503) -> None:
         """The next *n* requests are answered *status* (no Retry-After)."""
         self._faults.extend([(status, {})] * n)
+
+    def store(self, index: str) -> tuple[dict[str, Any], dict[str, Any]]:
+        """``(committed, visible)`` documents of *index* by key (created empty on first use)."""
+        if index not in self._stores:
+            self._stores[index] = (self.committed, self.visible) if not self._stores else ({}, {})
+        return self._stores[index]
 
     def settle(self) -> None:
         """Make every pending write and delete visible (the refresh caught up)."""
@@ -125,12 +159,13 @@ class SearchServiceFake(HttpTransport):
             self.throttled += status == 429
             return _Response(request, status, {"error": {"code": "Throttled" if status == 429 else "Unavailable",
                                                          "message": "fake service fault"}}, headers)
-        status, answer = self._route(request.method, path, body)
+        params = {k: v[0] for k, v in parse_qs(urlsplit(request.url).query).items()}
+        status, answer = self._route(request.method, path, body, params)
         return _Response(request, status, answer, {})
 
     # -- the service -----------------------------------------------------------------------------------------
 
-    def _route(self, method: str, path: str, body: Any) -> tuple[int, Any]:
+    def _route(self, method: str, path: str, body: Any, params: dict[str, str] | None = None) -> tuple[int, Any]:
         m = re.fullmatch(r"/indexes(?:\('([^']+)'\))?(/docs.*)?", path)
         if not m:
             return 404, {"error": {"code": "NotFound", "message": path}}
@@ -149,38 +184,66 @@ class SearchServiceFake(HttpTransport):
             self.definitions[body["name"]] = body
             return (201 if method == "POST" else 200), body
         fields = {f["name"]: f for f in (self.definitions.get(name) or {}).get("fields", [])}
+        self.committed, self.visible = self.store(name)
+        self._serving = name
         if rest == "/docs/search.index":
+            too_large = self._too_large(body)
+            if too_large:
+                return too_large
+            refused = _batch_refused(body["value"], fields)
+            if refused:
+                return 400, {"error": {"code": "InvalidDocument", "message": refused}}
             unknown = sorted({k for a in body["value"] for k in a if k != "@search.action" and fields
                               and k not in fields})
             if unknown:
                 return 400, {"error": {"code": "InvalidDocument", "message": f"The property '{unknown[0]}' does not "
                                        "exist on type 'search.documentFields'."}}
-            return 200, {"value": [self._index_action(a) for a in body["value"]]}
+            results = [self._index_action(a, fields) for a in body["value"]]
+            # 207 when some actions failed ("Index Documents": 200 only when every one succeeded).
+            return (200 if all(r["status"] for r in results) else 207), {"value": results}
         if rest == "/docs/search.post.search":
             self.queries += 1
-            try:
+            try:  # a text vector query becomes the vector the index's vectorizer makes of it
                 body = self._vectorized(body, self.definitions.get(name) or {})
-                return 200, {"value": self._search(body, fields, self.definitions.get(name) or {})}
             except _InvalidVectorQuery as exc:
                 return 400, {"error": {"code": "InvalidVectorQuery", "message": str(exc)}}
+            refused = _query_refused(body, fields)
+            if refused:
+                return 400, {"error": {"code": "InvalidRequestParameter", "message": refused}}
+            semantic = body.get("queryType") == "semantic"
+            if semantic:
+                gate = self._semantic_gate(name, body)
+                if gate:
+                    return gate
+            try:
+                found = self._search(body, fields, self.definitions.get(name) or {})
             except _InvalidFilter as exc:
                 return 400, {"error": {"code": "InvalidRequestParameter", "message": f"Invalid expression: {exc}"}}
+            return 200, {"value": _reranked(found, body) if semantic else found}
         if rest == "/docs/$count":
             self.queries += 1
             definition = self.definitions.get(name) or {}
             return 200, sum(1 for d in self.visible.values() if self._permitted(d, definition))
         key = re.fullmatch(r"/docs\('(.*)'\)", rest)
         if key and method == "GET":
-            doc = self.committed.get(key.group(1).replace("''", "'"))
-            doc = doc if doc and self._permitted(doc, self.definitions.get(name) or {}) else None
-            return (200, doc) if doc else (404, {"error": {"code": "NotFound", "message": "no such document"}})
+            select = [s for s in (params or {}).get("$select", "").split(",") if s]
+            refused = _fields_refused("$select", select, fields, "retrievable")
+            if refused:
+                return 400, {"error": {"code": "InvalidRequestParameter", "message": refused}}
+            doc = (self.visible if self.lookup_lag else self.committed).get(key.group(1).replace("''", "'"))
+            if not doc or not self._permitted(doc, self.definitions.get(name) or {}):
+                return 404, {"error": {"code": "NotFound", "message": "no such document"}}
+            return 200, _shown(doc, select, fields)
         return 400, {"error": {"code": "BadRequest", "message": f"unsupported {method} {rest}"}}
 
-    def _index_action(self, action: dict[str, Any]) -> dict[str, Any]:
-        kind = action["@search.action"]
-        key = action["id"]
+    def _index_action(self, action: dict[str, Any], fields: dict[str, Any] | None = None) -> dict[str, Any]:
+        kind = action.get("@search.action", "upload")
+        key = action[_key_field(fields)]
         doc = {k: v for k, v in action.items() if k != "@search.action"}
         existed = key in self.committed
+        bad_key = _key_refused(key)
+        if bad_key:
+            return {"key": key, "status": False, "errorMessage": bad_key, "statusCode": 400}
         if kind == "merge" and not existed:
             return {"key": key, "status": False, "errorMessage": "Document not found.", "statusCode": 404}
         if kind == "delete":
@@ -192,12 +255,15 @@ class SearchServiceFake(HttpTransport):
         else:
             new = doc
             self.committed[key] = new
-        pending = _Pending(self.requests + self.lag_requests, time.monotonic() + self.lag_seconds, key, new)
+        pending = _Pending(self.requests + self.lag_requests, time.monotonic() + self.lag_seconds, key, new,
+                           self._serving)
         if self.lag_requests == 0 and self.lag_seconds == 0:
             self._apply(pending)
         else:
             self.pending.append(pending)
-        return {"key": key, "status": True, "errorMessage": None, "statusCode": 200 if existed else 201}
+        # A delete answers 200 whether or not the key existed (spec example SearchIndexIndexDocuments.json).
+        created = not existed and kind != "delete"
+        return {"key": key, "status": True, "errorMessage": None, "statusCode": 201 if created else 200}
 
     def _refresh(self) -> None:
         now = time.monotonic()
@@ -208,10 +274,11 @@ class SearchServiceFake(HttpTransport):
                 self._apply(p)
 
     def _apply(self, p: _Pending) -> None:
+        visible = self.store(p.index)[1] if p.index else self.visible
         if p.doc is None:
-            self.visible.pop(p.key, None)
+            visible.pop(p.key, None)
         else:
-            self.visible[p.key] = dict(p.doc)
+            visible[p.key] = dict(p.doc)
 
     # -- integrated vectorization and document-level security (see the module docstring) -----------------------
 
@@ -286,10 +353,8 @@ class SearchServiceFake(HttpTransport):
             scored = [(s, d) for s, d in scored if s > 0]
         else:
             scored = [(1.0, d) for d in docs]
-        for vq in body.get("vectorQueries") or []:
-            vector = vq["vector"]
-            with_vectors = [(_cosine(vector, d.get("embedding") or []), d) for d in docs if d.get("embedding")]
-            scored = sorted(with_vectors, key=lambda sd: -sd[0])[: vq.get("k", 50)] if text == "*" else scored
+        if body.get("vectorQueries"):
+            scored = _fused(scored if text != "*" else None, _vector_legs(body["vectorQueries"], docs))
         if body.get("orderby"):
             fieldname, _, direction = body["orderby"].partition(" ")
             scored.sort(key=lambda sd: sd[1].get(fieldname), reverse=direction.strip() == "desc")
@@ -298,9 +363,34 @@ class SearchServiceFake(HttpTransport):
         select = [s for s in (body.get("select") or "").split(",") if s]
         out = []
         for score, d in scored[: body.get("top", 50)]:
-            shown = {k: d.get(k) for k in select} if select else dict(d)
-            out.append({"@search.score": score, **shown})
+            out.append({"@search.score": score, **_shown(d, select, fields or {})})
         return out
+
+    def _too_large(self, body: Any) -> tuple[int, Any] | None:
+        """413 for an indexing request over ``max_request_bytes`` of JSON (as the SDK sends it)."""
+        size = len(json.dumps(body))
+        if size <= self.max_request_bytes:
+            return None
+        return 413, {"error": {"code": "RequestEntityTooLarge",
+                               "message": f"The request is {size} bytes; at most {self.max_request_bytes} are allowed."}}
+
+    # -- the semantic ranker (module docstring) ------------------------------------------------------------------
+
+    def _semantic_gate(self, name: str, body: dict[str, Any]) -> tuple[int, Any] | None:
+        """The refusal of a semantic query, or ``None``: an unknown configuration is a 400, a spent free quota
+        a 402; otherwise one query of the quota is used."""
+        semantic = (self.definitions.get(name) or {}).get("semantic") or {}
+        wanted = body.get("semanticConfiguration") or semantic.get("defaultConfiguration")
+        if wanted not in {c["name"] for c in semantic.get("configurations") or []}:
+            return 400, {"error": {"code": "InvalidRequestParameter",
+                                   "message": f"Unknown semantic configuration '{wanted}'."}}
+        if self.semantic_queries_left is not None:
+            if self.semantic_queries_left <= 0:
+                self.semantic_refusals += 1
+                return 402, {"error": {"code": "SemanticQueriesQuotaExceeded",
+                                       "message": "The free semantic ranker quota of this month is used up."}}
+            self.semantic_queries_left -= 1
+        return None
 
 
 # CJK ideographs and kana are one term each, as the service's standard analyzer emits them; other words whole.
@@ -571,3 +661,152 @@ def _parse_filter(text: str, fields: dict[str, Any] | None = None):
     if pos != len(tokens):
         raise ValueError(f"fake search: trailing tokens in filter {text!r}")
     return predicate
+
+
+# -- queries as the service checks them (module docstring) ------------------------------------------------------
+
+_VECTOR_TYPES = ("Collection(Edm.Single)", "Collection(Edm.Half)", "Collection(Edm.Int16)",
+                 "Collection(Edm.SByte)", "Collection(Edm.Byte)")
+#: k of Reciprocal Rank Fusion (hybrid-search-ranking on learn.microsoft.com).
+_RRF_K = 60
+#: Results the semantic ranker re-ranks (semantic-search-overview on learn.microsoft.com).
+_RERANKED = 50
+
+
+def _retrievable(field_def: dict[str, Any]) -> bool:
+    # The REST attribute is "retrievable" (default true); the SDK's "hidden" is its negation.
+    return field_def.get("retrievable", True) is not False
+
+
+def _fields_refused(parameter: str, names: list[str], fields: dict[str, Any], attribute: str) -> str:
+    """Why the service refuses *parameter* naming *names* ('' if it accepts): a field the index lacks, or one
+    without *attribute* (``retrievable`` for a select, ``sortable`` for an orderby)."""
+    if not fields:
+        return ""
+    for name in names:
+        if name not in fields:
+            return f"Invalid expression: Could not find a property named '{name}' on type 'search.document'. " \
+                   f"Parameter name: {parameter}"
+        fit = _retrievable(fields[name]) if attribute == "retrievable" else bool(fields[name].get(attribute))
+        if not fit:
+            return f"Invalid expression: The field '{name}' is not {attribute}. Parameter name: {parameter}"
+    return ""
+
+
+def _query_refused(body: dict[str, Any], fields: dict[str, Any]) -> str:
+    """Why the service refuses the search request *body* ('' if it accepts): ``select``, ``orderby`` and the
+    vector queries' fields and lengths (module docstring)."""
+    select = [s.strip() for s in (body.get("select") or "").split(",") if s.strip()]
+    refused = _fields_refused("$select", select, fields, "retrievable")
+    orderby = [clause.strip().split(" ")[0] for clause in (body.get("orderby") or "").split(",") if clause.strip()]
+    refused = refused or _fields_refused("$orderby", [o for o in orderby if o != "search.score()"], fields,
+                                         "sortable")
+    for vq in body.get("vectorQueries") or []:
+        for name in (vq.get("fields") or "").split(","):
+            field_def = fields.get(name.strip()) if fields else {"dimensions": len(vq.get("vector") or [])}
+            if field_def is None or (fields and field_def.get("type") not in _VECTOR_TYPES):
+                return refused or f"The field '{name}' in the vector query is not a vector field."
+            dims = field_def.get("dimensions")
+            if dims is not None and len(vq.get("vector") or []) != dims:
+                return refused or (f"The vector field '{name}' has {dims} dimensions, the query vector "
+                                   f"{len(vq.get('vector') or [])}.")
+    return refused
+
+
+def _shown(doc: dict[str, Any], select: list[str], fields: dict[str, Any]) -> dict[str, Any]:
+    """*doc* as a result shows it: the *select*ed fields, or every retrievable one."""
+    if select:
+        return {k: doc.get(k) for k in select}
+    return {k: v for k, v in doc.items() if k not in fields or _retrievable(fields[k])}
+
+
+def _vector_legs(vector_queries: list[dict[str, Any]], docs: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Each vector query's ``k`` nearest documents (cosine), nearest first."""
+    legs = []
+    for vq in vector_queries:
+        name = (vq.get("fields") or "embedding").split(",")[0].strip()
+        near = sorted(((_cosine(vq["vector"], d[name]), d) for d in docs if d.get(name)), key=lambda sd: -sd[0])
+        legs.append([d for _, d in near[: vq.get("k", 50)]])
+    return legs
+
+
+def _fused(text_leg: list[tuple[float, dict[str, Any]]] | None,
+           vector_legs: list[list[dict[str, Any]]]) -> list[tuple[float, dict[str, Any]]]:
+    """RRF of the text leg (``None``: no search text, the vector legs alone, scored by their own rank fusion)
+    and the vector legs: Σ 1/(60 + rank) per document, highest first."""
+    legs = [d for d in vector_legs]
+    if text_leg is not None:
+        legs.insert(0, [d for _, d in sorted(text_leg, key=lambda sd: -sd[0])])
+    scores: dict[str, float] = {}
+    docs: dict[str, dict[str, Any]] = {}
+    for leg in legs:
+        for rank, d in enumerate(leg, start=1):
+            key = id(d)  # the stored document object itself: no key field name needed here
+            scores[key] = scores.get(key, 0.0) + 1.0 / (_RRF_K + rank)
+            docs[key] = d
+    return sorted(((score, docs[key]) for key, score in scores.items()), key=lambda sd: -sd[0])
+
+
+def _reranked(results: list[dict[str, Any]], body: dict[str, Any]) -> list[dict[str, Any]]:
+    """The semantic ranker over *results* (module docstring): the top 50 get ``@search.rerankerScore`` and come
+    first in its order (ties keep their order)."""
+    words = set(_terms((body.get("search") or "").replace("\\", "")))
+    head = []
+    for result in results[:_RERANKED]:
+        held = words & set(_terms(str(result.get("content") or "")))
+        head.append({**result, "@search.rerankerScore": 4.0 * len(held) / len(words) if words else 0.0})
+    head.sort(key=lambda r: -r["@search.rerankerScore"])
+    return head + results[_RERANKED:]
+
+
+# -- indexing requests as the service checks them ----------------------------------------------------------------
+
+#: Document keys: letters, digits, ``_``, ``-``, ``=``; at most 1,024 characters ("Naming rules" on
+#: learn.microsoft.com, search-limits-quotas-capacity).
+_KEY = re.compile(r"[A-Za-z0-9_\-=]{1,1024}")
+_EDM_CHECKS = {
+    "Edm.String": lambda v: isinstance(v, str),
+    "Edm.Int32": lambda v: isinstance(v, int) and not isinstance(v, bool) and -2**31 <= v < 2**31,
+    "Edm.Int64": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "Edm.Double": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "Edm.Boolean": lambda v: isinstance(v, bool),
+    "Edm.DateTimeOffset": lambda v: isinstance(v, str),
+    "Edm.Single": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+}
+
+
+def _key_refused(key: Any) -> str:
+    """Why the service fails a document with *key* ('' if it accepts): not a string of the allowed characters."""
+    if isinstance(key, str) and _KEY.fullmatch(key):
+        return ""
+    return f"Invalid document key '{key}': letters, digits, '_', '-' and '=' only, at most 1024 characters."
+
+
+def _batch_refused(actions: list[dict[str, Any]], fields: dict[str, Any]) -> str:
+    """Why the service refuses a whole indexing request ('' if it accepts): a value of the wrong EDM type, or a
+    vector whose length is not its field's ``dimensions`` ("Index Documents" REST reference; "Supported data
+    types" on learn.microsoft.com). Unknown fields are checked by the caller."""
+    if not fields:
+        return ""
+    for action in actions:
+        for name, value in action.items():
+            field_def = fields.get(name)
+            if field_def is None or value is None:
+                continue
+            type_ = field_def["type"]
+            inner = type_[len("Collection("):-1] if type_.startswith("Collection(") else None
+            check = _EDM_CHECKS.get(inner or type_)
+            if check is None:
+                continue
+            values = value if inner else [value]
+            if inner and not isinstance(value, list) or not all(check(v) for v in values if v is not None):
+                return f"Cannot convert the value of property '{name}' to the expected type '{type_}'."
+            dims = field_def.get("dimensions")
+            if dims is not None and len(value) != dims:
+                return f"The vector field '{name}' has {dims} dimensions; the document's vector has {len(value)}."
+    return ""
+
+
+def _key_field(fields: dict[str, Any] | None) -> str:
+    """The name of the index's key field (``id`` when the index is unknown)."""
+    return next((name for name, f in (fields or {}).items() if f.get("key")), "id")

@@ -29,8 +29,8 @@ from .strategy import SEMANTIC_THRESHOLD_TYPES, StrategyOptions
 from .values import SettingsError, bool_value, int_value, str_value
 
 __all__ = [
-    "BINDING_DEFAULTS", "SEMANTIC_THRESHOLD_TYPES", "Settings", "SettingsError", "StageOneJobs", "StrategyOptions", "binding_setting",
-    "read_local_settings",
+    "BINDING_DEFAULTS", "SEMANTIC_RANKER_PLANS", "SEMANTIC_THRESHOLD_TYPES", "Settings", "SettingsError", "StageOneJobs", "StrategyOptions", "binding_setting",
+    "read_local_settings", "semantic_ranker_value",
 ]
 
 # The settings that name what the Functions bindings read and write, with their defaults. The Functions host has
@@ -271,7 +271,7 @@ class Settings:
             search_endpoint=search_endpoint,
             search_api_key=str_value(env, "AZURE_SEARCH_API_KEY"),
             search_index_name=str_value(env, "AZURE_SEARCH_INDEX", "chunks"),
-            search_semantic_ranker=bool_value(env, "AZURE_SEARCH_SEMANTIC_RANKER"),
+            search_semantic_ranker=semantic_ranker_value(env),
             chat_backend=chat_backend,
             chat_model=chat_model,
             chat_max_concurrency=int_value(env, "CHAT_MAX_CONCURRENCY", 4, 1),
@@ -293,3 +293,25 @@ class Settings:
             stage_one=StageOneJobs.from_env(env),
             index_design=index_design,
         )
+
+
+#: The semantic ranker's plans, as the search service (and azd's AZURE_SEARCH_SEMANTIC_RANKER) names them: the
+#: same variable means the same thing to infra/ and to the app (docs/deploy.md#parameters).
+SEMANTIC_RANKER_PLANS = {"disabled": False, "free": True, "standard": True}
+
+
+def semantic_ranker_value(env: Mapping[str, str]) -> bool:
+    """``AZURE_SEARCH_SEMANTIC_RANKER``: whether queries use the semantic ranker. Takes the service's plan names
+    (``disabled``, ``free``, ``standard``) or ``true``/``false``.
+
+    Raises:
+        SettingsError: any other value.
+    """
+    raw = str_value(env, "AZURE_SEARCH_SEMANTIC_RANKER").lower()
+    if raw in SEMANTIC_RANKER_PLANS:
+        return SEMANTIC_RANKER_PLANS[raw]
+    try:
+        return bool_value(env, "AZURE_SEARCH_SEMANTIC_RANKER")
+    except SettingsError:
+        raise SettingsError("AZURE_SEARCH_SEMANTIC_RANKER must be disabled, free or standard (the service's plan), "
+                            f"or true or false, got {raw!r}") from None

@@ -5,6 +5,8 @@
 param name string
 param location string
 param tags object = {}
+@description('Disable public network access: the app comes in through a private endpoint (main.bicep usePrivateNetworking).')
+param privateAccessOnly bool = false
 @description('Pricing tier: S0 (500 MB and 2,000 pages per request) or F0 (free: 4 MB, 2 pages).')
 @allowed([
   'S0'
@@ -13,7 +15,7 @@ param tags object = {}
 param sku string = 'S0'
 
 resource account 'Microsoft.CognitiveServices/accounts@2024-10-01' = {
-  #checkov:skip=CKV_AZURE_134: public endpoint on purpose: the Flex Consumption app calls it without a virtual network; local (key) authentication is disabled
+  #checkov:skip=CKV_AZURE_134: public access is the privateAccessOnly parameter (usePrivateNetworking in main.bicep), off by default so the app works without a virtual network; local (key) authentication is disabled either way
   name: name
   location: location
   tags: tags
@@ -29,7 +31,10 @@ resource account 'Microsoft.CognitiveServices/accounts@2024-10-01' = {
     // https://<name>.cognitiveservices.azure.com, which main.bicep passes to the app.
     customSubDomainName: name
     disableLocalAuth: true
-    publicNetworkAccess: 'Enabled'
+    publicNetworkAccess: privateAccessOnly ? 'Disabled' : 'Enabled'
+    networkAcls: {
+      defaultAction: privateAccessOnly ? 'Deny' : 'Allow'
+    }
   }
 }
 

@@ -28,6 +28,8 @@ param maximumInstanceCount int = 100
 param zoneRedundant bool = false
 @description('App settings (name -> value); no secrets: every connection is identity-based.')
 param appSettings object
+@description('Subnet the app joins for its outbound calls (virtual network integration); empty: none.')
+param subnetId string = ''
 
 resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
   #checkov:skip=CKV_AZURE_225: zone redundancy is the zoneRedundant parameter, off by default because not every Flex Consumption region offers it
@@ -46,7 +48,7 @@ resource plan 'Microsoft.Web/serverfarms@2024-04-01' = {
 }
 
 resource site 'Microsoft.Web/sites@2024-04-01' = {
-  #checkov:skip=CKV_AZURE_222: Event Grid calls the blob trigger's webhook over the internet (no virtual network here); the webhook needs the blobs_extension system key
+  #checkov:skip=CKV_AZURE_222: Event Grid calls the blob trigger's webhook over the internet, also with usePrivateNetworking (it cannot deliver to a private endpoint); the webhook needs the blobs_extension system key
   #checkov:skip=CKV_AZURE_17: Event Grid webhook deliveries carry no client certificate, so requiring one would stop the blob trigger
   #checkov:skip=CKV_AZURE_212: Flex Consumption scales to zero on purpose; always-ready instances are billed while idle
   #checkov:skip=CKV_AZURE_213: the app serves no HTTP route of its own to probe (queue, timer and Event Grid triggers only)
@@ -64,7 +66,10 @@ resource site 'Microsoft.Web/sites@2024-04-01' = {
   properties: {
     serverFarmId: plan.id
     httpsOnly: true
+    // Inbound stays public even with a subnet: Event Grid delivers the blob trigger's webhook over the internet and
+    // cannot reach a private endpoint (docs/deploy.md#private-networking); the webhook needs the system key.
     publicNetworkAccess: 'Enabled'
+    virtualNetworkSubnetId: empty(subnetId) ? null : subnetId
     siteConfig: {
       minTlsVersion: '1.2'
       ftpsState: 'Disabled'

@@ -4,6 +4,8 @@
 param name string
 param location string
 param tags object = {}
+@description('Disable public network access: the app comes in through a private endpoint (main.bicep usePrivateNetworking).')
+param privateAccessOnly bool = false
 @description('Deployment name the app calls (AZURE_OPENAI_EMBEDDING_DEPLOYMENT).')
 param embeddingDeploymentName string
 @description('Embedding model, e.g. text-embedding-3-small.')
@@ -16,7 +18,7 @@ param embeddingSkuName string = 'Standard'
 param embeddingCapacity int
 
 resource account 'Microsoft.CognitiveServices/accounts@2024-10-01' = {
-  #checkov:skip=CKV_AZURE_134: public endpoint on purpose: the Flex Consumption app calls it without a virtual network; local (key) authentication is disabled
+  #checkov:skip=CKV_AZURE_134: public access is the privateAccessOnly parameter (usePrivateNetworking in main.bicep), off by default so the app works without a virtual network; local (key) authentication is disabled either way
   name: name
   location: location
   tags: tags
@@ -31,7 +33,10 @@ resource account 'Microsoft.CognitiveServices/accounts@2024-10-01' = {
     // A custom subdomain is required for Microsoft Entra ID authentication.
     customSubDomainName: name
     disableLocalAuth: true
-    publicNetworkAccess: 'Enabled'
+    publicNetworkAccess: privateAccessOnly ? 'Disabled' : 'Enabled'
+    networkAcls: {
+      defaultAction: privateAccessOnly ? 'Deny' : 'Allow'
+    }
   }
 }
 

@@ -25,6 +25,10 @@ param sku string = 'basic'
 param semanticSearch string = 'disabled'
 param replicaCount int = 1
 param partitionCount int = 1
+@description('Disable public network access: clients come in through a private endpoint (main.bicep usePrivateNetworking).')
+param privateAccessOnly bool = false
+@description('Resource ID of the Azure OpenAI account the index\'s vectorizer calls through a shared private link; empty: none.')
+param openAiAccountId string = ''
 
 resource search 'Microsoft.Search/searchServices@2023-11-01' = {
   #checkov:skip=CKV_AZURE_208: one replica by default to keep the bill low (each replica is billed as a search unit); raise replicaCount to 3 for the write SLA
@@ -41,10 +45,22 @@ resource search 'Microsoft.Search/searchServices@2023-11-01' = {
   properties: {
     disableLocalAuth: true
     hostingMode: 'default'
-    publicNetworkAccess: 'enabled'
+    publicNetworkAccess: privateAccessOnly ? 'disabled' : 'enabled'
     replicaCount: replicaCount
     partitionCount: partitionCount
     semanticSearch: (sku == 'free') ? null : semanticSearch
+  }
+}
+
+// The search service's own outbound calls (the vectorizer's query embeddings) reach a private Azure OpenAI account
+// through this link; the account's owner approves the connection once (docs/deploy.md#private-networking).
+resource openAiLink 'Microsoft.Search/searchServices/sharedPrivateLinkResources@2023-11-01' = if (!empty(openAiAccountId)) {
+  parent: search
+  name: 'openai'
+  properties: {
+    groupId: 'openai_account'
+    privateLinkResourceId: openAiAccountId
+    requestMessage: 'Azure AI Search vectorizer of the chunking pipeline'
   }
 }
 

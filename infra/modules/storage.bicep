@@ -1,5 +1,5 @@
 // The one storage account of the app: host storage (AzureWebJobsStorage), the documents container the blob
-// trigger watches, claim-check payloads, the chunk-batch, blob-event and stage-1 job queues with their poison
+// trigger watches, claim-check payloads, the model cache, the chunk-batch, blob-event and stage-1 job queues with their poison
 // queues, the ledger table, and the container Flex Consumption deploys the code package from. Keyless: every
 // client uses Microsoft Entra ID (the function app's managed identity), so shared-key access is off.
 
@@ -16,6 +16,8 @@ param documentsContainer string
 param payloadContainer string
 @description('Container Flex Consumption reads the deployment package from.')
 param deploymentContainer string
+@description('Container of cached model results (MODEL_CACHE_CONTAINER).')
+param modelCacheContainer string
 @description('Queue of chunk batches (CHUNK_BATCH_QUEUE); its poison queue is created too.')
 param batchQueue string
 @description('Queue Event Grid delivers BlobDeleted events to (BLOB_EVENTS_QUEUE); its poison queue is created too.')
@@ -24,6 +26,8 @@ param blobEventsQueue string
 param stageOneJobQueue string
 @description('Ledger table (LEDGER_TABLE).')
 param ledgerTable string
+@description('Refuse every public network but Azure\'s trusted services: the app comes in through private endpoints (main.bicep usePrivateNetworking).')
+param privateAccessOnly bool = false
 
 // The blob trigger's own poison queue: a fixed name in the Functions blob extension.
 var blobTriggerPoisonQueue = 'webjobs-blobtrigger-poison'
@@ -38,8 +42,8 @@ var queueNames = [
 ]
 
 resource account 'Microsoft.Storage/storageAccounts@2023-05-01' = {
-  #checkov:skip=CKV_AZURE_35: public endpoint on purpose: Event Grid and the Flex Consumption app reach it without a virtual network; access is Entra ID only (shared keys off)
-  #checkov:skip=CKV_AZURE_59: same reason as CKV_AZURE_35; no anonymous access is possible (allowBlobPublicAccess false, allowSharedKeyAccess false)
+  #checkov:skip=CKV_AZURE_35: the default action is Deny with usePrivateNetworking; without it the Flex Consumption app reaches storage over its public endpoint, Entra ID only (shared keys off)
+  #checkov:skip=CKV_AZURE_59: publicNetworkAccess stays Enabled even with usePrivateNetworking, where the firewall denies every network but Azure's trusted services: Event Grid's system-assigned identity delivers BlobDeleted events through that exception, which a Disabled account would refuse (docs/deploy.md#private-networking)
   #checkov:skip=CKV_AZURE_206: locally redundant storage by default: documents are the user's copies and the index can be rebuilt from them (reconcile); pass skuName Standard_ZRS or Standard_GRS for more
   name: name
   location: location
@@ -56,10 +60,12 @@ resource account 'Microsoft.Storage/storageAccounts@2023-05-01' = {
     defaultToOAuthAuthentication: true
     minimumTlsVersion: 'TLS1_2'
     supportsHttpsTrafficOnly: true
+    // With privateAccessOnly, the firewall lets in private endpoints and Azure's trusted services only (Event
+    // Grid delivering to the blob-events queue with its system-assigned identity): docs/deploy.md#private-networking.
     publicNetworkAccess: 'Enabled'
     networkAcls: {
       bypass: 'AzureServices'
-      defaultAction: 'Allow'
+      defaultAction: privateAccessOnly ? 'Deny' : 'Allow'
     }
     encryption: {
       keySource: 'Microsoft.Storage'
@@ -95,6 +101,7 @@ resource containers 'Microsoft.Storage/storageAccounts/blobServices/containers@2
   documentsContainer
   payloadContainer
   deploymentContainer
+  modelCacheContainer
 ]: {
   parent: blobService
   name: container

@@ -29,7 +29,7 @@ from chunking.embeddings.stopwords import is_stop_word
 from chunking.errors import EmbeddingError
 from chunking.services import make_embedder
 from chunking.settings import Settings
-from tests.openai_fakes import ScriptedEndpoint
+from tests.openai_fakes import ScriptedEndpoint, embeddings_refusal
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -228,6 +228,9 @@ class FakeEmbeddingsAPI(ScriptedEndpoint):
         self.dims, self.wrong_dims = dims, wrong_dims
 
     def reply(self, request: httpx.Request) -> httpx.Response:
+        refused = embeddings_refusal(request)  # as unkind as the service (tests/openai_fakes.py)
+        if refused is not None:
+            return refused
         inputs = json.loads(request.content)["input"]
         dims = self.dims + (1 if self.wrong_dims else 0)
         # Returned out of order on purpose: the index field gives the order.

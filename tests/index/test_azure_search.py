@@ -274,5 +274,8 @@ def test_semantic_ranker_setting():
 
     assert Settings.from_env({"AZURE_SEARCH_SEMANTIC_RANKER": "true"}).search_semantic_ranker is True
     assert Settings.from_env({}).search_semantic_ranker is False
-    with pytest.raises(SettingsError, match="AZURE_SEARCH_SEMANTIC_RANKER"):
+    # The plan names azd and infra/ use for the same variable.
+    assert [Settings.from_env({"AZURE_SEARCH_SEMANTIC_RANKER": plan}).search_semantic_ranker
+            for plan in ("disabled", "free", "Standard")] == [False, True, True]
+    with pytest.raises(SettingsError, match="must be disabled, free or standard .*, or true or false, got 'maybe'"):
         Settings.from_env({"AZURE_SEARCH_SEMANTIC_RANKER": "maybe"})

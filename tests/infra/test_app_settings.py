@@ -241,3 +241,15 @@ def test_document_field_and_acl_settings_are_parameters_with_the_code_defaults(a
     allowed = {name: next(d["argument"] for d in tree["parameters"][name]["decorators"] if d["type"] == "allowed")
                for name in ("aclSource", "aclDefault")}
     assert allowed == {"aclSource": ["", *(s for s in ACL_SOURCES if s != "adls")], "aclDefault": ["", "public", "deny"]}
+
+
+@pytest.mark.parametrize("plan", ["disabled", "free", "standard"])
+def test_the_semantic_ranker_plan_means_the_same_to_azd_infra_and_the_app(plan: str) -> None:
+    """azd's AZURE_SEARCH_SEMANTIC_RANKER is the plan of the search service; infra passes it on under the same
+    name, and the app (and the CLI, when the azd environment is exported) reads it as off or on."""
+    tree = parse(MAIN)
+    decorators = tree["parameters"]["searchSemanticRanker"]["decorators"]
+    assert plan in next(d["argument"] for d in decorators if d["type"] == "allowed")
+    value = evaluate(tree, tree["variables"]["appSettings"]["value"], {"searchSemanticRanker": plan})
+    assert value["AZURE_SEARCH_SEMANTIC_RANKER"] == plan
+    assert Settings.from_env({"AZURE_SEARCH_SEMANTIC_RANKER": plan}).search_semantic_ranker is (plan != "disabled")

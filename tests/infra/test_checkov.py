@@ -28,11 +28,10 @@ def _checkov() -> str:
     return found
 
 
-@pytest.fixture(scope="module")
-def report() -> dict:
+def _scan(directory: Path) -> dict:
     env = {**os.environ, "BC_SKIP_MAPPING": "TRUE", "CHECKOV_NO_OUTPUT_COLOR": "1", "LOG_LEVEL": "WARNING"}
     done = subprocess.run(
-        [_checkov(), "--directory", str(INFRA), "--framework", "bicep", "--skip-download", "--output", "json",
+        [_checkov(), "--directory", str(directory), "--framework", "bicep", "--skip-download", "--output", "json",
          "--compact"],
         capture_output=True, text=True, cwd=ROOT, env=env, timeout=600,
     )
@@ -43,12 +42,40 @@ def report() -> dict:
     return data
 
 
+@pytest.fixture(scope="module")
+def report() -> dict:
+    """checkov on infra/ as deployed by default (usePrivateNetworking off)."""
+    return _scan(INFRA)
+
+
+@pytest.fixture(scope="module")
+def private_report(tmp_path_factory) -> dict:
+    """checkov on a copy of infra/ whose usePrivateNetworking defaults to true."""
+    copy = tmp_path_factory.mktemp("private") / "infra"
+    shutil.copytree(INFRA, copy)
+    main = copy / "main.bicep"
+    text = main.read_text(encoding="utf-8")
+    assert text.count("param usePrivateNetworking bool = false") == 1
+    main.write_text(text.replace("param usePrivateNetworking bool = false", "param usePrivateNetworking bool = true"),
+                    encoding="utf-8")
+    return _scan(copy)
+
+
 def test_checkov_reports_no_failed_check(report: dict) -> None:
     failed = [f"{c['check_id']} {c['resource']} ({c['file_path']}): {c['check_name']}"
               for c in report["results"]["failed_checks"]]
     assert not failed, "checkov failed checks:\n" + "\n".join(failed)
     assert report["summary"]["passed"] > 0
     assert report["summary"]["parsing_errors"] == 0
+
+
+def test_checkov_reports_no_failed_check_with_private_networking(private_report: dict) -> None:
+    failed = [f"{c['check_id']} {c['resource']} ({c['file_path']}): {c['check_name']}"
+              for c in private_report["results"]["failed_checks"]]
+    assert not failed, "checkov failed checks with usePrivateNetworking=true:\n" + "\n".join(failed)
+    scanned = {Path(c["file_path"]).name for kind in ("passed_checks", "skipped_checks")
+               for c in private_report["results"][kind]}
+    assert "network.bicep" in scanned  # checkov has no check of private endpoints themselves
 
 
 def test_checkov_scans_every_bicep_file_with_resources(report: dict) -> None:

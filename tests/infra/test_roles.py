@@ -113,7 +113,7 @@ def test_main_gives_the_roles_module_the_function_identity_and_what_it_runs_on()
     assert params["applicationInsightsName"] == "applicationInsightsName"
     # The accounts exist before their roles are assigned, and the app starts with its roles.
     assert set(call["config"]["dependsOn"]) == {"monitoring", "search", "openAi", "docIntel"}
-    assert tree["modules"]["functionApp"]["config"]["dependsOn"] == ["roles"]
+    assert tree["modules"]["functionApp"]["config"]["dependsOn"] == ["roles", "network"]
 
 
 def test_role_ids_in_the_bicep_are_the_built_in_ones() -> None:

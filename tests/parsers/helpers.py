@@ -96,3 +96,15 @@ def draw_rows(pdf, widths, rows, *, height: float = 8, open_top: bool = False, o
         for width, text in zip(widths, row):
             pdf.cell(width, height, text, border=sides)
         pdf.ln(height)
+
+
+def numbered_pdf(page_count: int) -> bytes:
+    """A PDF of *page_count* pages, page N holding the line ``scanned page N`` (Helvetica 11 pt)."""
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.set_font("helvetica", size=11)
+    for number in range(page_count):
+        pdf.add_page()
+        pdf.cell(0, 10, f"scanned page {number + 1}")
+    return bytes(pdf.output())

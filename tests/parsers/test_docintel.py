@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import pytest
 from azure.core.exceptions import AzureError, HttpResponseError
-from fpdf import FPDF
 
 from chunking.parsers import ParseError, ReadContext, parse_document
 from chunking.services import document_readers
 from chunking.settings import Settings
 from tests.docintel_fake import ENDPOINT, Cell, DocumentIntelligenceFake, Figure, LayoutDocument, Para, Table
-from tests.parsers.helpers import assert_page_invariants
+from tests.parsers.helpers import assert_page_invariants, numbered_pdf
 
 REPORT = LayoutDocument(pages=[
     [Para("ACME Annual Report", "pageHeader"), Para("Annual report 2024", "title"), Para("Overview", "sectionHeading"),
@@ -89,17 +88,9 @@ def test_the_operation_is_submitted_once_and_polled_until_it_succeeds():
     assert methods == ["POST", "GET", "GET", "GET", "GET"]
     post = fake.requests[0]
     assert post[1] == "/documentintelligence/documentModels/prebuilt-layout:analyze"
-    assert post[2] == {"api-version": "2024-11-30"}
+    assert post[2] == {"api-version": "2024-11-30", "stringIndexType": "unicodeCodePoint"}
     assert fake.sleeps.count(2) == 3  # each "running" answer's Retry-After
 
-
-def _pdf(page_count: int) -> bytes:
-    pdf = FPDF()
-    pdf.set_font("helvetica", size=11)
-    for number in range(page_count):
-        pdf.add_page()
-        pdf.cell(0, 10, f"scanned page {number + 1}")
-    return bytes(pdf.output())
 
 
 def test_a_long_pdf_is_analysed_in_page_ranges_and_the_cost_is_noted():
@@ -107,7 +98,7 @@ def test_a_long_pdf_is_analysed_in_page_ranges_and_the_cost_is_noted():
     fake = DocumentIntelligenceFake(document, max_pages_per_request=2)  # as the free tier
     context = ReadContext()
 
-    pages = _parse(fake, data=_pdf(5), settings=_settings(DOCUMENT_INTELLIGENCE_PAGES_PER_REQUEST="2"),
+    pages = _parse(fake, data=numbered_pdf(5), settings=_settings(DOCUMENT_INTELLIGENCE_PAGES_PER_REQUEST="2"),
                    context=context)
 
     assert fake.analyses() == ["1-2", "3-4", "5-5"]
@@ -116,13 +107,14 @@ def test_a_long_pdf_is_analysed_in_page_ranges_and_the_cost_is_noted():
     assert context.notes == ["Document Intelligence: 5 pages analysed in 3 requests"]
 
 
-def test_without_ranges_the_service_analyses_only_its_maximum_pages():
+def test_a_service_that_stops_early_is_asked_for_the_rest_no_page_is_lost():
     document = LayoutDocument(pages=[[Para(f"Page {n} text.")] for n in range(1, 6)])
     fake = DocumentIntelligenceFake(document, max_pages_per_request=2)
 
-    pages = _parse(fake, data=_pdf(5))  # the default, 2000 pages per request: one request
+    pages = _parse(fake, data=numbered_pdf(5))  # the default, 2000 pages per request: one request, then the rest
 
-    assert fake.analyses() == [None] and len(pages) == 2  # what a too-high setting costs: lost pages
+    assert fake.analyses() == [None, "3-5", "5-5"]
+    assert [p.text for p in pages] == [f"Page {n} text.\n" for n in range(1, 6)]
 
 
 def test_429_is_retried_after_the_retry_after_the_service_sends():
@@ -179,8 +171,8 @@ def test_a_file_over_the_size_limits_is_refused():
     fake = DocumentIntelligenceFake(REPORT, max_bytes=1000)  # the service's own limit is lower (free tier)
     with pytest.raises(ParseError) as caught:
         _parse(fake, data=b"x" * 2000, source="scan.png")
-    assert caught.value.reason == ("Document Intelligence refused it: InvalidRequest: Invalid request. The input "
-                                   "document is too large.")
+    assert caught.value.reason == ("Document Intelligence refused it: InvalidContentLength: The input document is "
+                                   "too large.")  # the specific code of innererror, not the generic top level
 
 
 def test_an_image_is_read_by_the_service_with_the_key_header():

@@ -27,6 +27,7 @@ COMMANDS: dict[str, str] = {
     "search": "hybrid (keyword + vector) search of the index",
     "eval": "measure retrieval (hit@k, MRR, nDCG@10) per chunking strategy on a question set",
     "split": "print the chunks of one file as ingest would store them (nothing is indexed)",
+    "smoke": "check a deployment end to end: one document uploaded, indexed, found, deleted",
     "schema": "print the Azure AI Search index definition the settings create (nothing is contacted)",
 }
 
@@ -42,7 +43,7 @@ to use Azure instead; every setting is in docs/settings.md.
 
 Page numbers: fields (page_start, page_end, --format jsonl) are 0-based; sourcepage (#page=N) and the tables
 printed for people are 1-based.
-Exit status: 0 success; 1 a document failed (ingest, split, reconcile, reprocess) or a folder held no supported file
+Exit status: 0 success; 1 a document failed (ingest, split, reconcile, reprocess), a check failed (smoke) or a folder held no supported file
 (ingest); 2 bad usage (unknown option, bad value, missing file) or a service that cannot be reached or
 refuses; 130 interrupted; 141 the output was closed early (piped into head), as for other Unix tools.
 """
@@ -160,6 +161,8 @@ def _command(name: str):
         from chunking.app.cli import eval as module
     elif name == "split":
         from chunking.app.cli import split as module
+    elif name == "smoke":
+        from chunking.app.cli import smoke as module
     elif name == "schema":
         from chunking.app.cli import schema as module
     else:

@@ -12,6 +12,10 @@ search-howto-large-index on learn.microsoft.com; docs/architecture.md#platform-f
   sleeping for ``retry-after-ms`` / ``Retry-After`` up to a bound, else exponential back-off with jitter.
 * The key field allows letters, digits, ``_``, ``-``, ``=``; OData string literals double a single quote.
 * ``$skip`` stops at 100,000, so listing a document's keys pages by key (``id gt 'last'``, ordered by id).
+* The semantic ranker's free plan stops answering once its monthly queries are used (402): queries then go on
+  as plain hybrid (RRF), said once in the log, and are not sent to the ranker again by this object.
+* ``$select`` of a field that is not retrievable is refused (400): with a vector field that is not retrievable
+  (an index made elsewhere), vector reuse is off and texts are embedded again.
 """
 
 from __future__ import annotations
@@ -56,6 +60,7 @@ from chunking.index.azure.schema import (
     index_definition,
     odata_string,
     strategy_field_definitions,
+    vector_retrievable,
 )
 from chunking.index.design import IndexDesign, rename_filter
 from chunking.index.odata import check_filter, parse_filter
@@ -65,6 +70,12 @@ from chunking.model import DOCUMENT_FIELDS, ChunkRecord
 
 _T = TypeVar("_T")
 log = logging.getLogger(__name__)
+
+log = logging.getLogger(__name__)
+
+#: The semantic ranker's answer once its free plan's monthly queries are used (semantic-how-to-enable-disable on
+#: learn.microsoft.com; the status as reported: docs/architecture.md#platform-facts-and-their-sources).
+_SEMANTIC_QUOTA_SPENT = 402
 
 __all__ = ["AzureSearchIndex", "batches_by_size", "index_definition", "odata_string", "strategy_field_definitions"]
 
@@ -133,6 +144,8 @@ class AzureSearchIndex:
         self._has_strategy_fields = False  # known after ensure() or the first upsert that needs them
         self.metadata_fields = tuple(metadata_fields)
         self._filterable: dict[str, str] | None = None  # filterable fields, known after ensure()
+        self._vector_retrievable: bool | None = None  # known after ensure() or a refused lookup
+        self._reuse_off_said = False
         self.design = design or IndexDesign()
         self._query_headers: dict[str, str] = {}  # x-ms-query-source-authorization, from authorize_queries()
         cred = _credential(credential)
@@ -159,12 +172,14 @@ class AzureSearchIndex:
                 self._indexes.create_index(definition)
                 self._has_strategy_fields = bool(self.strategy_fields)
                 self._filterable = doc_fields.filterable_kinds(definition)
+                self._vector_retrievable = vector_retrievable(definition)
                 return
             except ResourceExistsError:  # another instance created it in between: check theirs
                 existing = self._indexes.get_index(self.index_name)
             except HttpResponseError as exc:
                 raise IndexError_(f"creating index {self.index_name!r} failed: {exc.message}") from exc
         self._check(existing)
+        self._vector_retrievable = vector_retrievable(existing)
         existing = self._migrate_design(existing)
         existing = doc_fields.migrate(self._indexes, existing, self.metadata_fields, self.design)
         self._filterable = doc_fields.filterable_kinds(existing)
@@ -268,7 +283,7 @@ class AzureSearchIndex:
                                       self.count() if existing is not None else None, self.design)
 
     def _check(self, existing: m.SearchIndex) -> None:
-        check_index(existing, self.index_name, self.dimensions)
+        check_index(existing, self.index_name, self.dimensions, SEMANTIC_CONFIG if self.semantic_ranker else None)
 
     # -- writes ------------------------------------------------------------------------------------------------
 
@@ -378,14 +393,38 @@ class AzureSearchIndex:
 
     def vectors_by_key(self, ids: Iterable[str]) -> dict[str, tuple[float, ...]]:
         """``{id: embedding}`` by lookups by key (``GET /docs('key')``, one per id): the service answers them from
-        the stored documents at once, unlike queries, which lag writes. Missing ids are left out."""
+        the stored documents at once, unlike queries, which lag writes. Missing ids are left out; nothing is
+        found when the index's vector field is not retrievable (vector reuse is off: the texts are embedded
+        again, said once in the log)."""
         found: dict[str, tuple[float, ...]] = {}
+        if self._vector_retrievable is False:
+            self._say_reuse_is_off()
+            return found
         for key in dict.fromkeys(ids):
             lookup = functools.partial(self._lookup, key, [VECTOR_FIELD])
-            doc = self._with_retries(f"lookup of {key}", lookup)
+            try:
+                doc = self._with_retries(f"lookup of {key}", lookup)
+            except IndexError_ as exc:
+                # Without ensure(), a refused $select is the first sign of a vector field that is not retrievable.
+                if exc.status != 400 or self._vector_retrievable is not None or self._vectors_readable():
+                    raise
+                self._say_reuse_is_off()
+                return {}
             if doc is not None and doc.get(VECTOR_FIELD):
                 found[key] = tuple(float(x) for x in doc[VECTOR_FIELD])
         return found
+
+    def _vectors_readable(self) -> bool:
+        """Whether lookups may select the vector field, read from the index definition (``ensure`` knows it)."""
+        existing = self._existing_index()
+        self._vector_retrievable = existing is not None and vector_retrievable(existing)
+        return self._vector_retrievable
+
+    def _say_reuse_is_off(self) -> None:
+        if not self._reuse_off_said:
+            self._reuse_off_said = True
+            log.warning("index %r: field %s is not retrievable; vector reuse is off, texts are embedded again",
+                        self.index_name, VECTOR_FIELD)
 
     def _pipeline_headers(self) -> dict[str, Any]:
         """The pipeline's own reads (key listing, lookups, counts) see every document: with permission filters
@@ -446,17 +485,33 @@ class AzureSearchIndex:
             filter = rename_filter(filter, self.design.renames())
             level_filter = f"({level_filter}) and ({filter})" if level_filter else filter
         extra: dict[str, Any] = {"filter": level_filter} if level_filter else {}
-        if self.semantic_ranker and query.strip():
-            # The semantic ranker re-ranks the fused top 50 (a paid feature of the service, off by default).
-            extra.update(query_type="semantic", semantic_configuration_name=SEMANTIC_CONFIG)
-        if self._query_headers:
-            extra["headers"] = dict(self._query_headers)
+        semantic = self.semantic_ranker and bool(query.strip())
         search = functools.partial(self._search, search_text=simple_query_text(query) if query.strip() else None,
                                    vector_queries=vector_queries, select=self._select, top=k, **extra)  # fmt: skip
-        results = self._with_retries("search", search)
-        score = "@search.reranker_score" if self.semantic_ranker and query.strip() else "@search.score"
+        if self._query_headers:  # the user's token, for an index with permission filters (docs/security.md)
+            search = functools.partial(search, headers=dict(self._query_headers))
+        if semantic:
+            # The semantic ranker re-ranks the fused top 50 (a paid feature of the service, off by default).
+            ranked = functools.partial(search, query_type="semantic", semantic_configuration_name=SEMANTIC_CONFIG)
+            try:
+                results = self._with_retries("search", ranked)
+            except IndexError_ as exc:
+                if exc.status != _SEMANTIC_QUOTA_SPENT:
+                    raise
+                self._semantic_spent()
+                semantic = False
+                results = self._with_retries("search", search)
+        else:
+            results = self._with_retries("search", search)
+        score = "@search.reranker_score" if semantic else "@search.score"
         return [SearchHit(_record(doc, self.metadata_fields, self.design), float(doc.get(score) or doc["@search.score"]))
                 for doc in results][:k]
+
+    def _semantic_spent(self) -> None:
+        """The semantic ranker refused for quota (402): off for this object's lifetime, said once."""
+        self.semantic_ranker = False
+        log.warning("index %r: the semantic ranker answered 402 (its quota is spent); queries go on as plain hybrid "
+                    "(RRF) without it", self.index_name)
 
     @property
     def vectorizes_queries(self) -> bool:

@@ -17,7 +17,7 @@ from chunking.model import DOCUMENT_FIELDS, ChunkRecord
 from chunking.settings.index_design import LANGUAGE_ANALYZERS
 
 __all__ = ["added_field_definitions", "batches_by_size", "check_index", "design_differences", "index_definition",
-           "odata_string", "strategy_field_definitions"]
+           "index_problems", "odata_string", "strategy_field_definitions", "vector_retrievable"]
 
 #: Documents per indexing request (search-limits-quotas-capacity).
 MAX_BATCH_DOCS = 1000
@@ -122,26 +122,69 @@ def added_field_definitions() -> list[m.SearchField]:
     return [_field("namespace", "Edm.String", filterable=True, facetable=True)]
 
 
-def check_index(existing: m.SearchIndex, index_name: str, dimensions: int) -> None:
-    """Check that *existing* can hold our records: the chunk fields, ``id`` the sortable key (key paging), a vector
-    field of *dimensions*.
+#: Fields our queries filter on (key paging, a document's chunks): they must be filterable.
+_FILTERED_FIELDS = ("id", "doc_id")
+#: Fields the full-text leg of a query searches.
+_SEARCHED_FIELDS = ("content",)
 
-    Raises:
-        IndexError_: the first problem found, naming the index and what to do.
-    """
+
+def index_problems(existing: m.SearchIndex, dimensions: int, semantic_configuration: str | None = None) -> list[str]:
+    """What *existing* (an index perhaps made by another tool) lacks to hold our records, each as a phrase, in a
+    fixed order: missing chunk fields; ``id`` not the sortable key (key paging); a vector field of another
+    dimension; fields we read back that are not retrievable (the service refuses to ``$select`` them), fields
+    we filter on that are not filterable, ``content`` not searchable; with *semantic_configuration* (the semantic
+    ranker is on), no semantic configuration of that name (the service refuses such queries). Empty when it can.
+    A vector field that is
+    not retrievable is not a problem here: vector reuse is then off and texts are embedded again
+    (``vector_retrievable``)."""
     fields = {f.name: f for f in existing.fields or []}
+    problems = []
     missing = [name for name in _RECORD_FIELDS if name not in fields and name not in ADDED_FIELDS]
     if missing:
-        raise IndexError_(f"index {index_name!r} lacks fields {', '.join(missing)}")
-    key = fields["id"]
-    if not key.key or not key.sortable:
-        raise IndexError_(f"index {index_name!r}: field id must be the key and sortable (key paging)")
-    dims = fields[VECTOR_FIELD].vector_search_dimensions
-    if dims != dimensions:
-        raise IndexError_(
-            f"index {index_name!r} holds {dims}-dimensional vectors, but the embedder makes "
-            f"{dimensions}; create a new index (dimensions cannot change in place) and re-ingest"
-        )
+        problems.append(f"it lacks fields {', '.join(missing)}")
+    key = fields.get("id")
+    if key is not None and (not key.key or not key.sortable):
+        problems.append("field id must be the key and sortable (key paging)")
+    vector = fields.get(VECTOR_FIELD)
+    if vector is not None and vector.vector_search_dimensions != dimensions:
+        problems.append(f"it holds {vector.vector_search_dimensions}-dimensional vectors, but the embedder makes "
+                        f"{dimensions}; create a new index (dimensions cannot change in place) and re-ingest")
+    hidden = [name for name in _SELECT if name in fields and fields[name].hidden]
+    if hidden:
+        problems.append(f"field{'s' if len(hidden) > 1 else ''} {', '.join(hidden)} "
+                        f"{'are' if len(hidden) > 1 else 'is'} not retrievable")
+    unfiltered = [name for name in _FILTERED_FIELDS if name in fields and not fields[name].filterable]
+    if unfiltered:
+        problems.append(f"field{'s' if len(unfiltered) > 1 else ''} {', '.join(unfiltered)} "
+                        f"{'are' if len(unfiltered) > 1 else 'is'} not filterable")
+    unsearched = [name for name in _SEARCHED_FIELDS if name in fields and not fields[name].searchable]
+    if unsearched:
+        problems.append(f"field {', '.join(unsearched)} is not searchable")
+    configurations = {c.name for c in (existing.semantic_search.configurations or [])} if existing.semantic_search \
+        else set()
+    if semantic_configuration is not None and semantic_configuration not in configurations:
+        problems.append(f"it has no semantic configuration {semantic_configuration!r}, which the semantic ranker "
+                        "uses (AZURE_SEARCH_SEMANTIC_RANKER)")
+    return problems
+
+
+def vector_retrievable(existing: m.SearchIndex) -> bool:
+    """Whether the vector field of *existing* comes back from a lookup (``retrievable``; the SDK's ``hidden``
+    is its negation): vector reuse reads it by key, and the service refuses to select a field that is not."""
+    vector = next((f for f in existing.fields or [] if f.name == VECTOR_FIELD), None)
+    return vector is not None and not vector.hidden
+
+
+def check_index(existing: m.SearchIndex, index_name: str, dimensions: int,
+                semantic_configuration: str | None = None) -> None:
+    """Check that *existing* can hold our records (``index_problems``).
+
+    Raises:
+        IndexError_: ``index 'name' cannot hold these records: <every problem, "; "-separated>``.
+    """
+    problems = index_problems(existing, dimensions, semantic_configuration)
+    if problems:
+        raise IndexError_(f"index {index_name!r} cannot hold these records: {'; '.join(problems)}")
 
 
 def _uses_strategy_fields(record: ChunkRecord) -> bool:

@@ -3,7 +3,10 @@
 The input is the result's JSON (wire names: ``pages``, ``paragraphs``, ``tables``, ``figures``, each element with
 ``spans`` into ``content`` and ``boundingRegions`` with a 1-based ``pageNumber``; Document Intelligence REST
 API 2024-11-30, "AnalyzeResult"). Every paragraph, table and figure goes on the page of its first bounding
-region, in the order of the paragraphs (the service's reading order):
+region, in the order of the paragraphs (the service's reading order). An Office file's result (DOCX, PPTX, XLSX)
+has no bounding regions at all ("Service quotas and limits", v4.0, on learn.microsoft.com); there an element goes
+on the page whose ``pages[].spans`` hold the start of its first span, and only an element with neither is put
+on the first page:
 
 * a paragraph with role ``title`` becomes ``# text``, ``sectionHeading`` ``## text``; ``pageHeader`` goes to
   ``Page.header``, ``pageFooter`` and ``pageNumber`` to ``Page.footer`` (kept beside the text, out of every
@@ -63,19 +66,20 @@ def _page_parts(result: _Json) -> list[tuple[int, str, str, str]]:
     numbers = [page["pageNumber"] for page in result.get("pages") or ()]
     blocks: dict[int, list[str | int]] = {n: [] for n in numbers}  # an int: the table or figure of that index
     furniture: dict[int, dict[str, list[str]]] = {n: {"header": [], "footer": []} for n in numbers}
-    regions = _Regions(result)
+    locate = _PageLocator(result)
+    regions = _Regions(result, locate)
     for paragraph in result.get("paragraphs") or ():
         text = " ".join(str(paragraph.get("content") or "").split())
         owner = regions.owner(paragraph)
         if owner is not None:
             if owner not in regions.inner:
                 regions.inner[owner] = []
-                blocks.setdefault(regions.page(owner, numbers), []).append(owner)
+                blocks.setdefault(regions.page(owner), []).append(owner)
             regions.inner[owner].append(text)
             continue
         if not text:
             continue
-        page = _page_of(paragraph, numbers)
+        page = locate.page_of(paragraph)
         role = paragraph.get("role") or ""
         if role in HEADER_ROLES:
             furniture.setdefault(page, {"header": [], "footer": []})[HEADER_ROLES[role]].append(text)
@@ -83,7 +87,7 @@ def _page_parts(result: _Json) -> list[tuple[int, str, str, str]]:
             blocks.setdefault(page, []).append(_HEADINGS[role] + text if role in _HEADINGS else _not_a_heading(text))
     for owner in regions.unplaced():  # a table or figure no paragraph pointed to: after its page's text
         regions.inner[owner] = []
-        blocks.setdefault(regions.page(owner, numbers), []).append(owner)
+        blocks.setdefault(regions.page(owner), []).append(owner)
     parts = []
     for number in sorted(set(numbers) | set(blocks)):
         header = "".join(line + "\n" for line in furniture.get(number, {}).get("header", []))
@@ -99,11 +103,30 @@ def _not_a_heading(text: str) -> str:
     return "\\" + text if _ATX_START.match(text) else text
 
 
-def _page_of(element: _Json, numbers: Sequence[int]) -> int:
-    regions = element.get("boundingRegions") or ()
-    if regions:
-        return int(regions[0]["pageNumber"])
-    return numbers[0] if numbers else 1
+class _PageLocator:
+    """The page of an element: its first bounding region's ``pageNumber``; without regions (Office results) the
+    page whose ``spans`` hold the element's first offset; else the result's first page."""
+
+    def __init__(self, result: _Json) -> None:
+        pages = result.get("pages") or ()
+        self._first = int(pages[0]["pageNumber"]) if pages else 1
+        ranges = sorted((int(span["offset"]), int(span["offset"]) + int(span["length"]), int(page["pageNumber"]))
+                        for page in pages for span in page.get("spans") or ())
+        self._starts = [start for start, _, _ in ranges]
+        self._ranges = ranges
+
+    def page_of(self, element: _Json) -> int:
+        regions = element.get("boundingRegions") or ()
+        if regions:
+            return int(regions[0]["pageNumber"])
+        offset = _first_offset(element)
+        if offset is not None:
+            position = bisect.bisect_right(self._starts, offset)
+            if position:
+                start, end, number = self._ranges[position - 1]
+                if start <= offset < end:
+                    return number
+        return self._first
 
 
 def _first_offset(element: _Json) -> int | None:
@@ -114,7 +137,8 @@ def _first_offset(element: _Json) -> int | None:
 class _Regions:
     """The tables and figures of a result, found by the offset of a paragraph's first span."""
 
-    def __init__(self, result: _Json) -> None:
+    def __init__(self, result: _Json, locate: _PageLocator) -> None:
+        self._locate = locate
         self.elements: list[tuple[str, _Json]] = [("table", t) for t in result.get("tables") or ()]
         self.elements += [("figure", f) for f in result.get("figures") or ()]
         ranges = []
@@ -141,8 +165,8 @@ class _Regions:
     def unplaced(self) -> list[int]:
         return [i for i in range(len(self.elements)) if i not in self.inner]
 
-    def page(self, index: int, numbers: Sequence[int]) -> int:
-        return _page_of(self.elements[index][1], numbers)
+    def page(self, index: int) -> int:
+        return self._locate.page_of(self.elements[index][1])
 
     def render(self, index: int) -> str:
         kind, element = self.elements[index]

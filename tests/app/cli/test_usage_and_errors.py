@@ -100,8 +100,8 @@ def test_plurals_in_summaries(cli):
 def test_exit_statuses_are_documented_in_help(cli):
     run = cli("--help")
     assert run.status == 0
-    assert ("Exit status: 0 success; 1 a document failed (ingest, split, reconcile, reprocess) or a folder held no "
-            "supported file\n(ingest); 2 bad usage (unknown option, bad value, missing file) or a service that cannot be "
+    assert ("Exit status: 0 success; 1 a document failed (ingest, split, reconcile, reprocess), a check failed (smoke) "
+            "or a folder held no supported file\n(ingest); 2 bad usage (unknown option, bad value, missing file) or a service that cannot be "
             "reached or\nrefuses;") in run.out
 
 
@@ -187,7 +187,7 @@ def test_each_command_loads_its_own_module_and_help_loads_none():
 
     assert [app._command(name).__name__ for name in app.COMMANDS] == [
         f"chunking.app.cli.{name}" for name in ("ingest", "upload", "status", "reconcile", "reprocess", "search",
-                                                "eval", "split", "schema")]
+                                                "eval", "split", "smoke", "schema")]
     with pytest.raises(ValueError, match="no command 'nope'"):
         app._command("nope")
     code = ("import sys; from chunking.app.cli import main\n"
