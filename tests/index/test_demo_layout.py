@@ -87,7 +87,9 @@ def test_the_apps_hybrid_semantic_query_with_its_odata_security_filter(tmp_path)
     assert hits[0]["category"] == "hr" and hits[0]["oids"] == ["alice-oid"]
     assert "Salary bands for engineering levels are reviewed every spring." in hits[0]["content"]
     assert hits[0]["storageUrl"].startswith("file://") and hits[0]["storageUrl"].endswith("salary-bands.md")
-    assert [h["sourcefile"] for h in app_query(fake, "How often are salary bands reviewed?", filter=staff)] == []
+    # Staff may not read the salary bands; a hybrid query still returns its nearest vectors among the rest.
+    assert "salary-bands.md" not in {h["sourcefile"] for h in app_query(fake, "How often are salary bands reviewed?",
+                                                                        filter=staff)}
     remote = app_query(fake, "How many days of remote work?", filter=staff)
     assert [h["sourcefile"] for h in remote] == ["remote-work.md"]
     assert remote[0]["category"] == "general"  # INDEX_CATEGORY: the document had no category metadata
