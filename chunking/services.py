@@ -12,7 +12,8 @@ What it holds, by adapter:
   strategies' clients, built once per process and configuration and shared, so that every document of a run uses
   one cache and one pair of call counters (``StrategyClients.model_calls``).
 * index: ``make_index`` (``INDEX_BACKEND``), ``fusion_options``, ``index_known_empty``, ``index_location``,
-  ``vector_floor``.
+  ``vector_floor``; ``index_design`` and ``index_schema``: the Azure AI Search index definition the settings
+  create (``chunking schema`` prints it), built by the function ``AzureSearchIndex.ensure`` creates it with.
 * ledger: ``make_ledger`` (``LEDGER_BACKEND``), ``ledger_table``, ``ledger_exists``.
 * storage: ``make_payload_store``, ``make_batch_queue``, ``make_job_queue``.
 * parsers: ``document_readers`` (Document Intelligence for the extensions the settings send there).
@@ -41,18 +42,21 @@ from chunking.embeddings import Embedder, OfflineLexicalEmbedder, OpenAIEmbedder
 from chunking.embeddings.local import LocalModelEmbedder
 from chunking.formats import SUPPORTED_EXTENSIONS
 from chunking.index import SearchIndex
+from chunking.index.design import IndexDesign, Vectorizer
 from chunking.index.fusion import FusionOptions
 from chunking.index.local import LocalIndex
 from chunking.ledger import Ledger, LocalLedgerStore, TableLedgerStore, local_ledger_path
 from chunking.model import Page
 from chunking.redact import install_log_redaction, register_settings
 from chunking.settings import Settings
+from chunking.settings.index_design import VECTORIZER_MODELS
 from chunking.storage import QueueSender, blob_service, queue_client, table_service
 from chunking.storage.claim_check import BlobPayloadStore, PayloadStore
 from chunking.tokens import token_counter
 
 __all__ = [
-    "Services", "StrategyClients", "document_readers", "fusion_options", "index_known_empty", "index_location",
+    "Services", "StrategyClients", "document_readers", "fusion_options", "index_design", "index_known_empty",
+    "index_location", "index_schema",
     "ledger_exists", "ledger_table", "make_batch_queue", "make_chat_client", "make_embedder", "make_index",
     "make_job_queue", "make_ledger", "make_model_cache", "make_payload_store", "reset_strategy_clients", "services",
     "strategy_clients", "vector_floor",
@@ -213,7 +217,7 @@ def make_index(settings: Settings) -> SearchIndex:
     """
     if settings.index_backend == "local":
         return LocalIndex(settings.local_index_path, settings.embedding_dimensions, fusion_options(settings),
-                          metadata_fields=settings.metadata.field_names)
+                          metadata_fields=settings.metadata.field_names, languages=settings.index_design.languages)
     if settings.index_backend == "azure":
         if not settings.search_endpoint:
             raise ValueError("INDEX_BACKEND=azure needs AZURE_SEARCH_ENDPOINT")
@@ -221,13 +225,56 @@ def make_index(settings: Settings) -> SearchIndex:
 
         return AzureSearchIndex(
             settings.search_endpoint,
-            settings.search_index_name,
-            settings.embedding_dimensions,
-            settings.search_api_key or None,
+            credential=settings.search_api_key or None,
             semantic_ranker=settings.search_semantic_ranker,
-            metadata_fields=settings.metadata.field_names,
+            **_azure_index_arguments(settings),
         )
     raise ValueError(f"unknown index backend {settings.index_backend!r} (INDEX_BACKEND: local, azure)")
+
+
+def index_design(settings: Settings) -> IndexDesign:
+    """The ``IndexDesign`` of *settings* (``INDEX_LAYOUT``, ``SEARCH_*``; docs/settings.md#index-definition).
+
+    A vectorizer is declared for the Azure OpenAI embedder of a model the service's vectorizer knows (its
+    endpoint, deployment and model; keyless); with an OpenAI-compatible, local or offline embedder, none.
+
+    The settings were checked against the embedder when read (``IndexDesignSettings.check``).
+    """
+    design = settings.index_design
+    vectorizer = None
+    if settings.embedding_backend == "azure_openai" and settings.embedding_model in VECTORIZER_MODELS:
+        vectorizer = Vectorizer(settings.azure_openai_endpoint.rstrip("/"),
+                                settings.azure_openai_deployment or settings.embedding_model, settings.embedding_model)
+    return IndexDesign(
+        layout=design.layout, category=design.category, vectorizer=vectorizer,
+        service_vectorization=design.query_vectorization == "service", compression=design.compression,
+        truncation_dimensions=design.truncation_dimensions, oversampling=design.oversampling,
+        permission_filters=design.permission_filters,
+        api_version=design.preview_api_version if design.permission_filters else None, languages=design.languages,
+        acl_default=settings.metadata.acl_default,
+    )  # fmt: skip
+
+
+def _azure_index_arguments(settings: Settings) -> dict[str, Any]:
+    """What decides the Azure AI Search index definition, as ``AzureSearchIndex`` takes it: one place for
+    ``make_index`` and ``index_schema``."""
+    return {"index_name": settings.search_index_name, "dimensions": settings.embedding_dimensions,
+            "metadata_fields": settings.metadata.field_names, "design": index_design(settings)}
+
+
+def index_schema(settings: Settings) -> Any:
+    """The Azure AI Search index definition (an SDK ``SearchIndex``; ``.as_dict()`` is the REST API's JSON) that
+    ``make_index(settings).ensure()`` creates when the index is missing, whatever ``INDEX_BACKEND`` is: nothing is
+    contacted.
+
+    Raises:
+        ValueError: the settings make no valid definition (``index_design``).
+    """
+    from chunking.index.azure import index_definition  # the Azure AI Search SDK, only when it is used
+
+    arguments = _azure_index_arguments(settings)
+    return index_definition(arguments["index_name"], arguments["dimensions"], False, arguments["metadata_fields"],
+                            arguments["design"])
 
 
 def fusion_options(settings: Settings) -> FusionOptions:

@@ -474,6 +474,24 @@ module roles 'modules/roles.bicep' = {
   }
 }
 
+// ---- The search service's identity: the index's Azure OpenAI vectorizer embeds query text keyless ----
+// Only for a service created here (an existing one's identity is not known: docs/search.md#the-query-vectorizer).
+module searchVectorizerRoles 'modules/openai-roles.bicep' = if (!useExistingSearch) {
+  name: 'search-vectorizer-openai-roles'
+  scope: resourceGroup(openAiGroup)
+  dependsOn: [
+    openAi
+  ]
+  params: {
+    openAiAccountName: openAiName
+    principalId: useExistingSearch ? '' : search.outputs.principalId
+    principalType: 'ServicePrincipal'
+    roleIds: [
+      '5e0bd9bd-7b93-4f28-af87-19fc36ad61bd' // Cognitive Services OpenAI User
+    ]
+  }
+}
+
 // ---- Event Grid: BlobDeleted -> blob-events queue now; BlobCreated -> blob trigger webhook in stage 2 ----
 module events 'modules/events.bicep' = {
   name: 'events'

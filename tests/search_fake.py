@@ -34,6 +34,18 @@
   plan's monthly quota: at 0 a semantic query is refused 402 (the free plan stops with an error once its
   queries are used; the status is as reported for the service, see
   docs/architecture.md#platform-facts-and-their-sources); ``None`` is the standard plan (no limit).
+* **Index definitions as the service validates them** (``_definition_refused``): vector profiles that name an
+  algorithm, vectorizer or compression the index does not define, an Azure OpenAI vectorizer without
+  ``modelName`` or ``resourceUri``, truncation not below the field's dimensions, permission filters on a GA
+  API version or on a field that is not a filterable string — each answered 400 with the service's error.
+* **Integrated vectorization** (``_vectorized``): a ``kind: text`` vector query is embedded with ``vectorize``
+  (the test's stand-in for the index's Azure OpenAI deployment); on a field whose profile has no vectorizer it is
+  refused as the service refuses it.
+* **Native document-level security** (``_permitted``): on an index with ``permissionFilterOption: enabled`` a
+  query or lookup returns only the documents whose ``userIds`` field holds the caller's ``oid`` or ``all``, or
+  whose ``groupIds`` field holds one of the caller's groups or ``all``, the caller read from the JWT in
+  ``x-ms-query-source-authorization`` (its ``groups`` claim stands in for the service's Microsoft Graph lookup);
+  no token: only ``all`` documents; ``x-ms-enable-elevated-read: true``: every document.
 
 Queries understand the OData subset the pipeline sends (``eq``/``gt``/``lt``/``ne``, ``and``/``or``/``not``,
 ``search.in`` (default delimiters space and comma), ``null``, parentheses, ``c/any()`` and ``c/any(x: …)`` over
@@ -44,12 +56,13 @@ highest when it holds them in a row), and vector queries (cosine).
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 import re
 import time
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from azure.core.pipeline.transport import HttpTransport
@@ -96,6 +109,10 @@ class SearchServiceFake(HttpTransport):
     _serving: str = ""  # the index of the request being answered
     #: The most bytes of JSON an indexing request may hold (search-limits-quotas-capacity: 16 MB), else 413.
     max_request_bytes: int = 16 * 1024 * 1024
+    #: The index vectorizer's embedding model: query text -> vector (None: the vectorizer cannot be reached).
+    vectorize: Callable[[str], list[float]] | None = None
+    #: Requests of the current call: its headers and api-version (for permission filtering and validation).
+    _call: dict[str, Any] = field(default_factory=dict)
 
     # -- test controls ---------------------------------------------------------------------------------------
 
@@ -136,6 +153,7 @@ class SearchServiceFake(HttpTransport):
         content = content.encode() if isinstance(content, str) else content
         body = json.loads(content or "null")
         path = unquote(request.url.split("?")[0].split(".windows.net", 1)[1])
+        self._call = _call_of(request)
         if self._faults:
             status, headers = self._faults.pop(0)
             self.throttled += status == 429
@@ -157,6 +175,9 @@ class SearchServiceFake(HttpTransport):
                 if name not in self.definitions:
                     return 404, {"error": {"code": "ResourceNotFound", "message": f"No index with the name '{name}'"}}
                 return 200, self.definitions[name]
+            invalid = _definition_refused(body, self._call["api_version"])
+            if invalid:
+                return 400, {"error": {"code": "InvalidRequestParameter", "message": invalid}}
             refused = _schema_change_refused(self.definitions.get(body["name"]), body)
             if refused:
                 return 400, {"error": {"code": "OperationNotAllowed", "message": refused}}
@@ -182,6 +203,10 @@ class SearchServiceFake(HttpTransport):
             return (200 if all(r["status"] for r in results) else 207), {"value": results}
         if rest == "/docs/search.post.search":
             self.queries += 1
+            try:  # a text vector query becomes the vector the index's vectorizer makes of it
+                body = self._vectorized(body, self.definitions.get(name) or {})
+            except _InvalidVectorQuery as exc:
+                return 400, {"error": {"code": "InvalidVectorQuery", "message": str(exc)}}
             refused = _query_refused(body, fields)
             if refused:
                 return 400, {"error": {"code": "InvalidRequestParameter", "message": refused}}
@@ -191,13 +216,14 @@ class SearchServiceFake(HttpTransport):
                 if gate:
                     return gate
             try:
-                found = self._search(body, fields)
+                found = self._search(body, fields, self.definitions.get(name) or {})
             except _InvalidFilter as exc:
                 return 400, {"error": {"code": "InvalidRequestParameter", "message": f"Invalid expression: {exc}"}}
             return 200, {"value": _reranked(found, body) if semantic else found}
         if rest == "/docs/$count":
             self.queries += 1
-            return 200, len(self.visible)
+            definition = self.definitions.get(name) or {}
+            return 200, sum(1 for d in self.visible.values() if self._permitted(d, definition))
         key = re.fullmatch(r"/docs\('(.*)'\)", rest)
         if key and method == "GET":
             select = [s for s in (params or {}).get("$select", "").split(",") if s]
@@ -205,7 +231,7 @@ class SearchServiceFake(HttpTransport):
             if refused:
                 return 400, {"error": {"code": "InvalidRequestParameter", "message": refused}}
             doc = (self.visible if self.lookup_lag else self.committed).get(key.group(1).replace("''", "'"))
-            if not doc:
+            if not doc or not self._permitted(doc, self.definitions.get(name) or {}):
                 return 404, {"error": {"code": "NotFound", "message": "no such document"}}
             return 200, _shown(doc, select, fields)
         return 400, {"error": {"code": "BadRequest", "message": f"unsupported {method} {rest}"}}
@@ -254,8 +280,60 @@ class SearchServiceFake(HttpTransport):
         else:
             visible[p.key] = dict(p.doc)
 
-    def _search(self, body: dict[str, Any], fields: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        docs = list(self.visible.values())
+    # -- integrated vectorization and document-level security (see the module docstring) -----------------------
+
+    def _vectorized(self, body: dict[str, Any], definition: dict[str, Any]) -> dict[str, Any]:
+        """*body* with each ``kind: text`` vector query replaced by the vector ``vectorize`` makes of its text.
+
+        Raises:
+            _InvalidVectorQuery: the field's profile has no vectorizer (the service's words, reported in
+                azure-search-openai-demo #2679), or the vectorizer cannot be reached (azure-search-vector-samples
+                #133).
+        """
+        queries = body.get("vectorQueries") or []
+        if not any(q.get("kind") == "text" for q in queries):
+            return body
+        vector = definition.get("vectorSearch") or {}
+        profiles = {p["name"]: p for p in vector.get("profiles") or []}
+        fields = {f["name"]: f for f in definition.get("fields", [])}
+        out = []
+        for query in queries:
+            if query.get("kind") != "text":
+                out.append(query)
+                continue
+            name = query["fields"]
+            profile = profiles.get((fields.get(name) or {}).get("vectorSearchProfile") or "") or {}
+            if not profile.get("vectorizer"):
+                raise _InvalidVectorQuery(f"Field '{name}' does not have a vectorizer defined in it's vector profile.")
+            if self.vectorize is None:
+                raise _InvalidVectorQuery("Could not complete vectorization action. Could not reach the "
+                                          "vectorization endpoint.")
+            out.append({**{k: v for k, v in query.items() if k != "text"}, "kind": "vector",
+                        "vector": self.vectorize(query["text"])})
+        return {**body, "vectorQueries": out}
+
+    def _permitted(self, doc: dict[str, Any], definition: dict[str, Any]) -> bool:
+        """Whether the current call may see *doc* under the index's permission filters ("Query-time ACL and RBAC
+        enforcement" and "Index ACLs using the push APIs", learn.microsoft.com: a user matching any one list is
+        allowed; ``all`` is everyone, ``none`` or an empty list nobody by that list; since 2025-11-01-preview a
+        query without the user's token sees only what everyone may; elevated read sees everything)."""
+        if definition.get("permissionFilterOption") != "enabled":
+            return True
+        headers = self._call.get("headers", {})
+        if headers.get("x-ms-enable-elevated-read") == "true":
+            return True
+        claims = _token_claims(headers.get("x-ms-query-source-authorization", ""))
+        wanted = {"userIds": {"all", claims.get("oid", "")} - {""},
+                  "groupIds": {"all", *claims.get("groups", [])}}
+        for field_def in definition.get("fields", []):
+            kind = field_def.get("permissionFilter")
+            if kind in wanted and set(doc.get(field_def["name"]) or []) & wanted[kind]:
+                return True
+        return False
+
+    def _search(self, body: dict[str, Any], fields: dict[str, Any] | None = None,
+                definition: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        docs = [d for d in self.visible.values() if self._permitted(d, definition or {})]
         if body.get("filter"):
             predicate = _parse_filter(body["filter"], fields or {})
             docs = [d for d in docs if predicate(d)]
@@ -338,6 +416,111 @@ _CHANGEABLE = {"retrievable", "searchAnalyzer", "synonymMaps"}
 
 class _InvalidFilter(ValueError):
     """A filter the service answers 400 to (unknown or unfilterable field)."""
+
+
+class _InvalidVectorQuery(ValueError):
+    """A vector query the service answers 400 to (``InvalidVectorQuery``)."""
+
+
+def _call_of(request: Any) -> dict[str, Any]:
+    """The headers (lower-case names) and ``api-version`` of *request*."""
+    query = parse_qs(urlsplit(request.url).query)
+    return {"headers": {k.lower(): v for k, v in request.headers.items()},
+            "api_version": (query.get("api-version") or [""])[0]}
+
+
+def _token_claims(token: str) -> dict[str, Any]:
+    """The claims of JWT *token* (``Bearer`` prefix allowed), not verified: the fake trusts its tests. ``{}`` for
+    no token or one that is not a JWT."""
+    parts = token.removeprefix("Bearer ").split(".")
+    if len(parts) != 3:
+        return {}
+    try:
+        return json.loads(base64.urlsafe_b64decode(parts[1] + "=" * (-len(parts[1]) % 4)))
+    except ValueError:
+        return {}
+
+
+# -- index definitions as the service validates them ------------------------------------------------------------
+
+# What a permission filter may be, and on what ("Query-time ACL and RBAC enforcement": filterable string fields).
+_PERMISSION_KINDS = ("userIds", "groupIds", "rbacScope")
+_STRING_TYPES = ("Edm.String", "Collection(Edm.String)")
+
+
+def _definition_refused(body: dict[str, Any], api_version: str) -> str:
+    """Why the service refuses index definition *body* on *api_version* ('' if it accepts). Messages:
+
+    * an unknown property on a GA version: the words the service uses for a property its version lacks
+      ("The property '…' does not exist on type 'Microsoft.Azure.Search.V2023_11_01.SchemaField'. Make sure to only
+      use property names that are defined by the type.", reported in Azure/gpt-rag-ingestion #37);
+      ``permissionFilter`` and ``permissionFilterOption`` exist only in 2025-05-01-preview and later previews;
+    * a vector field's profile naming an undefined algorithm: "The field '…' uses a vector search algorithm
+      configuration '…' which is not defined." (OrchardCMS/OrchardCore #19298); a profile naming an undefined
+      vectorizer or compression is refused in the same words for those (the service validates every reference of a
+      profile: "Configure a vectorizer" and "Compress vectors", learn.microsoft.com);
+    * an Azure OpenAI vectorizer without ``modelName`` ("Error in Vectorizer '…' : 'modelName' parameter is required
+      in API version '2024-07-01'.", Azure/azure-sdk-for-net #45145) or without ``resourceUri`` ("'uri' parameter
+      cannot be null or empty", Azure/azure-sdk-for-js #31893);
+    * ``truncationDimension`` not below the dimensions of a field that uses it, an oversampling below 1;
+    * a permission filter on a field that is not a filterable string or string collection, or of an unknown kind.
+    """
+    prefix = "The request is invalid. Details: definition : "
+    ga = not api_version.endswith("-preview")
+    type_name = f"Microsoft.Azure.Search.V{api_version.replace('-', '_')}"
+    if ga and "permissionFilterOption" in body and body["permissionFilterOption"] is not None:
+        return (f"The request is invalid. Details: The property 'permissionFilterOption' does not exist on type "
+                f"'{type_name}.Index'. Make sure to only use property names that are defined by the type.")
+    fields = body.get("fields", [])
+    for field_def in fields:
+        kind = field_def.get("permissionFilter")
+        if kind is None:
+            continue
+        if ga:
+            return (f"The request is invalid. Details: The property 'permissionFilter' does not exist on type "
+                    f"'{type_name}.SchemaField'. Make sure to only use property names that are defined by the type.")
+        if kind not in _PERMISSION_KINDS:
+            return f"{prefix}The field '{field_def['name']}' has an unknown permission filter '{kind}'."
+        if field_def.get("type") not in _STRING_TYPES or not field_def.get("filterable"):
+            return (f"{prefix}The field '{field_def['name']}' used as a permission filter must be a filterable field "
+                    "of type Edm.String or Collection(Edm.String).")
+    vector = body.get("vectorSearch") or {}
+    algorithms = {a["name"] for a in vector.get("algorithms") or []}
+    vectorizers = {v["name"]: v for v in vector.get("vectorizers") or []}
+    compressions = {c["name"]: c for c in vector.get("compressions") or []}
+    profiles = {p["name"]: p for p in vector.get("profiles") or []}
+    for vectorizer in vectorizers.values():
+        params = vectorizer.get("azureOpenAIParameters") or {}
+        if vectorizer.get("kind") == "azureOpenAI" and not params.get("resourceUri"):
+            return f"{prefix}Error in Vectorizer '{vectorizer['name']}' : 'uri' parameter cannot be null or empty"
+        if vectorizer.get("kind") == "azureOpenAI" and not params.get("modelName"):
+            return (f"{prefix}Error in Vectorizer '{vectorizer['name']}' : 'modelName' parameter is required in API "
+                    f"version '{api_version}'.")
+    for compression in compressions.values():
+        oversampling = (compression.get("rescoringOptions") or {}).get("defaultOversampling")
+        if oversampling is not None and oversampling < 1:
+            return f"{prefix}The compression '{compression['name']}' has a defaultOversampling below 1."
+    for field_def in fields:
+        profile_name = field_def.get("vectorSearchProfile")
+        if not profile_name:
+            continue
+        profile = profiles.get(profile_name)
+        if profile is None or profile.get("algorithm") not in algorithms:
+            return (f"{prefix}The field '{field_def['name']}' uses a vector search algorithm configuration "
+                    f"'{profile_name if profile is None else profile.get('algorithm')}' which is not defined.")
+        if profile.get("vectorizer") and profile["vectorizer"] not in vectorizers:
+            return (f"{prefix}The field '{field_def['name']}' uses a vectorizer '{profile['vectorizer']}' which is not "
+                    "defined.")
+        if profile.get("compression"):
+            compression = compressions.get(profile["compression"])
+            if compression is None:
+                return (f"{prefix}The field '{field_def['name']}' uses a vector compression configuration "
+                        f"'{profile['compression']}' which is not defined.")
+            truncation = compression.get("truncationDimension")
+            if truncation is not None and not 0 < truncation < (field_def.get("dimensions") or 0):
+                return (f"{prefix}The compression '{compression['name']}' truncates to {truncation} dimensions, "
+                        f"which must be fewer than the {field_def.get('dimensions')} of field '{field_def['name']}'.")
+    return ""
 
 
 def _schema_change_refused(old: dict[str, Any] | None, new: dict[str, Any]) -> str:

@@ -150,7 +150,8 @@ def evaluate(files: Sequence[tuple[Path, str]], questions: Sequence[Question], s
         except SettingsError as exc:
             raise ValueError(f"strategy {strategy.label!r}: {exc}") from None
         embedder = make_embedder(run_settings)
-        index = LocalIndex(run_settings.local_index_path, embedder.dimensions, fusion_options(run_settings))
+        index = LocalIndex(run_settings.local_index_path, embedder.dimensions, fusion_options(run_settings),
+                           languages=run_settings.index_design.languages)  # SEARCH_LANGUAGES, as make_index
         # The embedder the strategies split with (semantic windows): shared per settings, counting what it sends.
         splitting = strategy_clients(run_settings).embedder
         sent_before = splitting.sent_tokens

@@ -56,7 +56,10 @@ def search(query: str, *, index: IndexSearcher, embedder: Any, k: int = 5, ranki
     """
     if ranking not in RANKINGS:
         raise ValueError(f"ranking must be one of {', '.join(RANKINGS)}, got {ranking!r}")
-    vector = None if ranking == "bm25" else query_vector(embedder, index, query)
+    # An index whose vectorizer embeds the query text itself (SEARCH_QUERY_VECTORIZATION=service) gets no vector
+    # for a hybrid query; a vector-only query still needs one.
+    service_side = ranking == "hybrid" and getattr(index, "vectorizes_queries", False)
+    vector = None if ranking == "bm25" or service_side else query_vector(embedder, index, query)
     extra = {"filter": filter} if filter else {}
     shares_word = getattr(embedder, "shares_word", None) if vector is not None else None
     if shares_word is None:

@@ -18,6 +18,7 @@ from typing import Mapping
 
 from .docintel import DocumentIntelligenceSettings
 from .figures import FigureOptions
+from .index_design import IndexDesignSettings
 from .isolation import ParseIsolation
 from .local_model import LocalModelOptions
 from .metadata import MetadataSettings
@@ -174,6 +175,8 @@ class Settings:
     # Tables and figures in the sentence splitter: split sizes (docs/splitters.md#step-5-oversize-figure).
     figures: FigureOptions = dataclasses.field(default_factory=FigureOptions)
     stage_one: StageOneJobs = dataclasses.field(default_factory=StageOneJobs)  # page ranges, job queue
+    # The Azure AI Search index definition: layout, vectorizer, compression, permission filters, analyzers.
+    index_design: IndexDesignSettings = dataclasses.field(default_factory=IndexDesignSettings)
 
     @property
     def local_index_path(self) -> Path:
@@ -230,6 +233,9 @@ class Settings:
             raise SettingsError(f"CHAT_BACKEND must be offline, azure_openai or openai, got {chat_backend!r}")
         if chat_backend != "offline" and not chat_model:
             raise SettingsError(f"CHAT_BACKEND={chat_backend} needs CHAT_MODEL (the model or deployment name)")
+        index_design = IndexDesignSettings.from_env(env)
+        index_design.check(embedding_backend, str_value(env, "EMBEDDING_MODEL", "text-embedding-3-small"),
+                           int_value(env, "EMBEDDING_DIMENSIONS", default_dims, 1))
         return cls(
             storage_connection=connection,
             storage_account=identity["accountName"],
@@ -285,6 +291,7 @@ class Settings:
             max_nesting_depth=int_value(env, "MAX_NESTING_DEPTH", 100, 2),
             stage1_max_seconds=int_value(env, "STAGE1_MAX_SECONDS", 300, 1),
             stage_one=StageOneJobs.from_env(env),
+            index_design=index_design,
         )
 
 

@@ -66,3 +66,6 @@ resource openAiLink 'Microsoft.Search/searchServices/sharedPrivateLinkResources@
 
 output name string = search.name
 output endpoint string = 'https://${search.name}.search.windows.net'
+// The service's own identity: its Azure OpenAI vectorizer embeds query text as this principal (main.bicep gives it
+// Cognitive Services OpenAI User on the account; docs/search.md#the-query-vectorizer).
+output principalId string = search.identity.principalId

@@ -252,6 +252,14 @@ def test_with_the_semantic_ranker_on_check_index_wants_its_configuration():
     definition = index_definition("chunks", 4)
     definition.semantic_search = None
     SearchIndexClient(ENDPOINT, AzureKeyCredential("key"), transport=fake, retry_total=0).create_index(definition)
+    make(fake)  # an index with no semantic configuration gets ours in place (docs/search.md#the-index-definition)
+    assert fake.definitions["chunks"]["semantic"]["configurations"][0]["name"] == "default"
+    make(fake, semantic_ranker=True)
+
+    fake = SearchServiceFake()  # one made elsewhere with a configuration of another name keeps it
+    definition = index_definition("chunks", 4)
+    definition.semantic_search.configurations[0].name = definition.semantic_search.default_configuration_name = "x"
+    SearchIndexClient(ENDPOINT, AzureKeyCredential("key"), transport=fake, retry_total=0).create_index(definition)
     make(fake)  # without the ranker the index is fine
 
     with pytest.raises(IndexError_) as caught:

@@ -28,6 +28,7 @@ COMMANDS: dict[str, str] = {
     "eval": "measure retrieval (hit@k, MRR, nDCG@10) per chunking strategy on a question set",
     "split": "print the chunks of one file as ingest would store them (nothing is indexed)",
     "smoke": "check a deployment end to end: one document uploaded, indexed, found, deleted",
+    "schema": "print the Azure AI Search index definition the settings create (nothing is contacted)",
 }
 
 #: The Functions local settings file, read from the working directory as ``func start`` reads it.
@@ -162,6 +163,8 @@ def _command(name: str):
         from chunking.app.cli import split as module
     elif name == "smoke":
         from chunking.app.cli import smoke as module
+    elif name == "schema":
+        from chunking.app.cli import schema as module
     else:
         raise ValueError(f"no command {name!r} (COMMANDS: {', '.join(COMMANDS)})")
     return module

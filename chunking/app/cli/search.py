@@ -9,7 +9,7 @@ import sys
 from chunking.app.cli.arguments import count_at_least
 from chunking.app.cli.hits import print_hit
 from chunking.app.cli.output import fail
-from chunking.app.cli.search_filters import add_filter_arguments, search_filter
+from chunking.app.cli.search_filters import add_filter_arguments, search_filter, user_token
 from chunking.index.odata import FilterError
 from chunking.retrieval import search
 from chunking.retrieval.small_to_big import ParentDocumentRetriever
@@ -49,10 +49,22 @@ def run(args: argparse.Namespace, settings) -> int:
         where = search_filter(args, settings)
     except FilterError as exc:  # what is wrong with --filter, --user or --groups
         return fail(args, str(exc))
+    if args.token is not None and index_known_empty(settings):  # a local index: it has no permission filters
+        return fail(args, _LOCAL_TOKEN)
     if index_known_empty(settings):
         print("[]" if args.json else f"no hits (the index is empty: run `{_ingest_hint(args)}` first)")
         return 0
     index = make_index(settings)
+    token = user_token(args)
+    if args.token is not None:
+        if not hasattr(index, "authorize_queries"):
+            return fail(args, _LOCAL_TOKEN)
+        if token is None:
+            return fail(args, "--token: the token is empty")
+        if not settings.index_design.permission_filters:
+            print("note: SEARCH_PERMISSION_FILTERS is off: the index does not trim by the token; use --user and "
+                  "--groups", file=sys.stderr)
+        index.authorize_queries(token)
     index.ensure()
     embedder = make_embedder(settings)
     small_to_big = args.parents or args.window
@@ -82,6 +94,10 @@ def run(args: argparse.Namespace, settings) -> int:
         print_hit(rank, hit.record.sourcepage, hit.record.headings, hit.record.content, args.query,
                   score=hit.score, lexical=hit.lexical, vector=hit.vector, title=hit.record.title)
     return 0
+
+
+_LOCAL_TOKEN = ("--token is for Azure AI Search with SEARCH_PERMISSION_FILTERS (the local index trims with --user "
+                "and --groups)")
 
 
 def _not_applied(args: argparse.Namespace) -> str:

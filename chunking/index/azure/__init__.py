@@ -35,7 +35,7 @@ from azure.core.exceptions import (
 from azure.search.documents import SearchClient
 from azure.search.documents.indexes import SearchIndexClient
 from azure.search.documents.indexes import models as m
-from azure.search.documents.models import VectorizedQuery
+from azure.search.documents.models import VectorizableTextQuery, VectorizedQuery
 
 from chunking.errors import IndexError_
 from chunking.index.azure import fields as doc_fields
@@ -56,17 +56,20 @@ from chunking.index.azure.schema import (
     added_field_definitions,
     batches_by_size,
     check_index,
+    design_differences,
     index_definition,
     odata_string,
     strategy_field_definitions,
     vector_retrievable,
 )
+from chunking.index.design import IndexDesign, rename_filter
 from chunking.index.odata import check_filter, parse_filter
 from chunking.index.protocol import SearchHit
 from chunking.index.schema_info import SchemaInfo
 from chunking.model import DOCUMENT_FIELDS, ChunkRecord
 
 _T = TypeVar("_T")
+log = logging.getLogger(__name__)
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +118,9 @@ class AzureSearchIndex:
             refused). Records with default values are sent without these fields to an index that lacks them.
         metadata_fields: the ``METADATA_FIELDS`` index fields; ``ensure`` adds them and the document fields to an
             existing index in place (docs/architecture.md#schema-versions).
+        design: the index definition's choices beyond the fields (``IndexDesign``: layout, vectorizer,
+            compression, permission filters, language fields); its ``api_version`` (a preview, for permission
+            filters) is the clients' unless *client_kwargs* names one.
         client_kwargs: passed to both SDK clients (e.g. ``transport=``, ``api_version=``; ``retry_total``
             defaults to 0).
     """
@@ -124,7 +130,8 @@ class AzureSearchIndex:
         max_batch_docs: int = MAX_BATCH_DOCS, max_batch_bytes: int = MAX_BATCH_BYTES, max_attempts: int = 5,
         backoff_s: float = 1.0, max_backoff_s: float = 30.0, max_retry_after_s: float = 60.0,
         sleep: Callable[[float], None] = time.sleep, strategy_fields: bool | None = None,
-        semantic_ranker: bool = False, metadata_fields: Sequence[str] = (), **client_kwargs: Any,
+        semantic_ranker: bool = False, metadata_fields: Sequence[str] = (), design: IndexDesign | None = None,
+        **client_kwargs: Any,
     ) -> None:  # fmt: skip
         if dimensions < 1 or max_attempts < 1 or not 1 <= max_batch_docs <= MAX_BATCH_DOCS:
             raise ValueError("dimensions and max_attempts must be ≥ 1, max_batch_docs in 1..1000")
@@ -139,8 +146,12 @@ class AzureSearchIndex:
         self._filterable: dict[str, str] | None = None  # filterable fields, known after ensure()
         self._vector_retrievable: bool | None = None  # known after ensure() or a refused lookup
         self._reuse_off_said = False
+        self.design = design or IndexDesign()
+        self._query_headers: dict[str, str] = {}  # x-ms-query-source-authorization, from authorize_queries()
         cred = _credential(credential)
         client_kwargs.setdefault("retry_total", 0)  # see the module docstring: retries are ours
+        if self.design.api_version:
+            client_kwargs.setdefault("api_version", self.design.api_version)
         self._indexes = SearchIndexClient(endpoint=endpoint, credential=cred, **client_kwargs)
         self._documents = SearchClient(endpoint=endpoint, index_name=index_name, credential=cred, **client_kwargs)
 
@@ -157,8 +168,7 @@ class AzureSearchIndex:
         existing = self._existing_index()
         if existing is None:
             try:
-                definition = index_definition(self.index_name, self.dimensions, bool(self.strategy_fields),
-                                              self.metadata_fields)
+                definition = self.definition()
                 self._indexes.create_index(definition)
                 self._has_strategy_fields = bool(self.strategy_fields)
                 self._filterable = doc_fields.filterable_kinds(definition)
@@ -170,7 +180,8 @@ class AzureSearchIndex:
                 raise IndexError_(f"creating index {self.index_name!r} failed: {exc.message}") from exc
         self._check(existing)
         self._vector_retrievable = vector_retrievable(existing)
-        existing = doc_fields.migrate(self._indexes, existing, self.metadata_fields)
+        existing = self._migrate_design(existing)
+        existing = doc_fields.migrate(self._indexes, existing, self.metadata_fields, self.design)
         self._filterable = doc_fields.filterable_kinds(existing)
         present = {f.name for f in existing.fields or []}
         if not set(ADDED_FIELDS) <= present:
@@ -179,6 +190,48 @@ class AzureSearchIndex:
         self._has_strategy_fields = set(STRATEGY_FIELDS) <= present
         if self.strategy_fields and not self._has_strategy_fields:
             self._add_strategy_fields()
+
+    def definition(self) -> m.SearchIndex:
+        """The definition ``ensure`` creates a missing index with (``index_definition`` of this index's name,
+        dimensions, strategy fields, metadata fields and design); nothing is sent."""
+        return index_definition(self.index_name, self.dimensions, bool(self.strategy_fields), self.metadata_fields,
+                                self.design)
+
+    def _migrate_design(self, existing: m.SearchIndex) -> m.SearchIndex:
+        """Add to *existing* what the service allows in place of this design (the vectorizer, the semantic title
+        field, ``permissionFilterOption``, the language fields); returns the definition in force.
+
+        Raises:
+            IndexError_: the design differs in what only a new index can change (the message names the field
+                and the two ways out), or the service refused the update.
+        """
+        wanted = self.definition()
+        updated, problems, kept = design_differences(existing, wanted)
+        for difference in kept:
+            log.warning("index %r keeps its own %s. For the settings' choice, name a new index (AZURE_SEARCH_INDEX) "
+                        "and run `chunking reprocess --all` to fill it", self.index_name, difference)
+        if problems:
+            raise IndexError_(f"index {self.index_name!r} cannot take the settings in place: {'; '.join(problems)}. "
+                              "Either keep the index's choice (set the setting back), or name a new index "
+                              "(AZURE_SEARCH_INDEX) and run `chunking reprocess --all` to fill it")
+        present = {f.name for f in existing.fields or []}
+        language_fields = {f"content_{code}" for code in self.design.languages}
+        languages = [f for f in wanted.fields if f.name in language_fields and f.name not in present]
+        if languages:
+            updated = updated or existing
+            updated.fields = [*updated.fields, *languages]
+        if updated is None:
+            return existing
+        try:
+            return self._indexes.create_or_update_index(updated)
+        except HttpResponseError as exc:
+            raise IndexError_(f"updating index {self.index_name!r} in place failed: {exc.message}") from exc
+
+    def authorize_queries(self, token: str | None) -> None:
+        """Send *token* (the end user's Microsoft Entra access token) as ``x-ms-query-source-authorization`` with
+        every query, so that an index with permission filters returns only what that user may read
+        (docs/security.md); ``None`` stops sending it."""
+        self._query_headers = {"x-ms-query-source-authorization": token} if token else {}
 
     def _add_strategy_fields(self) -> None:
         """Add the missing ``STRATEGY_FIELDS`` to the existing index (new fields are allowed in place).
@@ -207,8 +260,8 @@ class AzureSearchIndex:
 
     @property
     def _select(self) -> list[str]:
-        return [*_SELECT, *(STRATEGY_FIELDS if self._has_strategy_fields else ()), *DOCUMENT_FIELDS,
-                *self.metadata_fields]
+        return [*_SELECT, *(STRATEGY_FIELDS if self._has_strategy_fields else ()),
+                *(self.design.name(n) for n in DOCUMENT_FIELDS), *self.metadata_fields]
 
     def _existing_index(self):
         """The index definition as the service holds it, or None when there is none.
@@ -227,7 +280,7 @@ class AzureSearchIndex:
         """The index's schema as the service holds it (nothing is changed)."""
         existing = self._existing_index()
         return doc_fields.schema_info(existing, f"{self.endpoint}/indexes/{self.index_name}", self.metadata_fields,
-                                      self.count() if existing is not None else None)
+                                      self.count() if existing is not None else None, self.design)
 
     def _check(self, existing: m.SearchIndex) -> None:
         check_index(existing, self.index_name, self.dimensions, SEMANTIC_CONFIG if self.semantic_ranker else None)
@@ -260,7 +313,7 @@ class AzureSearchIndex:
                 del doc[name]
         if not record.has_vector:
             del doc[VECTOR_FIELD]
-        return doc
+        return doc_fields.designed_document(doc, self.design)
 
     def update_fields(self, ids: Iterable[str], values: dict[str, Any]) -> int:
         """``merge`` the document fields *values* into the stored documents *ids* (text and vector stay); keys no
@@ -269,7 +322,8 @@ class AzureSearchIndex:
         Raises:
             ValueError: a field that cannot be updated in place; IndexError_: merges failed permanently.
         """
-        docs = doc_fields.merge_documents(ids, values, self.metadata_fields)
+        docs = [doc_fields.designed_document(d, self.design)
+                for d in doc_fields.merge_documents(ids, values, self.metadata_fields)]
         self._index_all("merge", docs)
         return len(docs)
 
@@ -306,6 +360,7 @@ class AzureSearchIndex:
                 "select": list(dict.fromkeys(["id", *select])),
                 "order_by": ["id asc"],
                 "top": PAGE_SIZE,
+                **self._pipeline_headers(),
             }
             page = self._with_retries(f"listing {query['filter']}", functools.partial(self._search, **query))
             yield from page
@@ -328,7 +383,7 @@ class AzureSearchIndex:
     def records_of(self, doc_id: str) -> list[ChunkRecord]:
         """Every record of *doc_id*, without embeddings, ordered by ordinal."""
         docs = self._scan(f"doc_id eq {odata_string(doc_id)}", self._select)
-        return sorted((_record(d, self.metadata_fields) for d in docs), key=lambda r: r.ordinal)
+        return sorted((_record(d, self.metadata_fields, self.design) for d in docs), key=lambda r: r.ordinal)
 
     def doc_ids(self, namespace: str | None = None) -> set[str]:
         """Every ``doc_id`` in the index, or of *namespace* (a full key-ordered scan: exact, unlike facet
@@ -371,9 +426,16 @@ class AzureSearchIndex:
             log.warning("index %r: field %s is not retrievable; vector reuse is off, texts are embedded again",
                         self.index_name, VECTOR_FIELD)
 
+    def _pipeline_headers(self) -> dict[str, Any]:
+        """The pipeline's own reads (key listing, lookups, counts) see every document: with permission filters
+        the service returns only public ones to a request without a user token (2025-11-01-preview and later), so
+        they ask for elevated read (``x-ms-enable-elevated-read``, allowed to Search Index Data Contributor;
+        docs/security.md#what-enforces-what)."""
+        return {"headers": {"x-ms-enable-elevated-read": "true"}} if self.design.permission_filters else {}
+
     def _lookup(self, key: str, select: list[str]) -> dict[str, Any] | None:
         try:
-            return self._documents.get_document(key, selected_fields=["id", *select])
+            return self._documents.get_document(key, selected_fields=["id", *select], **self._pipeline_headers())
         except ResourceNotFoundError:
             return None
 
@@ -384,7 +446,7 @@ class AzureSearchIndex:
         for start in range(0, len(wanted), _IDS_PER_FILTER):
             group = odata_string(",".join(wanted[start : start + _IDS_PER_FILTER]))
             for doc in self._scan(f"search.in(id, {group}, ',')", self._select):
-                found[doc["id"]] = _record(doc, self.metadata_fields)
+                found[doc["id"]] = _record(doc, self.metadata_fields, self.design)
         return found
 
     def search(self, query: str, vector: Sequence[float] | None, k: int = 5, *,
@@ -412,15 +474,22 @@ class AzureSearchIndex:
                 VectorizedQuery(vector=[float(x) for x in vector], k_nearest_neighbors=max(k, _MIN_VECTOR_K),
                                 fields=VECTOR_FIELD)
             ]  # fmt: skip
+        elif self.vectorizes_queries and query.strip():
+            # The index's vectorizer embeds the text (``kind: text``), with the deployment the chunks used.
+            vector_queries = [VectorizableTextQuery(text=query, k_nearest_neighbors=max(k, _MIN_VECTOR_K),
+                                                    fields=VECTOR_FIELD)]
         if filter:
             node = parse_filter(filter)
             if self._filterable is not None:
-                check_filter(node, self._filterable)
+                check_filter(node, {self.design.ours(n): kind for n, kind in self._filterable.items()})
+            filter = rename_filter(filter, self.design.renames())
             level_filter = f"({level_filter}) and ({filter})" if level_filter else filter
         extra: dict[str, Any] = {"filter": level_filter} if level_filter else {}
         semantic = self.semantic_ranker and bool(query.strip())
         search = functools.partial(self._search, search_text=simple_query_text(query) if query.strip() else None,
                                    vector_queries=vector_queries, select=self._select, top=k, **extra)  # fmt: skip
+        if self._query_headers:  # the user's token, for an index with permission filters (docs/security.md)
+            search = functools.partial(search, headers=dict(self._query_headers))
         if semantic:
             # The semantic ranker re-ranks the fused top 50 (a paid feature of the service, off by default).
             ranked = functools.partial(search, query_type="semantic", semantic_configuration_name=SEMANTIC_CONFIG)
@@ -435,7 +504,7 @@ class AzureSearchIndex:
         else:
             results = self._with_retries("search", search)
         score = "@search.reranker_score" if semantic else "@search.score"
-        return [SearchHit(_record(doc, self.metadata_fields), float(doc.get(score) or doc["@search.score"]))
+        return [SearchHit(_record(doc, self.metadata_fields, self.design), float(doc.get(score) or doc["@search.score"]))
                 for doc in results][:k]
 
     def _semantic_spent(self) -> None:
@@ -444,15 +513,24 @@ class AzureSearchIndex:
         log.warning("index %r: the semantic ranker answered 402 (its quota is spent); queries go on as plain hybrid "
                     "(RRF) without it", self.index_name)
 
+    @property
+    def vectorizes_queries(self) -> bool:
+        """Whether queries send their text for the index's vectorizer to embed (``SEARCH_QUERY_VECTORIZATION=
+        service`` with a vectorizer): ``chunking.retrieval.search`` then embeds nothing."""
+        return self.design.service_vectorization and self.design.vectorizer is not None
+
     def count(self) -> int:
         """Number of documents (the service's count; eventually consistent after writes)."""
-        return int(self._with_retries("count", self._documents.get_document_count))
+        return int(self._with_retries("count", functools.partial(self._documents.get_document_count,
+                                                                 **self._pipeline_headers())))
 
     def close(self) -> None:
         self._documents.close()
         self._indexes.close()
 
 
-def _record(doc: dict[str, Any], metadata_fields: Sequence[str] = ()) -> ChunkRecord:
-    values = doc_fields.from_index_document({k: v for k, v in doc.items() if not k.startswith("@")}, metadata_fields)
+def _record(doc: dict[str, Any], metadata_fields: Sequence[str] = (), design: IndexDesign | None = None) -> ChunkRecord:
+    plain = {k: v for k, v in doc.items() if not k.startswith("@")}
+    values = doc_fields.from_index_document(doc_fields.undesigned_document(plain, design or IndexDesign(),
+                                                                           metadata_fields), metadata_fields)
     return ChunkRecord.from_dict({**values, VECTOR_FIELD: None})

@@ -15,6 +15,7 @@ from typing import Any, Iterable, Sequence
 from azure.search.documents.indexes import models as m
 
 from chunking.errors import IndexError_
+from chunking.index.design import IndexDesign
 from chunking.index.schema_info import SCHEMA_VERSION, SchemaInfo
 from chunking.model import DOCUMENT_FIELDS
 
@@ -33,12 +34,14 @@ def _field(name: str, type_: str, **flags: bool) -> m.SearchField:
     return m.SearchField(name=name, type=type_, retrievable=True, **values)
 
 
-def document_field_definitions(metadata_fields: Sequence[str] = ()) -> list[m.SearchField]:
+def document_field_definitions(metadata_fields: Sequence[str] = (),
+                               design: IndexDesign | None = None) -> list[m.SearchField]:
     """The ``DOCUMENT_FIELDS`` and one ``Edm.String`` field per ``METADATA_FIELDS`` name, all filterable:
     ``title`` and ``last_modified``/``size_bytes`` also sortable, ``content_type``, ``language``,
     ``last_modified`` and the metadata fields facetable; ``acl_users``/``acl_groups`` are ``Collection(Edm.String)``
-    for ``search.in`` security filters."""
-    return [
+    for ``search.in`` security filters. Named as *design*'s layout names them (``IndexDesign.name``)."""
+    design = design or IndexDesign()
+    fields = [
         _field("title", "Edm.String", sortable=True),
         _field("storage_url", "Edm.String"),
         _field("content_type", "Edm.String", facetable=True),
@@ -49,16 +52,19 @@ def document_field_definitions(metadata_fields: Sequence[str] = ()) -> list[m.Se
         _field("acl_groups", "Collection(Edm.String)"),
         *(_field(name, "Edm.String", facetable=True) for name in metadata_fields),
     ]
+    for field in fields:
+        field.name = design.name(field.name)
+    return fields
 
 
 def schema_info(existing: m.SearchIndex | None, location: str, metadata_fields: Sequence[str],
-                records: int | None) -> SchemaInfo:
+                records: int | None, design: IndexDesign | None = None) -> SchemaInfo:
     """``chunking status``'s view of index *existing* (``None``: not created yet)."""
     if existing is None:
         return SchemaInfo("azure", location, False, 0)
     present = {f.name for f in existing.fields or []}
-    wanted = document_field_definitions(metadata_fields)
-    return SchemaInfo("azure", location, True, schema_version(existing),
+    wanted = document_field_definitions(metadata_fields, design)
+    return SchemaInfo("azure", location, True, schema_version(existing, design),
                       missing=tuple(f.name for f in missing_fields(existing, wanted)),
                       metadata_fields=tuple(name for name in metadata_fields if name in present), records=records)
 
@@ -87,11 +93,12 @@ def changed_fields(existing: m.SearchIndex, wanted: Iterable[m.SearchField]) -> 
     return problems
 
 
-def schema_version(existing: m.SearchIndex) -> int:
+def schema_version(existing: m.SearchIndex, design: IndexDesign | None = None) -> int:
     """1 for an index of the chunk fields only, ``SCHEMA_VERSION`` (2) once it has every ``DOCUMENT_FIELDS``
-    field."""
+    field (named as *design* names them)."""
     present = {f.name for f in existing.fields or []}
-    return SCHEMA_VERSION if set(DOCUMENT_FIELDS) <= present else 1
+    design = design or IndexDesign()
+    return SCHEMA_VERSION if {design.name(n) for n in DOCUMENT_FIELDS} <= present else 1
 
 
 _KINDS = {"Edm.String": "string", "Edm.Int32": "int", "Edm.Int64": "int", "Edm.Double": "float",
@@ -128,7 +135,8 @@ def from_index_document(doc: dict[str, Any], metadata_fields: Sequence[str]) -> 
     return values
 
 
-def migrate(indexes: Any, existing: m.SearchIndex, metadata_fields: Sequence[str]) -> m.SearchIndex:
+def migrate(indexes: Any, existing: m.SearchIndex, metadata_fields: Sequence[str],
+            design: IndexDesign | None = None) -> m.SearchIndex:
     """Add the document fields and *metadata_fields* that *existing* lacks, in place, through *indexes* (a
     ``SearchIndexClient``); returns the definition now in force.
 
@@ -138,7 +146,7 @@ def migrate(indexes: Any, existing: m.SearchIndex, metadata_fields: Sequence[str
     """
     from azure.core.exceptions import HttpResponseError
 
-    wanted = document_field_definitions(metadata_fields)
+    wanted = document_field_definitions(metadata_fields, design)
     problems = changed_fields(existing, wanted)
     if problems:
         raise IndexError_(f"index {existing.name!r} has fields that cannot be changed in place "
@@ -172,3 +180,52 @@ def merge_documents(ids: Iterable[str], values: dict[str, Any], metadata_fields:
 
 
 _UPDATABLE = ("storage_url", "content_type", "last_modified", "acl_users", "acl_groups")
+
+
+def designed_document(doc: dict[str, Any], design: IndexDesign) -> dict[str, Any]:
+    """Index document *doc* (``to_index_document``'s) in *design*'s layout: fields renamed (``IndexDesign.name``);
+    in azure-search-openai-demo's layout ``sourcefile`` (the file name of ``source``) and ``category`` (the
+    ``category`` metadata field when there is one, else ``design.category``, else null) added; the text copied
+    into ``content_<language>`` when the document's language has its own field. A ``merge`` document (no
+    ``content``) only gets its fields renamed."""
+    out = {design.name(k): v for k, v in doc.items()}
+    if design.permission_filters and ("acl_users" in doc or "acl_groups" in doc):
+        out.update(_service_acl(doc, design))
+    if design.demo and "source" in doc:
+        out["sourcefile"] = str(doc["source"] or "").replace("\\", "/").rsplit("/", 1)[-1]
+    if design.demo and ("source" in doc or "category" in out):  # a new document, or a metadata update
+        out["category"] = out.get("category") or design.category or None
+    if design.languages and "content" in doc:
+        language = str(doc.get("language") or "").split("-", 1)[0].lower()
+        for code in design.languages:
+            out[f"content_{code}"] = doc["content"] if code == language else None
+    return out
+
+
+def undesigned_document(doc: dict[str, Any], design: IndexDesign, metadata_fields: Sequence[str]) -> dict[str, Any]:
+    """The inverse of ``designed_document`` for a document read back: our names, without the fields we derive
+    (``sourcefile``, a ``category`` that is no metadata field, ``content_<language>``), and the service's special
+    access values back to ours."""
+    derived = {f"content_{code}" for code in design.languages}
+    if design.demo:
+        derived |= {"sourcefile"} | ({"category"} - set(metadata_fields))
+    out = {design.ours(k): v for k, v in doc.items() if k not in derived}
+    if design.permission_filters:
+        if "acl_users" in out:
+            out["acl_users"] = [u for u in out["acl_users"] or [] if u not in ("all", "none")]
+        if "acl_groups" in out:
+            out["acl_groups"] = ["*" if g == "all" else g for g in out["acl_groups"] or [] if g != "none"]
+    return out
+
+
+def _service_acl(doc: dict[str, Any], design: IndexDesign) -> dict[str, list[str]]:
+    """The access lists of *doc* as the service's permission filters read them ("Index ACLs using the push
+    APIs", learn.microsoft.com: ``["all"]`` any user, ``[]`` or ``["none"]`` nobody by that list; a user needs to
+    match one list): our group ``*`` (everyone) is ``all``; a document with neither list is public (``all``
+    users) under ``ACL_DEFAULT=public`` and nobody's under ``deny``, as ``chunking.index.security`` trims."""
+    users = list(doc.get("acl_users") or [])
+    groups = ["all" if g == "*" else g for g in doc.get("acl_groups") or []]
+    if not users and not groups and design.acl_default == "public" and {"acl_users", "acl_groups"} <= set(doc):
+        users = ["all"]
+    out = {design.name("acl_users"): users, design.name("acl_groups"): groups}
+    return {name: value for name, value in out.items() if design.ours(name) in doc}

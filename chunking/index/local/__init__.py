@@ -31,7 +31,7 @@ import numpy as np
 from chunking.errors import IndexError_
 from chunking.index.fusion import FusionOptions, fuse
 from chunking.index.local import schema
-from chunking.index.local.fts import fts_query, fts_text
+from chunking.index.local.fts import SNOWBALL, fts_query, fts_text
 from chunking.index.local.odata_sql import filter_sql
 from chunking.index.local.ranking import bm25_query_reference, keyword_ranking, nearest, term_document_counts
 from chunking.index.protocol import SearchHit
@@ -66,13 +66,15 @@ class LocalIndex:
     """
 
     def __init__(self, path: Path | str, dimensions: int, fusion: FusionOptions | None = None, *,
-                 metadata_fields: Sequence[str] = ()) -> None:
+                 metadata_fields: Sequence[str] = (), languages: Sequence[str] = ()) -> None:
         if dimensions < 1:
             raise ValueError(f"dimensions must be ≥ 1, got {dimensions}")
         self.fusion = fusion or FusionOptions()
         self.path = Path(path)
         self.dimensions = dimensions
         self.metadata_fields = tuple(metadata_fields)
+        # SEARCH_LANGUAGES that Snowball stems (chunking.index.local.fts): chunks and queries get their stems.
+        self.languages = tuple(code for code in languages if code in SNOWBALL)
         self._select = schema.select_list(self.metadata_fields)
         self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
@@ -154,7 +156,8 @@ class LocalIndex:
         updates = ", ".join(f"{c} = excluded.{c}" for c in names[1:])
         ids = [(r.id,) for r in records]
         fts_rows = [
-            (fts_text(r.content), fts_text(" / ".join(r.headings)), fts_text(r.source), r.id) for r in records
+            (fts_text(r.content, self._stem_language(r.language)), fts_text(" / ".join(r.headings)), fts_text(r.source),
+             r.id) for r in records
         ]
 
         def statements() -> Iterator[tuple[str, list[tuple]]]:
@@ -311,7 +314,7 @@ class LocalIndex:
             cosines: dict[str, float] = {}
             if vector is not None:
                 ranked, cosines = self._vector_ranking(vector, depth, wanted, where, also=[i for i, _ in lexical])
-            reference = bm25_query_reference(self._db(), query) if lexical else 0.0
+            reference = bm25_query_reference(self._db(), query, self.languages) if lexical else 0.0
             best = fuse(lexical, ranked, self.fusion, lexical_reference=reference, cosines=cosines,
                         use_lexical=bool(fts_query(query)), use_vector=vector is not None)[:k]
             if not best:
@@ -330,7 +333,12 @@ class LocalIndex:
 
     def _keyword_ranking(self, query: str, depth: int, levels: list[int] | None = None,
                          where: tuple[str, list] | None = None) -> list[tuple[str, float]]:
-        return keyword_ranking(self._db(), query, depth, levels, where)
+        return keyword_ranking(self._db(), query, depth, levels, where, self.languages)
+
+    def _stem_language(self, language: str) -> str:
+        """*language* when its chunks are written with stems (one of ``languages``), else ``""``."""
+        code = (language or "").split("-", 1)[0].lower()
+        return code if code in self.languages else ""
 
     def _vector_ranking(self, vector: Sequence[float], depth: int, levels: list[int] | None = None,
                         where: tuple[str, list] | None = None,

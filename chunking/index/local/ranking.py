@@ -20,11 +20,12 @@ BM25_WEIGHTS = (1.0, 1.0, 0.5)
 
 
 def keyword_ranking(db: sqlite3.Connection, query: str, depth: int, levels: list[int] | None = None,
-                    where: tuple[str, list] | None = None) -> list[tuple[str, float]]:
+                    where: tuple[str, list] | None = None, languages: Sequence[str] = ()) -> list[tuple[str, float]]:
     """The *depth* best ``(id, bm25)`` for free-text *query* (``bm25`` positive, higher is better; FTS5's
     ``bm25()`` negated), ties by id; empty when the query has no term or *levels* is empty. *where*: an SQL
-    condition on the ``r`` alias and its parameters (an OData filter, ``chunking.index.local.odata_sql``)."""
-    expression = fts_query(query)
+    condition on the ``r`` alias and its parameters (an OData filter, ``chunking.index.local.odata_sql``);
+    *languages*: the query's stems in these languages are asked for too (``fts_query``)."""
+    expression = fts_query(query, languages)
     if not expression or levels == []:
         return []
     weights = ", ".join(str(w) for w in BM25_WEIGHTS)
@@ -39,14 +40,20 @@ def keyword_ranking(db: sqlite3.Connection, query: str, depth: int, levels: list
     return [(row[0], -float(row[1])) for row in cur]
 
 
-def bm25_query_reference(db: sqlite3.Connection, query: str) -> float:
+def bm25_query_reference(db: sqlite3.Connection, query: str, languages: Sequence[str] = ()) -> float:
     """``bm25_reference`` of *query*: FTS5 scores each OR-ed phrase of the expression with its own idf over all
-    rows, so the reference is the sum of those idfs."""
-    phrases = [p for p in fts_query(query).split(" OR ") if p]
+    rows, so the reference is the sum of those idfs. A stem of *languages* counts only when some chunk holds it:
+    stems are extra chances to match, so one that matches nothing (an English word stemmed as Spanish) must not
+    lower the relevance of what the words themselves found."""
+    words = [p for p in fts_query(query).split(" OR ") if p]
+    stems = [p for p in fts_query(query, languages).split(" OR ") if p and p not in words]
     rows = int(db.execute("SELECT count(*) FROM records_fts").fetchone()[0])
-    hits = [int(db.execute("SELECT count(*) FROM records_fts WHERE records_fts MATCH ?", (p,)).fetchone()[0])
-            for p in phrases]
-    return bm25_reference([bm25_idf(rows, n) for n in hits])
+
+    def hits(phrase: str) -> int:
+        return int(db.execute("SELECT count(*) FROM records_fts WHERE records_fts MATCH ?", (phrase,)).fetchone()[0])
+
+    counts = [hits(p) for p in words] + [n for n in map(hits, stems) if n]
+    return bm25_reference([bm25_idf(rows, n) for n in counts])
 
 
 def term_document_counts(db: sqlite3.Connection, terms: Iterable[str]) -> tuple[int, dict[str, int]]:

@@ -187,7 +187,7 @@ def test_each_command_loads_its_own_module_and_help_loads_none():
 
     assert [app._command(name).__name__ for name in app.COMMANDS] == [
         f"chunking.app.cli.{name}" for name in ("ingest", "upload", "status", "reconcile", "reprocess", "search",
-                                                "eval", "split", "smoke")]
+                                                "eval", "split", "smoke", "schema")]
     with pytest.raises(ValueError, match="no command 'nope'"):
         app._command("nope")
     code = ("import sys; from chunking.app.cli import main\n"
