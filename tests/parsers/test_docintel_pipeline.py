@@ -9,6 +9,7 @@ from azure.core.exceptions import HttpResponseError
 from chunking.documents.splitter import splitter_for
 from chunking.embeddings import OfflineLexicalEmbedder
 from chunking.errors import describe_failure
+from chunking.parsers import ocr
 from chunking.index.local import LocalIndex
 from chunking.ledger import Ledger, LocalLedgerStore
 from chunking.pipeline import stage_one
@@ -44,15 +45,16 @@ class Stage:
         return one
 
 
-def test_without_document_intelligence_a_scan_fails_with_the_setting_to_enable(tmp_path, monkeypatch):
-    stage = Stage(tmp_path, monkeypatch, {})
+def test_without_document_intelligence_nor_local_ocr_a_scan_fails_naming_both(tmp_path, monkeypatch):
+    monkeypatch.setattr(ocr, "available", lambda: False)  # the extra "ocr" not installed (in-line parse: see below)
+    stage = Stage(tmp_path, monkeypatch, {"PARSE_ISOLATION": "inline"})
 
     one = stage.ingest("scans/invoice.png", b"\x89PNG\r\n\x1a\n")
 
     assert one.outcome == "failed"
     entry = stage.ledger.get(one.doc_id)
-    assert (entry.status, entry.error) == ("failed", "image file: needs OCR: set DOCUMENT_INTELLIGENCE_ENDPOINT to "
-                                                     "read it with Document Intelligence")
+    assert (entry.status, entry.error) == ("failed", f"image file: {ocr.NEEDS_OCR}")
+    assert "pip install 'chunking[ocr]'" in entry.error
 
 
 def test_with_document_intelligence_a_scan_is_indexed_with_page_citations_and_its_cost(tmp_path, monkeypatch):
