@@ -43,3 +43,35 @@ def pdf_of(pages: list[str | Image.Image | None]) -> bytes:
         elif item is not None:
             pdf.image(item, x=40, y=80, w=515)
     return bytes(pdf.output())
+
+
+def docx_with_picture(before: str, picture: Image.Image, after: str, *, alt_text: str = "") -> bytes:
+    """A DOCX: a paragraph, an inline picture (its ``descr`` *alt_text*), a paragraph (python-docx)."""
+    import docx
+
+    document = docx.Document()
+    document.add_paragraph(before)
+    document.add_picture(io.BytesIO(image_bytes(picture)))
+    if alt_text:
+        document.inline_shapes[0]._inline.docPr.set("descr", alt_text)
+    document.add_paragraph(after)
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue()
+
+
+def pptx_with_picture(title: str, picture: Image.Image, *, logo: Image.Image | None = None, slides: int = 1) -> bytes:
+    """A PPTX of *slides* title-only slides, each with *title* and *picture* (and *logo* in a corner)."""
+    import pptx
+    from pptx.util import Inches
+
+    presentation = pptx.Presentation()
+    for _ in range(slides):
+        slide = presentation.slides.add_slide(presentation.slide_layouts[5])
+        slide.shapes.title.text = title
+        slide.shapes.add_picture(io.BytesIO(image_bytes(picture)), Inches(0.5), Inches(2), width=Inches(9))
+        if logo is not None:
+            slide.shapes.add_picture(io.BytesIO(image_bytes(logo)), Inches(8), Inches(6.5), width=Inches(1.5))
+    buffer = io.BytesIO()
+    presentation.save(buffer)
+    return buffer.getvalue()

@@ -73,6 +73,8 @@ class ReadContext:
     deadline: Deadline | None = None
     notes: list[str] = field(default_factory=list)
     title: str | None = None
+    #: the pictures of the document met so far (``chunking.parsers.pictures.PictureLog``), once one was met.
+    pictures: object | None = field(default=None, repr=False)
 
     def check_time(self, source: str) -> None:
         """Raise ``ParseError`` (reason naming ``STAGE1_MAX_SECONDS``) once the deadline has passed."""
