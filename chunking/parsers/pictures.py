@@ -30,7 +30,7 @@ from chunking.parsers import ocr
 from chunking.parsers._common import ReadContext
 
 __all__ = ["GENERATED_MARK", "MIN_PIXELS", "MIN_SIDE_PX", "PictureLog", "count_skipped", "figure_block",
-           "picture_log", "read_picture"]
+           "picture_log", "pixel_counts", "read_picture"]
 
 #: A picture narrower or lower than this, in pixels, is an icon or a rule.
 MIN_SIDE_PX = 48
@@ -148,3 +148,22 @@ def figure_block(alt_text: str, generated: str) -> str:
     if not alt and not read:
         return ""
     return f"<figure>{alt}<p {GENERATED_MARK}>{read}</p></figure>" if read else f"<figure>{alt}</figure>"
+
+
+_OCR_PAGES = re.compile(r"local OCR: (\d+) pages?")
+_FIGURES_READ = re.compile(r"figures: (\d+) read by local OCR")
+_FIGURES_SKIPPED = re.compile(r"figures: [^;]*?(?:; )?skipped: ((?:\d+ [^,;]+(?:, )?)+)")
+_COUNT = re.compile(r"(\d+) ([^,;]+)")
+
+
+def pixel_counts(notes: list[str] | str) -> dict:
+    """What a document's notes (a list, or the ledger's note: the notes joined with ``"; "``) say local OCR cost:
+    ``{"ocr_pages": 3, "figures_read": 2, "figures_skipped": {"icons": 1}}`` (zeros and ``{}`` when they say
+    nothing), read back from the notes of ``ocr.count_page`` and ``PictureLog.note``."""
+    text = notes if isinstance(notes, str) else "; ".join(notes)
+    skipped: dict[str, int] = {}
+    for group in _FIGURES_SKIPPED.findall(text):
+        for number, reason in _COUNT.findall(group):
+            skipped[reason.strip()] = skipped.get(reason.strip(), 0) + int(number)
+    return {"ocr_pages": sum(int(n) for n in _OCR_PAGES.findall(text)),
+            "figures_read": sum(int(n) for n in _FIGURES_READ.findall(text)), "figures_skipped": skipped}

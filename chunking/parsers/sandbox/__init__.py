@@ -55,6 +55,13 @@ _START_TIMEOUT_S = 60.0
 
 _Parse = Callable[..., list[Page]]
 
+#: The parse server's environment, where the worker's does not set these: a child parses one document on one
+#: thread, so numeric libraries (NumPy's OpenBLAS, OpenCV and ONNX Runtime under local OCR) start no thread pools
+#: and glibc keeps two malloc arenas. Each pool thread and arena reserves address space, which counts against
+#: ``STAGE1_MAX_MEMORY_MB`` (``RLIMIT_AS``): about 165 MB less for a child that runs OCR
+#: (``benchmarks/ocr_bench.py``).
+PARSE_SERVER_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MALLOC_ARENA_MAX": "2"}
+
 
 def read_pages_bounded(data: bytes | Path, *, source: str, settings, context: ReadContext,
                        readers: Mapping[str, Callable] | None = None, **kwargs) -> Iterator[Page]:
@@ -290,6 +297,7 @@ def _start() -> _Server:
     authkey = secrets.token_bytes(32)
     root = str(Path(__file__).resolve().parents[3])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH", "")])))
+    env.update({name: value for name, value in PARSE_SERVER_ENV.items() if name not in os.environ})
     process = subprocess.Popen([sys.executable, "-m", "chunking.parsers.sandbox.child", address], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, env=env, cwd=root)
     assert process.stdin is not None and process.stdout is not None

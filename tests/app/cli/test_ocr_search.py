@@ -24,6 +24,8 @@ def test_words_only_in_pixels_are_found_on_the_first_hit(cli):
 
     run = cli("ingest", "scans")
     assert run.status == 0, run.err
+    assert "\nlocal OCR: 2 pages read, 1 picture read in documents\n" in run.out  # the PNG, the scan; the DOCX
+
 
     for query, source, page in (("xylophonist", "scans/note.png", 1), ("marmots", "scans/report.pdf", 2),
                                 ("ochre", "scans/memo.docx", None)):
@@ -32,3 +34,8 @@ def test_words_only_in_pixels_are_found_on_the_first_hit(cli):
         first = json.loads(run.out)[0]
         assert (first["source"], first["sourcepage"]) == (source, f"{source}#page={page}" if page else source)
         assert query in first["content"]
+
+    status = cli("status")
+    assert "local OCR: 2 pages and 1 picture read in the current versions" in status.out
+    memo = next(line for line in status.out.splitlines() if line.startswith("scans/memo.docx "))
+    assert memo.split() == ["scans/memo.docx", "indexed", "figures:", "1", "read", "by", "local", "OCR"]
