@@ -52,6 +52,8 @@ class PictureLog:
     #: a PDF's bytes name an image XObject (``chunking.parsers.scans.check_pictures``); None: not a PDF, or not
     #: checked.
     pdf_images: bool | None = None
+    #: scanned pages read by OCR for a PDF's title and language only (``chunking.parsers.scans.HEAD_OCR_PAGES``).
+    head_pages: int = 0
 
     def note(self) -> str:
         """``figures: 2 read by local OCR; skipped: 3 icons, 1 repeated`` (the parts that are not zero)."""

@@ -27,7 +27,7 @@ from chunking.parsers import ocr
 from chunking.parsers._common import ReadContext
 from chunking.parsers.pictures import count_skipped, figure_block, picture_log, read_picture
 
-__all__ = ["MIN_PICTURE_POINTS", "RENDER_DPI", "RENDER_MAX_SIDE_PX", "check_pictures", "has_image", "page_pictures",
+__all__ = ["HEAD_OCR_PAGES", "MIN_PICTURE_POINTS", "RENDER_DPI", "RENDER_MAX_SIDE_PX", "check_pictures", "has_image", "page_pictures",
            "scanned_page_text"]
 
 #: Resolution a scanned page is rendered at for OCR, in dots per inch (PDF user space is 72 per inch).
@@ -35,6 +35,9 @@ RENDER_DPI = 150
 #: The longer side of a rendered page, at most, in pixels (a poster-sized page is rendered smaller).
 RENDER_MAX_SIDE_PX = 2200
 _POINTS_PER_INCH = 72
+#: Scanned pages read by OCR when only a PDF's first pages are read for its title and language (they are read
+#: again, with all their scanned pages, for their chunks).
+HEAD_OCR_PAGES = 2
 #: A picture drawn smaller than this on a side, in points (1/72 inch: 72 is an inch), is an icon or a bullet.
 MIN_PICTURE_POINTS = 72
 _IMAGE_SUBTYPE = re.compile(rb"/Subtype\s*/Image\b")
@@ -66,6 +69,10 @@ def scanned_page_text(document: Any, index: int, *, source: str, context: ReadCo
             if not ocr.available():
                 context.note(f"page {index + 1} has no text layer and was not read: {ocr.NEEDS_OCR}")
                 return ""
+            if context.head:
+                if picture_log(context).head_pages >= HEAD_OCR_PAGES:
+                    return ""
+                picture_log(context).head_pages += 1
             width, height = page.get_size()
             scale = min(RENDER_DPI / _POINTS_PER_INCH, RENDER_MAX_SIDE_PX / max(width, height, 1.0))
             bitmap = page.render(scale=scale, grayscale=True)
@@ -76,7 +83,8 @@ def scanned_page_text(document: Any, index: int, *, source: str, context: ReadCo
         finally:
             page.close()
     text = ocr.read_image(image, source=source)
-    ocr.count_page(context)
+    if not context.head:
+        ocr.count_page(context)
     return text
 
 
@@ -104,7 +112,7 @@ def page_pictures(document: Any, index: int, *, source: str, context: ReadContex
     document was not found to hold pictures (``check_pictures``), or none is read. PDFium runs under *lock*
     only while the pictures are decoded."""
     log = context.pictures
-    if log is None or not getattr(log, "pdf_images", False):
+    if log is None or not getattr(log, "pdf_images", False) or context.head:
         return ""
     import pypdfium2.raw as pdfium_c
 

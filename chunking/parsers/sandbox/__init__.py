@@ -131,7 +131,11 @@ def read_head(data: bytes | Path, *, source: str, context: ReadContext, pages: i
     else:
         with open(data, "rb") as file:
             title = property_title(file.read(_TITLE_BYTES), source)
-    head = list(read_pages(data, source=source, context=context, end=pages, check_streams=False)) if pages else []
+    context.head = True  # the pages are read again for their chunks: OCR only what the language needs
+    try:
+        head = list(read_pages(data, source=source, context=context, end=pages, check_streams=False)) if pages else []
+    finally:
+        context.head = False
     return title, head
 
 
