@@ -71,3 +71,14 @@ def test_a_pdf_without_pictures_is_not_looked_at_page_by_page(monkeypatch):
 
     assert parse_document(bytes(pdf.output()), source="text.pdf", context=context)[0].text == "Only text.\n"
     assert context.pictures.pdf_images is False and context.notes == []
+
+
+def test_pixel_counts_read_the_notes_back_from_a_list_or_the_ledgers_joined_note():
+    from chunking.parsers.pictures import pixel_counts
+
+    ledger_note = "local OCR: 3 pages; figures: 2 read by local OCR; skipped: 3 icons, 1 repeated; other note"
+    assert pixel_counts(ledger_note) == {"ocr_pages": 3, "figures_read": 2,
+                                         "figures_skipped": {"icons": 3, "repeated": 1}}
+    assert pixel_counts(["figures: skipped: 1 over FIGURES_MAX_PER_DOCUMENT", "local OCR: 1 page"]) == {
+        "ocr_pages": 1, "figures_read": 0, "figures_skipped": {"over FIGURES_MAX_PER_DOCUMENT": 1}}
+    assert pixel_counts("") == {"ocr_pages": 0, "figures_read": 0, "figures_skipped": {}}
