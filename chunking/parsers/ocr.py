@@ -72,13 +72,12 @@ class OcrLine:
 
 @functools.cache
 def available() -> bool:
-    """True when the OCR extra is installed (``rapidocr`` and ``onnxruntime`` import)."""
-    try:
-        import onnxruntime  # noqa: F401
-        import rapidocr  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """True when the OCR extra is installed (``rapidocr`` and ``onnxruntime`` are found). Nothing is imported
+    here: ONNX Runtime and OpenCV are loaded only when a page or a picture is read, so a process (the parse
+    server whose children every document inherits) that never reads one never maps them."""
+    from importlib.util import find_spec
+
+    return find_spec("rapidocr") is not None and find_spec("onnxruntime") is not None
 
 
 @functools.cache
