@@ -25,6 +25,7 @@ from typing import Any
 
 from chunking.parsers import ocr
 from chunking.parsers._common import ReadContext
+from chunking.parsers.image import MAX_IMAGE_PIXELS
 from chunking.parsers.pictures import count_skipped, figure_block, picture_log, read_picture
 
 __all__ = ["HEAD_OCR_PAGES", "MIN_PICTURE_POINTS", "RENDER_DPI", "RENDER_MAX_SIDE_PX", "check_pictures", "has_image", "page_pictures",
@@ -124,6 +125,10 @@ def page_pictures(document: Any, index: int, *, source: str, context: ReadContex
                 left, bottom, right, top = obj.get_bounds()
                 if min(right - left, top - bottom) < MIN_PICTURE_POINTS:
                     count_skipped(context, "icons")
+                    continue
+                width_px, height_px = obj.get_px_size()
+                if width_px * height_px > MAX_IMAGE_PIXELS:  # decoded whole by PDFium: refused before
+                    count_skipped(context, "unreadable")
                     continue
                 buffer = BytesIO()  # the bitmap is PDFium's own (freed with the page), its PIL view shares it
                 obj.get_bitmap(render=False).to_pil().save(buffer, "PNG")

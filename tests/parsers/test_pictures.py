@@ -82,3 +82,18 @@ def test_pixel_counts_read_the_notes_back_from_a_list_or_the_ledgers_joined_note
     assert pixel_counts(["figures: skipped: 1 over FIGURES_MAX_PER_DOCUMENT", "local OCR: 1 page"]) == {
         "ocr_pages": 1, "figures_read": 0, "figures_skipped": {"over FIGURES_MAX_PER_DOCUMENT": 1}}
     assert pixel_counts("") == {"ocr_pages": 0, "figures_read": 0, "figures_skipped": {}}
+
+
+def test_a_pdf_picture_over_the_pixel_limit_is_not_decoded(monkeypatch):
+    from chunking.parsers import scans
+
+    monkeypatch.setattr(scans, "MAX_IMAGE_PIXELS", 1000)
+    pdf = FPDF(unit="pt", format=(595, 842))
+    pdf.add_page()
+    pdf.set_font("helvetica", size=12)
+    pdf.text(72, 72, "Report text.")
+    pdf.image(CHART, x=40, y=100, w=515)
+    context = ReadContext()
+
+    assert parse_document(bytes(pdf.output()), source="report.pdf", context=context)[0].text == "Report text.\n"
+    assert context.notes == ["figures: skipped: 1 unreadable"]
