@@ -11,8 +11,9 @@ What this module adds to the engine:
 * **Settings chosen for a bounded child process** (``chunking.parsers.sandbox``): one inference thread (the
   Functions host runs several documents at once on 2 cores), no angle classifier (it turned upright Latin lines
   upside down on rendered pages), detection on the page scaled so its longer side is at most 960 pixels
-  (PaddleOCR's own default): a rendered A4 page then peaks near 350 MB resident and 900 MB of address space,
-  against about 660 MB and 1.3 GB at full size, and the lines it finds are recognised from the full-size page.
+  (PaddleOCR's own default): a rendered A4 page then peaks near 350-400 MB resident and 900 MB of address
+  space, against about 660 MB and 1.3 GB at full size, and the lines it finds are recognised from the full-size
+  page (figures: docs/parsers.md#images-and-scanned-pdfs, ``benchmarks/ocr_bench.py``).
 * **Reading order** (``reading_order``): the engine returns text lines in no promised order. They are put in
   order by a recursive XY cut (Nagy and Seth, "Hierarchical representation of optically scanned documents",
   1984): a region is cut at a vertical gutter (columns, left to right) where one crosses it whole, else at its
