@@ -109,7 +109,7 @@ def recognize(image: Any, *, source: str) -> list[OcrLine]:
         raise ParseError(source, NEEDS_OCR)
     import numpy as np
 
-    pixels = np.asarray(image.convert("RGB"))
+    pixels = np.asarray(_on_white(image))
     with _ENGINE_LOCK:
         engine = _engine()
         try:
@@ -131,6 +131,18 @@ def recognize(image: Any, *, source: str) -> list[OcrLine]:
         if text:
             lines.append(OcrLine(text, min(xs), min(ys), max(xs), max(ys)))
     return lines
+
+
+def _on_white(image: Any) -> Any:
+    """*image* as RGB, its transparent pixels white: a diagram or logo saved with a transparent background keeps
+    arbitrary colours (often black) under it, which a plain conversion would show, hiding dark text."""
+    if image.mode in ("RGBA", "LA", "PA") or (image.mode == "P" and "transparency" in image.info):
+        from PIL import Image
+
+        rgba = image.convert("RGBA")
+        white = Image.new("RGBA", rgba.size, (255, 255, 255, 255))
+        return Image.alpha_composite(white, rgba).convert("RGB")
+    return image.convert("RGB")
 
 
 def read_image(image: Any, *, source: str) -> str:

@@ -128,3 +128,13 @@ def test_without_the_extra_the_scanned_pages_of_a_mixed_pdf_are_named_in_a_note(
     pages = parse_document(pdf_of(["Text first.", paragraph_image(LINES)]), source="mixed.pdf", context=context)
     assert [p.text for p in pages] == ["Text first.\n", ""]
     assert context.notes == [f"page 2 has no text layer and was not read: {ocr.NEEDS_OCR}"]
+
+
+def test_dark_text_on_a_transparent_background_is_read_on_white():
+    from PIL import Image
+
+    text = paragraph_image(LINES[1:]).convert("L")
+    transparent = Image.new("RGBA", text.size, (0, 0, 0, 0))  # black, fully transparent
+    transparent.putalpha(text.point(lambda v: 255 - v))  # opaque where the text is
+    pages = parse_document(image_bytes(transparent), source="logo.png")
+    assert pages[0].text == "Nobody expected the xylophonist to arrive.\n"
