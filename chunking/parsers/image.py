@@ -26,6 +26,8 @@ NEEDS_OCR = ocr.NEEDS_OCR
 #: The largest frame read, in pixels (width × height): 64 million is a 600 DPI scan of an A3 page, and about
 #: 200 MB as RGB.
 MAX_IMAGE_PIXELS = 64_000_000
+#: Formats Pillow cannot open without a plug-in: only Document Intelligence reads them.
+_SERVICE_ONLY = frozenset({".heif"})
 #: Formats whose further frames are more pages (a multi-page scan); a GIF's further frames are an animation.
 _PAGED = frozenset({".tif", ".tiff"})
 
@@ -38,11 +40,14 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
     Raises:
         ParseError: ``image file: needs OCR: install the OCR extra …, or set DOCUMENT_INTELLIGENCE_ENDPOINT …``
             without the extra; ``not a valid image: …`` when Pillow cannot open it; ``image of W×H pixels, more
-            than 64000000``; ``STAGE1_MAX_SECONDS`` between frames.
+            than 64000000``; ``HEIF image: read only by Document Intelligence …``; ``STAGE1_MAX_SECONDS`` between
+            frames.
     """
     context = context if context is not None else ReadContext()
     if not ocr.available():
         raise ParseError(source, f"image file: {NEEDS_OCR}")
+    if extension_of(source) in _SERVICE_ONLY:
+        raise ParseError(source, "HEIF image: read only by Document Intelligence (set DOCUMENT_INTELLIGENCE_ENDPOINT)")
     from PIL import Image, UnidentifiedImageError
 
     try:

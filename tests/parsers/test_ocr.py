@@ -138,3 +138,9 @@ def test_dark_text_on_a_transparent_background_is_read_on_white():
     transparent.putalpha(text.point(lambda v: 255 - v))  # opaque where the text is
     pages = parse_document(image_bytes(transparent), source="logo.png")
     assert pages[0].text == "Nobody expected the xylophonist to arrive.\n"
+
+
+def test_a_heif_image_names_the_service_that_reads_it():
+    with pytest.raises(ParseError) as caught:
+        parse_document(b"\x00\x00\x00\x18ftypheic", source="photo.heif")
+    assert caught.value.reason == "HEIF image: read only by Document Intelligence (set DOCUMENT_INTELLIGENCE_ENDPOINT)"
