@@ -98,8 +98,11 @@ FORMATS: dict[str, Format] = {
     ".xlsx": Format("xlsx", "sentence", paginated=True, title_source="ooxml-core", zip_package=True, docintel=True),
     # A macro-enabled workbook: the layout model does not take it, so it is always parsed locally.
     ".xlsm": Format("xlsx", "sentence", paginated=True, title_source="ooxml-core", zip_package=True),
-    # Images are read only by Document Intelligence; locally they are refused with a reason naming its setting.
+    # Images: read by Document Intelligence when it is configured, else by local OCR (the extra ``ocr``); with
+    # neither, refused with a reason naming both.
     **dict.fromkeys(IMAGE_EXTENSIONS, Format("image", "sentence", paginated=True, docintel=True)),
+    # GIF: the layout model does not take it, so it is always read by local OCR (its first frame).
+    ".gif": Format("image", "sentence", paginated=True),
     ".html": _HTML,
     ".htm": _HTML,
     ".json": Format("json", "json"),

@@ -48,6 +48,7 @@ EXPECTED_TABLE = {
     ".xlsx": ("xlsx", "sentence", "ooxml-core", "pzd"),
     ".xlsm": ("xlsx", "sentence", "ooxml-core", "pz"),
     **{ext: ("image", "sentence", "none", "pd") for ext in (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".heif")},
+    ".gif": ("image", "sentence", "none", "p"),  # read by local OCR only: the layout model does not take GIF
     ".html": ("html", "html", "html-title", "hd"),
     ".htm": ("html", "html", "html-title", "hd"),
     ".json": ("json", "json", "none", ""),

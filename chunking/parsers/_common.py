@@ -73,6 +73,11 @@ class ReadContext:
     deadline: Deadline | None = None
     notes: list[str] = field(default_factory=list)
     title: str | None = None
+    #: the pictures of the document met so far (``chunking.parsers.pictures.PictureLog``), once one was met.
+    pictures: object | None = field(default=None, repr=False)
+    #: the read is of a PDF's first pages for its title and language only (``chunking.parsers.sandbox.read_head``):
+    #: pictures are not read, at most ``chunking.parsers.scans.HEAD_OCR_PAGES`` scanned pages are, uncounted.
+    head: bool = False
 
     def check_time(self, source: str) -> None:
         """Raise ``ParseError`` (reason naming ``STAGE1_MAX_SECONDS``) once the deadline has passed."""

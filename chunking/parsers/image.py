@@ -1,27 +1,73 @@
-"""Images (.png, .jpg, .jpeg, .bmp, .tif, .tiff, .heif): their text can only be read by OCR, which the embedded
-default does not have. Without Document Intelligence an image is refused with a reason that names the setting
-to enable (the pipeline records it in the ledger); with ``DOCUMENT_INTELLIGENCE_ENDPOINT`` set, images go to
-``chunking.parsers.docintel`` instead and never reach this module.
+"""Images (.png, .jpg, .jpeg, .bmp, .tif, .tiff, .gif; .heif only through Document Intelligence): their text is
+read by local OCR (``chunking.parsers.ocr``, the extra ``ocr``), one page per frame of a multi-page TIFF, the
+first frame of an animated GIF. With ``DOCUMENT_INTELLIGENCE_ENDPOINT`` set, images go to
+``chunking.parsers.docintel`` instead and never reach this module; without either, an image is refused with a
+reason naming both (``NEEDS_OCR``), and the pipeline records it in the ledger.
+
+Images are opened with Pillow (already installed for the PDF renderer). A picture of more than
+``MAX_IMAGE_PIXELS`` pixels is refused before it is decoded: Pillow decodes a whole frame at once, and a small PNG
+can declare a huge canvas (a decompression bomb; Pillow's own guard warns at 89 million pixels).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from io import BytesIO
 
+from chunking.formats import extension_of
 from chunking.model import Page
+from chunking.parsers import ocr
 from chunking.parsers._common import ParseError, ReadContext
 
-__all__ = ["NEEDS_OCR", "parse"]
+__all__ = ["MAX_IMAGE_PIXELS", "NEEDS_OCR", "parse"]
 
-#: The reason an image (or a PDF without a text layer) is not read locally.
-NEEDS_OCR = "needs OCR: set DOCUMENT_INTELLIGENCE_ENDPOINT to read it with Document Intelligence"
+#: The reason an image (or a PDF without a text layer) is not read.
+NEEDS_OCR = ocr.NEEDS_OCR
+#: The largest frame read, in pixels (width × height): 64 million is a 600 DPI scan of an A3 page, and about
+#: 200 MB as RGB.
+MAX_IMAGE_PIXELS = 64_000_000
+#: Formats Pillow cannot open without a plug-in: only Document Intelligence reads them.
+_SERVICE_ONLY = frozenset({".heif"})
+#: Formats whose further frames are more pages (a multi-page scan); a GIF's further frames are an animation.
+_PAGED = frozenset({".tif", ".tiff"})
 
 
 def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> Iterator[Page]:
-    """Refuse an image.
+    """Read the text of an image with local OCR: one ``Page`` per frame of a TIFF, one page for the other formats,
+    each page's text in reading order (``chunking.parsers.ocr.reading_order``) ending with ``\\n`` ("" for a
+    frame without text), offsets the lengths of the pages before.
 
     Raises:
-        ParseError: always, ``image file: needs OCR: set DOCUMENT_INTELLIGENCE_ENDPOINT to read it with Document
-            Intelligence``.
+        ParseError: ``image file: needs OCR: install the OCR extra …, or set DOCUMENT_INTELLIGENCE_ENDPOINT …``
+            without the extra; ``not a valid image: …`` when Pillow cannot open it; ``image of W×H pixels, more
+            than 64000000``; ``HEIF image: read only by Document Intelligence …``; ``STAGE1_MAX_SECONDS`` between
+            frames.
     """
-    raise ParseError(source, f"image file: {NEEDS_OCR}")
+    context = context if context is not None else ReadContext()
+    if not ocr.available():
+        raise ParseError(source, f"image file: {NEEDS_OCR}")
+    if extension_of(source) in _SERVICE_ONLY:
+        raise ParseError(source, "HEIF image: read only by Document Intelligence (set DOCUMENT_INTELLIGENCE_ENDPOINT)")
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        picture = Image.open(BytesIO(data))
+    except (UnidentifiedImageError, OSError) as error:
+        raise ParseError(source, f"not a valid image: {str(error)[:200]}") from None
+    frames = getattr(picture, "n_frames", 1) if extension_of(source) in _PAGED else 1
+    offset = 0
+    with picture:
+        for index in range(frames):
+            context.check_time(source)
+            picture.seek(index)
+            width, height = picture.size
+            if width * height > MAX_IMAGE_PIXELS:
+                raise ParseError(source, f"image of {width}×{height} pixels, more than {MAX_IMAGE_PIXELS}")
+            try:
+                picture.load()
+            except OSError as error:
+                raise ParseError(source, f"not a valid image: {str(error)[:200]}") from None
+            text = ocr.read_image(picture, source=source)
+            ocr.count_page(context)
+            yield Page(index, offset, text)
+            offset += len(text)

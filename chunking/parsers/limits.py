@@ -29,6 +29,7 @@ LIMIT_SETTINGS: dict[str, str] = {
     "MAX_DOCUMENT_CHARS": "max_document_chars",
     "MAX_NESTING_DEPTH": "max_nesting_depth",
     "STAGE1_MAX_SECONDS": "stage1_max_seconds",
+    "FIGURES_MAX_PER_DOCUMENT": "figures_max_per_document",
 }
 
 
@@ -44,6 +45,8 @@ class Limits:
         max_document_chars: characters of the document's text (all pages).
         max_nesting_depth: levels of JSON arrays/objects, HTML elements, Markdown lists and block quotes.
         stage1_max_seconds: wall-clock seconds of one stage-1 invocation (parsing and splitting one document).
+        figures_max_per_document: pictures inside one document (one page range of a long PDF) read by local OCR
+            (``chunking.parsers.pictures``); 0 reads none.
     """
 
     max_decompressed_bytes: int = 100 * _MiB
@@ -52,6 +55,7 @@ class Limits:
     max_document_chars: int = 10_000_000
     max_nesting_depth: int = 100
     stage1_max_seconds: int = 300
+    figures_max_per_document: int = 50
 
     @classmethod
     def from_settings(cls, settings: Any) -> "Limits":

@@ -17,7 +17,6 @@ text.
 
 from __future__ import annotations
 
-import html
 import io
 import re
 from collections.abc import Iterable, Iterator
@@ -25,6 +24,7 @@ from collections.abc import Iterable, Iterator
 from chunking.model import Page
 from chunking.parsers._common import ParseError, ReadContext, pages_from_texts
 from chunking.parsers.office import check_package, html_table
+from chunking.parsers.pictures import figure_block, read_picture
 
 __all__ = ["parse"]
 
@@ -59,15 +59,16 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
     texts = []
     for index, slide in enumerate(slides):
         context.check_time(source)
-        text = slide_text(slide, index)
+        text = slide_text(slide, index, context=context, source=source)
         if len(text) > limits.max_page_chars:
             raise ParseError(source, limits.page_chars_reason(index))
         texts.append(text)
     return pages_from_texts(texts)
 
 
-def slide_text(slide, index: int) -> str:
-    """One slide as text: ``# title``, its shapes' blocks, then its notes; blocks separated by blank lines."""
+def slide_text(slide, index: int, *, context: ReadContext | None = None, source: str = "") -> str:
+    """One slide as text: ``# title``, its shapes' blocks, then its notes; blocks separated by blank lines. With
+    *context*, the text of its pictures is read by local OCR (``chunking.parsers.pictures``) into their blocks."""
     title = ""
     blocks: list[str] = []
     for shape in _reading_order(slide.shapes):
@@ -78,7 +79,7 @@ def slide_text(slide, index: int) -> str:
             title = " ".join(shape.text_frame.text.split())
             if title:
                 continue
-        blocks.extend(_shape_blocks(shape, kind))
+        blocks.extend(_shape_blocks(shape, kind, context, source))
     blocks.insert(0, f"# {title or f'Slide {index + 1}'}")
     notes = _notes(slide)
     if notes:
@@ -107,15 +108,16 @@ def _placeholder_type(shape) -> str:
         return ""
 
 
-def _shape_blocks(shape, kind: str) -> list[str]:
+def _shape_blocks(shape, kind: str, context: ReadContext | None = None, source: str = "") -> list[str]:
     if getattr(shape, "has_table", False) and shape.has_table:
         figure = _table(shape.table)
         return [figure] if figure else []
     if shape.has_text_frame:
         return _text_frame_blocks(shape.text_frame, as_list=kind in _BODY_TYPES)
     if str(shape.shape_type).startswith("PICTURE"):
-        description = _alt_text(shape)
-        return [f"<figure>{html.escape(description, quote=False)}</figure>"] if description else []
+        read = _picture_text(shape, context, source) if context is not None else ""
+        block = figure_block(_alt_text(shape), read)
+        return [block] if block else []
     return []
 
 
@@ -163,6 +165,14 @@ def _table(table) -> str:
     if not has_text:
         return ""
     return html_table(rows, header_rows=1 if table.first_row else 0)
+
+
+def _picture_text(shape, context: ReadContext, source: str) -> str:
+    try:
+        blob = shape.image.blob
+    except (AttributeError, KeyError, ValueError):  # a linked picture, or a relationship to nothing
+        return ""
+    return read_picture(blob, source=source, context=context)
 
 
 def _alt_text(shape) -> str:

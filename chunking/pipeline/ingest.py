@@ -34,6 +34,7 @@ from chunking.formats import SUPPORTED_EXTENSIONS
 from chunking.ids import doc_id as make_doc_id
 from chunking.index.protocol import IndexWriter
 from chunking.ledger import Ledger
+from chunking.parsers.pictures import pixel_counts
 from chunking.pipeline.namespaces import deployment_namespace
 from chunking.pipeline.reconcile import delete_document
 from chunking.pipeline.stage_two import run_stage_one, run_stage_two
@@ -67,6 +68,10 @@ class DocumentRow:
     stage2_seconds: float = 0.0
     error: str | None = None
     fields_updated: int = 0
+    #: local OCR: pages read, pictures read, pictures skipped by reason (``chunking.parsers.pictures``).
+    ocr_pages: int = 0
+    figures_read: int = 0
+    figures_skipped: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -108,6 +113,9 @@ class IngestSummary:
             "failures": [{"source": r.source, "error": r.error} for r in self.rows if r.outcome == "failed"],
             "deleted_sources": list(self.deleted),
             "ignored_sources": list(self.ignored),
+            "ocr_pages": sum(r.ocr_pages for r in ok),
+            "figures_read": sum(r.figures_read for r in ok),
+            "figures_skipped": _added(r.figures_skipped for r in ok),
             "stale_chunks_deleted": dict(self.pruned),
             "vanished_sources": list(self.vanished),
             "per_document": [
@@ -234,6 +242,15 @@ def ingest_files(
     return summary
 
 
+def _added(counts) -> dict[str, int]:
+    """Counters (reason → count) added up."""
+    total: dict[str, int] = {}
+    for count in counts:
+        for reason, n in count.items():
+            total[reason] = total.get(reason, 0) + n
+    return total
+
+
 def _prune_stale_versions(entry, index: IndexWriter, namespace: str) -> int:
     """Delete the chunks of *entry*'s document (of *namespace*) whose version is neither its current nor its
     indexed one (the indexed one stays searchable while a newer one is queued or failed); returns how many."""
@@ -252,6 +269,9 @@ def _ingest_one(file: Path, source: str, row: DocumentRow, *, settings: Settings
                         payloads=payloads, ledger=ledger, keep_old_versions=keep_old_versions, properties=properties)
     row.outcome, row.error, row.stage1_seconds = one.outcome, one.error, one.seconds
     row.pages, row.chunks, row.tokens, row.max_tokens = one.pages, one.chunks, one.tokens, one.max_chunk_tokens
+    pixels = pixel_counts(one.notes)
+    row.ocr_pages, row.figures_read, row.figures_skipped = (pixels["ocr_pages"], pixels["figures_read"],
+                                                            pixels["figures_skipped"])
     for message in one.messages:
         two = run_stage_two(message, settings=settings, embedder=embedder, index=index, payloads=payloads,
                             ledger=ledger)

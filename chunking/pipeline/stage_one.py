@@ -79,6 +79,9 @@ class StageOneResult:
     seconds: float = 0.0
     ranges: int = 1
     continues: RangeState | None = None
+    #: what the parser noted about the document (as the ledger keeps them): local OCR's pages and pictures
+    #: (``chunking.parsers.pictures.pixel_counts`` reads their counts back).
+    notes: list[str] = field(default_factory=list)
 
 
 def source_version(data: bytes, splitter: DocumentSplitter, namespace: str = "") -> str:
@@ -250,6 +253,7 @@ def _run_range(local: bytes | Path, state: RangeState, splitter: DocumentSplitte
     result.ranges = max(1, -(-state.page_count // settings.stage_one.pages_per_job)) if paged else 1
     seen = _Seen(state)
     out.notes = context.notes  # the parser's notes go to the ledger with the version
+    result.notes = context.notes
     learnt: list[FurnitureKeys] = []
     if paged and out.fields is None:  # a PDF read in ranges: title and language from its first pages
         out.fields = version_fields(local, source=result.source, size_bytes=result.size_bytes, settings=settings,

@@ -169,6 +169,7 @@ class Settings:
     max_document_chars: int = 10_000_000
     max_nesting_depth: int = 100
     stage1_max_seconds: int = 300
+    figures_max_per_document: int = 50
     isolation: ParseIsolation = dataclasses.field(default_factory=ParseIsolation)  # where stage 1 parses
     # Repair and backfill: the deployment's namespace in a shared index, re-enqueues per reconcile run.
     reconcile: ReconcileOptions = dataclasses.field(default_factory=ReconcileOptions)
@@ -290,6 +291,7 @@ class Settings:
             max_document_chars=int_value(env, "MAX_DOCUMENT_CHARS", 10_000_000, 1),
             max_nesting_depth=int_value(env, "MAX_NESTING_DEPTH", 100, 2),
             stage1_max_seconds=int_value(env, "STAGE1_MAX_SECONDS", 300, 1),
+            figures_max_per_document=int_value(env, "FIGURES_MAX_PER_DOCUMENT", 50, 0),
             stage_one=StageOneJobs.from_env(env),
             index_design=index_design,
         )

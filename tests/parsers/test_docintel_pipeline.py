@@ -9,6 +9,7 @@ from azure.core.exceptions import HttpResponseError
 from chunking.documents.splitter import splitter_for
 from chunking.embeddings import OfflineLexicalEmbedder
 from chunking.errors import describe_failure
+from chunking.parsers import ocr
 from chunking.index.local import LocalIndex
 from chunking.ledger import Ledger, LocalLedgerStore
 from chunking.pipeline import stage_one
@@ -44,15 +45,16 @@ class Stage:
         return one
 
 
-def test_without_document_intelligence_a_scan_fails_with_the_setting_to_enable(tmp_path, monkeypatch):
-    stage = Stage(tmp_path, monkeypatch, {})
+def test_without_document_intelligence_nor_local_ocr_a_scan_fails_naming_both(tmp_path, monkeypatch):
+    monkeypatch.setattr(ocr, "available", lambda: False)  # the extra "ocr" not installed (in-line parse: see below)
+    stage = Stage(tmp_path, monkeypatch, {"PARSE_ISOLATION": "inline"})
 
     one = stage.ingest("scans/invoice.png", b"\x89PNG\r\n\x1a\n")
 
     assert one.outcome == "failed"
     entry = stage.ledger.get(one.doc_id)
-    assert (entry.status, entry.error) == ("failed", "image file: needs OCR: set DOCUMENT_INTELLIGENCE_ENDPOINT to "
-                                                     "read it with Document Intelligence")
+    assert (entry.status, entry.error) == ("failed", f"image file: {ocr.NEEDS_OCR}")
+    assert "pip install 'chunking[ocr]'" in entry.error
 
 
 def test_with_document_intelligence_a_scan_is_indexed_with_page_citations_and_its_cost(tmp_path, monkeypatch):
@@ -150,3 +152,57 @@ def test_the_heading_paths_enter_the_version_of_a_document_the_service_reads():
     # PDF's chunks now get change its version once more (a PDF indexed without them is split again).
     assert fingerprint["a.pdf", "local"] == fingerprint["a.docx", "local"]
     assert fingerprint["a.pdf", "service"] not in (fingerprint["a.docx", "service"], fingerprint["a.pdf", "local"])
+
+
+def test_with_document_intelligence_a_pdf_with_scanned_pages_goes_there_not_to_local_ocr(tmp_path, monkeypatch):
+    from tests.pixel_documents import paragraph_image, pdf_of
+
+    monkeypatch.setattr(ocr, "read_image", lambda *a, **k: pytest.fail("local OCR ran"))
+    fake = DocumentIntelligenceFake(SCAN)
+    stage = Stage(tmp_path, monkeypatch, {"DOCUMENT_INTELLIGENCE_ENDPOINT": ENDPOINT,
+                                          "DOCUMENT_INTELLIGENCE_API_KEY": "k", "PARSE_ISOLATION": "inline"}, fake)
+
+    one = stage.ingest("scans/invoice.pdf", pdf_of(["Invoice 2024-117", paragraph_image(["Delivered north."])]))
+
+    entry = stage.ledger.get(one.doc_id)
+    assert (entry.status, entry.note) == ("indexed", "Document Intelligence: 2 pages analysed in 1 request")
+    assert [r.sourcepage for r in sorted(stage.index.records_of(one.doc_id), key=lambda r: r.ordinal)] == [
+        "scans/invoice.pdf#page=1", "scans/invoice.pdf#page=2"]
+
+
+def test_a_pdf_kept_local_beside_document_intelligence_reads_its_scanned_pages_with_local_ocr(tmp_path, monkeypatch):
+    from tests.pixel_documents import paragraph_image, pdf_of
+
+    fake = DocumentIntelligenceFake(SCAN)
+    stage = Stage(tmp_path, monkeypatch, {"DOCUMENT_INTELLIGENCE_ENDPOINT": ENDPOINT, "PARSERS": ".pdf=local",
+                                          "DOCUMENT_INTELLIGENCE_API_KEY": "k", "PARSE_ISOLATION": "inline"}, fake)
+
+    one = stage.ingest("scans/mixed.pdf", pdf_of(["Invoice 2024-117", paragraph_image(["Delivered north."])]))
+
+    entry = stage.ledger.get(one.doc_id)
+    assert (entry.status, entry.note) == ("indexed", "local OCR: 1 page")
+    records = sorted(stage.index.records_of(one.doc_id), key=lambda r: r.ordinal)
+    assert [(r.content, r.page_start, r.page_end) for r in records] == [("Invoice 2024-117\nDelivered north.", 0, 1)]
+    assert fake.requests == []  # the service was not asked
+
+
+def test_a_scanned_pdf_is_read_once_for_its_chunks_and_its_language_is_detected(tmp_path, monkeypatch):
+    from chunking.parsers import scans
+    from tests.pixel_documents import paragraph_image, pdf_of
+
+    calls = []
+    read = ocr.read_image
+    monkeypatch.setattr(ocr, "read_image", lambda image, *, source: calls.append(1) or read(image, source=source))
+    stage = Stage(tmp_path, monkeypatch, {"PARSE_ISOLATION": "inline"})
+    german = [["Der Bericht wurde am Montag in der Stadt vorgestellt."], ["Alle Mitarbeiter haben ihn gelesen."],
+              ["Danach gingen sie gemeinsam nach Hause."]]
+
+    one = stage.ingest("scans/bericht.pdf", pdf_of([paragraph_image(lines) for lines in german]))
+
+    entry = stage.ledger.get(one.doc_id)
+    assert (entry.status, entry.note) == ("indexed", "local OCR: 3 pages")
+    # The first pages are read once more for the title and language: at most HEAD_OCR_PAGES of them by OCR.
+    assert scans.HEAD_OCR_PAGES == 2 and len(calls) == 3 + 2
+    records = stage.index.records_of(one.doc_id)
+    assert {r.language for r in records} == {"de"}
+    assert "Der Bericht wurde am Montag in der Stadt vorgestellt." in records[0].content

@@ -8,7 +8,7 @@ import pytest
 
 import chunking.parsers as parsers
 from chunking.formats import FORMATS
-from chunking.parsers import SUPPORTED_EXTENSIONS, ParseError, UnsupportedFileType, parse_document
+from chunking.parsers import SUPPORTED_EXTENSIONS, ParseError, UnsupportedFileType, ocr, parse_document
 from tests.parsers.helpers import assert_page_invariants, parse_corpus
 
 # (file, pages, characters of the document text); the text formats' counts are those of the files themselves.
@@ -42,12 +42,14 @@ def test_supported_extensions_are_the_format_table():
 
 
 @pytest.mark.parametrize("source", ["scan.png", "photos/Receipt.JPG", "fax.tiff"])
-def test_an_image_without_document_intelligence_is_refused_naming_the_setting(source):
+def test_an_image_without_document_intelligence_nor_local_ocr_is_refused_naming_both(source, monkeypatch):
+    monkeypatch.setattr(ocr, "available", lambda: False)  # the extra "ocr" not installed
     with pytest.raises(ParseError) as caught:
         parse_document(b"\x89PNG\r\n\x1a\n", source=source)
 
-    assert caught.value.reason == ("image file: needs OCR: set DOCUMENT_INTELLIGENCE_ENDPOINT to read it with "
-                                   "Document Intelligence")
+    assert caught.value.reason == ("image file: needs OCR: install the OCR extra (pip install 'chunking[ocr]', or "
+                                   "pip install -r requirements-ocr.txt), or set DOCUMENT_INTELLIGENCE_ENDPOINT to "
+                                   "read it with Document Intelligence")
 
 
 @pytest.mark.parametrize("source", ["NOTES.TXT", "docs/Guide.Md", "a.b/c.markdown", "C:\\Users\\me\\readme.TxT"])
@@ -68,7 +70,7 @@ def test_html_extension_dispatches_to_the_html_parser():
     ("source", "reason"),
     [
         ("archive/report.xyz", "unsupported file type .xyz"),
-        ("photo.GIF", "unsupported file type .gif"),
+        ("photo.PSD", "unsupported file type .psd"),
         ("Makefile", "unsupported file type (no extension)"),
         ("old.doc", "unsupported file type .doc"),
     ],

@@ -137,7 +137,8 @@ def test_pdf_without_text_says_so():
     with pytest.raises(ParseError) as caught:
         parse_document(_tiny_pdf(["", ""]), source="scan.pdf")
 
-    assert caught.value.reason == ("no text found (scanned or image-only PDF?): needs OCR: set "
+    assert caught.value.reason == ("no text found (scanned or image-only PDF?): needs OCR: install the OCR extra "
+                                   "(pip install 'chunking[ocr]', or pip install -r requirements-ocr.txt), or set "
                                    "DOCUMENT_INTELLIGENCE_ENDPOINT to read it with Document Intelligence")
 
 

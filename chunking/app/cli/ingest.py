@@ -113,6 +113,11 @@ def _print_summary(summary, totals: dict, settings) -> None:
           f"{plural(totals['embedding_tokens'], 'embedding token')} in "
           f"{plural(totals['embedding_requests'], 'request')} ({settings.embedding_backend}) -> {where}; "
           f"{summary.seconds:.1f} s")
+    if totals["ocr_pages"] or totals["figures_read"] or totals["figures_skipped"]:
+        skipped = ", ".join(f"{n} {reason}" for reason, n in totals["figures_skipped"].items())
+        print(f"local OCR: {plural(totals['ocr_pages'], 'page')} read, "
+              f"{plural(totals['figures_read'], 'picture')} read in documents"
+              + (f", pictures skipped: {skipped}" if skipped else ""))
     if totals["fields_updated"]:
         print(f"new metadata or access lists: the fields of "
               f"{plural(sum(r.fields_updated for r in summary.rows), 'chunk')} of "

@@ -5,9 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from chunking.app.cli.output import fail, table
+from chunking.app.cli.output import fail, plural, table
 from chunking.app.cli.watch import WAITING, follow, ledger_states, states
 from chunking.ledger import DELETED, FAILED, INDEXED, QUEUED, SENDING, status_counts
+from chunking.parsers.pictures import pixel_counts
 from chunking.services import ledger_exists, ledger_table, make_index, make_ledger
 from chunking.storage import blob_service, create_container, ensure_reachable, storage_error
 
@@ -51,12 +52,18 @@ def run(args: argparse.Namespace, settings) -> int:
                           "failed": [
             {"source": e.source, "doc_id": e.doc_id, "version": e.version, "error": e.error, "attempts": e.attempts,
              "updated_at": e.updated_at} for e in failed],
-            "notes": [{"source": e.source, "status": e.status, "note": e.note} for e in noted]},
+            "notes": [{"source": e.source, "status": e.status, "note": e.note} for e in noted],
+            "local_ocr": pixel_counts("; ".join(e.note for e in entries if e.note and not e.is_deleted))},
             ensure_ascii=False, indent=2))
         return 0
     waiting = _waiting(settings, entries)
     print(", ".join(f"{n} {s}" for s, n in counts.items())
           + (f"; {len(waiting)} uploaded, waiting for the blob trigger" if waiting else ""))
+    pixels = pixel_counts("; ".join(e.note for e in entries if e.note and not e.is_deleted))
+    if pixels["ocr_pages"] or pixels["figures_read"] or pixels["figures_skipped"]:
+        skipped = ", ".join(f"{n} {reason}" for reason, n in pixels["figures_skipped"].items())
+        print(f"local OCR: {plural(pixels['ocr_pages'], 'page')} and {plural(pixels['figures_read'], 'picture')} "
+              f"read in the current versions" + (f"; pictures skipped: {skipped}" if skipped else ""))
     if failed:
         print()
         table(("failed source", "reason", "since"), [(e.source, e.error, e.updated_at) for e in failed])

@@ -99,7 +99,7 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
             # body of its own, holding this block and what is inserted after it.
             holder = _new_body()
             holder.append(element)
-            prepare_block(holder, context, marks)
+            prepare_block(holder, context, marks, opened, source)
             for block in list(holder):
                 writer.walk_block(block)
         if writer.chars > limit:

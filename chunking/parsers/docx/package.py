@@ -51,6 +51,17 @@ class OpenedDocx:
     _package: zipfile.ZipFile = field(repr=False)
     _source: str = field(repr=False)
 
+    def related_bytes(self, rid: str) -> bytes:
+        """The bytes of the part the main part's relationship *rid* points to (a picture), read from the package
+        (the opened ``document`` holds binary parts empty); ``b""`` for an external or missing target.
+
+        Its size was bounded with the package's (``MAX_DECOMPRESSED_BYTES``) when it was opened."""
+        try:
+            partname = self.document.part.related_parts[rid].partname
+            return self._package.read(str(partname).lstrip("/"))
+        except (KeyError, AttributeError, ValueError, zipfile.BadZipFile):
+            return b""
+
     def blocks(self) -> Iterator[etree._Element]:
         """The body's top-level elements in document order, each complete when yielded and cleared (with
         everything before it) when the next is asked for.

@@ -21,7 +21,6 @@ it, so that the walker of ``chunking.parsers.docx`` reads these parts with its u
 from __future__ import annotations
 
 import copy
-import html
 import re
 
 from docx.opc.constants import RELATIONSHIP_TYPE as RT
@@ -29,6 +28,7 @@ from docx.oxml.ns import qn
 from lxml import etree
 
 from chunking.parsers._common import ReadContext
+from chunking.parsers.pictures import figure_block, read_picture
 
 __all__ = ["NoteMarks", "prepare_block", "prepare_body"]
 
@@ -37,11 +37,14 @@ _NS = {
     "w": "http://schemas.openxmlformats.org/wordprocessingml/2006/main",
     "mc": "http://schemas.openxmlformats.org/markup-compatibility/2006",
     "wp": "http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing",
+    "a": "http://schemas.openxmlformats.org/drawingml/2006/main",
+    "r": "http://schemas.openxmlformats.org/officeDocument/2006/relationships",
 }
 # Outermost text boxes only, and never the VML copy Word keeps for older readers.
 _TEXT_BOXES = etree.XPath(".//w:txbxContent[not(ancestor::mc:Fallback)][not(ancestor::w:txbxContent)]",
                           namespaces=_NS)
 _DRAWINGS = etree.XPath(".//w:drawing[not(ancestor::mc:Fallback)][not(.//w:txbxContent)]", namespaces=_NS)
+_BLIPS = etree.XPath(".//a:blip/@r:embed", namespaces=_NS)
 _DESCRIPTIONS = etree.XPath("./*/wp:docPr/@descr | ./*/wp:docPr/@title", namespaces=_NS)
 _FILE_NAME = re.compile(r"\S+\.(?:png|jpe?g|gif|bmp|tiff?|emf|wmf|svg|heif)", re.IGNORECASE)
 _FALLBACK_TEXT_BOXES = etree.XPath(".//mc:Fallback//w:txbxContent", namespaces=_NS)
@@ -68,11 +71,13 @@ def prepare_body(document, body, context: ReadContext) -> list[str]:
     return _mark_notes(document, body, context)
 
 
-def prepare_block(body, context: ReadContext, marks: "NoteMarks") -> None:
+def prepare_block(body, context: ReadContext, marks: "NoteMarks", document=None, source: str = "") -> None:
     """``prepare_body`` for a body read block by block (``chunking.parsers.docx.package``): *body* holds one
-    block; *marks* numbers the note references across all of them, as ``prepare_body`` would."""
+    block; *marks* numbers the note references across all of them, as ``prepare_body`` would. With the opened
+    package *document* (``OpenedDocx``), the text of its pictures is read by local OCR
+    (``chunking.parsers.pictures``)."""
     _inline_text_boxes(body, context)
-    _inline_figures(body)
+    _inline_figures(body, _picture_reader(document, context, source) if document is not None else None)
     marks.mark(body)
 
 
@@ -140,17 +145,36 @@ def _inline_text_boxes(body, context: ReadContext) -> None:
     context.note(f"text boxes nested more than {context.limits.max_nesting_depth} levels deep left out")
 
 
-def _inline_figures(body) -> None:
-    """A paragraph ``<figure>description</figure>`` after the block anchoring each described drawing."""
+def _inline_figures(body, read=None) -> None:
+    """A paragraph ``<figure>description</figure>`` after the block anchoring each described drawing; with
+    *read* (relationship id → the text OCR reads on that picture), the text read inside it, marked as generated
+    (``chunking.parsers.pictures.figure_block``)."""
     for drawing in _DRAWINGS(body):
         description = next((" ".join(d.split()) for d in _DESCRIPTIONS(drawing) if d.strip()), "")
         anchor = _anchor_block(drawing)
-        if not description or _FILE_NAME.fullmatch(description) or anchor is None:
+        if anchor is None:
+            continue
+        if _FILE_NAME.fullmatch(description):
+            description = ""
+        generated = "".join(read(rid) for rid in _BLIPS(drawing)[:1]) if read is not None else ""
+        block = figure_block(description, generated)
+        if not block:
             continue
         paragraph = etree.Element(qn("w:p"))
         text = etree.SubElement(etree.SubElement(paragraph, qn("w:r")), qn("w:t"))
-        text.text = f"<figure>{html.escape(description, quote=False)}</figure>"
+        text.text = block
         anchor.addnext(paragraph)
+
+
+def _picture_reader(document, context: ReadContext, source: str = ""):
+    """Relationship id of a picture of the main part of *document* (a ``chunking.parsers.docx.package.OpenedDocx``)
+    → the text local OCR reads on it ("" when the relationship is external, missing or not a picture Pillow
+    opens)."""
+    def read(rid: str) -> str:
+        blob = document.related_bytes(rid)
+        return read_picture(blob, source=source, context=context) if blob else ""
+
+    return read
 
 
 def _clear(box) -> None:

@@ -53,6 +53,7 @@ from chunking.parsers._common import ParseError, ReadContext, normalize_newlines
 from chunking.parsers.furniture import FurnitureKeys, cut_furniture, edge_keys, learn_furniture
 from chunking.parsers.pdf.streams import inflated_bytes
 from chunking.parsers.pdf.tables import PdfTables
+from chunking.parsers.scans import check_pictures, page_pictures, scanned_page_text
 
 __all__ = ["HOLD_CHARS", "PDFIUM_LOCK", "page_count", "parse"]
 
@@ -129,6 +130,7 @@ def parse(data: bytes | Path, *, source: str, context: ReadContext | None = None
     with _open(data, source) as document:
         count = _count(document, source, context)
         end = count if end is None else min(end, count)
+        check_pictures(data, context)  # whether its pages may draw pictures to read (chunking/parsers/scans.py)
         held: list[str] | None = []
         edges = []
         chars = 0
@@ -225,6 +227,10 @@ def _read_page(document: pdfium.PdfDocument, index: int, source: str, context: R
             text = _page_text(document, index)
         except pdfium.PdfiumError as error:
             raise ParseError(source, f"could not read page {index + 1}: {_pdfium_reason(error)}") from None
+    if not text.strip():  # no text layer: a scanned page is read by OCR (chunking/parsers/scans.py)
+        text = scanned_page_text(document, index, source=source, context=context, lock=PDFIUM_LOCK)
+    else:  # its pictures' text, if any (chunking/parsers/scans.py)
+        text += page_pictures(document, index, source=source, context=context, lock=PDFIUM_LOCK)
     if len(text) > context.limits.max_page_chars:
         raise ParseError(source, context.limits.page_chars_reason(index))
     return _clean_page_text(text)

@@ -55,6 +55,13 @@ _START_TIMEOUT_S = 60.0
 
 _Parse = Callable[..., list[Page]]
 
+#: The parse server's environment, where the worker's does not set these: a child parses one document on one
+#: thread, so numeric libraries (NumPy's OpenBLAS, OpenCV and ONNX Runtime under local OCR) start no thread pools
+#: and glibc keeps two malloc arenas. Each pool thread and arena reserves address space, which counts against
+#: ``STAGE1_MAX_MEMORY_MB`` (``RLIMIT_AS``): about 165 MB less for a child that runs OCR
+#: (``benchmarks/ocr_bench.py``).
+PARSE_SERVER_ENV = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MALLOC_ARENA_MAX": "2"}
+
 
 def read_pages_bounded(data: bytes | Path, *, source: str, settings, context: ReadContext,
                        readers: Mapping[str, Callable] | None = None, **kwargs) -> Iterator[Page]:
@@ -124,7 +131,11 @@ def read_head(data: bytes | Path, *, source: str, context: ReadContext, pages: i
     else:
         with open(data, "rb") as file:
             title = property_title(file.read(_TITLE_BYTES), source)
-    head = list(read_pages(data, source=source, context=context, end=pages, check_streams=False)) if pages else []
+    context.head = True  # the pages are read again for their chunks: OCR only what the language needs
+    try:
+        head = list(read_pages(data, source=source, context=context, end=pages, check_streams=False)) if pages else []
+    finally:
+        context.head = False
     return title, head
 
 
@@ -290,6 +301,7 @@ def _start() -> _Server:
     authkey = secrets.token_bytes(32)
     root = str(Path(__file__).resolve().parents[3])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH", "")])))
+    env.update({name: value for name, value in PARSE_SERVER_ENV.items() if name not in os.environ})
     process = subprocess.Popen([sys.executable, "-m", "chunking.parsers.sandbox.child", address], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, env=env, cwd=root)
     assert process.stdin is not None and process.stdout is not None
