@@ -301,6 +301,7 @@ var appSettings = {
   BLOB_EVENTS_QUEUE: blobEventsQueue
   STAGE1_JOB_QUEUE: stageOneJobQueue
   RECONCILE_SCHEDULE: '0 30 3 * * *'
+  REPAIR_SCHEDULE: '0 */5 * * * *'
   // chunking/settings.py.
   PAYLOAD_CONTAINER: payloadContainer
   LEDGER_BACKEND: 'table'

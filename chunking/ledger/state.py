@@ -13,8 +13,8 @@ from typing import Callable, Iterable, Iterator, Literal, Protocol, get_args
 
 from chunking.redact import redact
 
-__all__ = ["DELETED", "FAILED", "INDEXED", "IN_FLIGHT", "MAX_TRANSIENT_FAILURES", "QUEUED", "RETRY_BASE_S",
-           "RETRY_CAP_S", "SENDING", "STATUSES", "THROTTLED", "BatchRecord", "Ledger", "LedgerEntry", "LedgerStore",
+__all__ = ["DELETED", "FAILED", "INDEXED", "IN_FLIGHT", "MAX_TRANSIENT_FAILURES", "PERMANENT", "QUEUED",
+           "RETRY_BASE_S", "RETRY_CAP_S", "SENDING", "STATUSES", "THROTTLED", "TRANSIENT", "BatchRecord", "Ledger", "LedgerEntry", "LedgerStore",
            "Status", "count_statuses", "status_counts"]
 
 # The statuses of an entry (see ``LedgerEntry.status``), named once: everything outside this package asks an
@@ -25,11 +25,16 @@ SENDING, QUEUED, THROTTLED, INDEXED, FAILED, DELETED = STATUSES
 # A version whose batches are on their way to stage 2 (being sent, on the queue, or deferred by throttling).
 IN_FLIGHT: tuple[Status, ...] = (SENDING, QUEUED, THROTTLED)
 _MAX_ERROR_CHARS = 2000
-# Reconcile retries a version failed by a transient cause after RETRY_BASE_S · 2^(failures - 1), at most
-# RETRY_CAP_S; after MAX_TRANSIENT_FAILURES failures of one version it gives up (the failure becomes permanent).
-RETRY_BASE_S = 300
-RETRY_CAP_S = 6 * 3600
-MAX_TRANSIENT_FAILURES = 8
+# The kinds of a failure (``LedgerEntry.failure``; ``chunking.errors`` decides which an exception is).
+TRANSIENT, PERMANENT = "transient", "permanent"
+# The repair retries a version failed by a transient cause after RETRY_BASE_S · 2^(failures - 1), at most
+# RETRY_CAP_S: with the repair timer every 5 minutes (REPAIR_SCHEDULE) a failure whose cause has ended is
+# retried within RETRY_CAP_S + 5 minutes = 13 minutes, however long the outage lasted
+# (docs/operations.md#healing-time). After MAX_TRANSIENT_FAILURES failures of one version, about a day of
+# failing retries at the cap, it gives up (the failure becomes permanent).
+RETRY_BASE_S = 60
+RETRY_CAP_S = 8 * 60
+MAX_TRANSIENT_FAILURES = 180
 
 
 def _now() -> str:
@@ -133,7 +138,7 @@ class LedgerEntry:
     @property
     def awaits_retry(self) -> bool:
         """``version`` failed by a transient cause and reconcile retries it at ``retry_at``."""
-        return self.is_failed and self.failure == "transient" and bool(self.retry_at)
+        return self.is_failed and self.failure == TRANSIENT and bool(self.retry_at)
 
     def is_current(self, version: str) -> bool:
         """*version* is the current version of a document that is not deleted."""
@@ -291,9 +296,9 @@ class Ledger:
                 return None
             failures = (e.failures if e.version == version else 0) + 1
             reason, failure, retry_at = error, kind, ""
-            if kind == "transient":
+            if kind == TRANSIENT:
                 if failures >= MAX_TRANSIENT_FAILURES:
-                    failure, reason = "permanent", f"{error} (gave up after {failures} failures)"
+                    failure, reason = PERMANENT, f"{error} (gave up after {failures} failures)"
                 else:
                     delay = min(RETRY_CAP_S, RETRY_BASE_S * 2 ** (failures - 1))
                     retry_at = (now + dt.timedelta(seconds=delay)).isoformat(timespec="seconds")
@@ -337,11 +342,14 @@ class Ledger:
         self._change(doc_id, source, fn)
         return done
 
-    def mark_requeued(self, doc_id: str, source: str, now: dt.datetime | None = None) -> None:
+    def mark_requeued(self, doc_id: str, source: str, now: dt.datetime | None = None, container: str = "") -> None:
         """The document was put on the stage-1 job queue (reconcile, ``chunking reprocess``): ``requeued_at``
-        says when. Nothing happens for an unknown document."""
+        says when. An unknown document gets an entry ``queued`` without a version (its job is on the queue), so
+        that a later run does not enqueue it again while the job waits, and ``chunking status`` counts it."""
         at = (now or dt.datetime.now(dt.timezone.utc)).isoformat(timespec="seconds")
-        self._change(doc_id, source, lambda e: dataclasses.replace(e, requeued_at=at) if e.updated_at else None)
+        self._change(doc_id, source, lambda e: dataclasses.replace(
+            e, requeued_at=at, container=e.container or container,
+            **({} if e.updated_at else {"status": QUEUED, "version": ""})))
 
     def touch(self, doc_id: str, source: str) -> None:
         """The source was seen again unchanged: only ``updated_at`` moves (so a watcher knows the upload was

@@ -42,6 +42,8 @@ BINDING_DEFAULTS: Mapping[str, str] = {
     "RECONCILE_SCHEDULE": "0 30 3 * * *",
     "BLOB_TRIGGER_SOURCE": "EventGrid",
     "STAGE1_JOB_QUEUE": JOB_QUEUE_DEFAULT,
+    # The frequent repair (docs/operations.md#healing-time): every 5 minutes.
+    "REPAIR_SCHEDULE": "0 */5 * * * *",
 }
 
 
