@@ -14,7 +14,7 @@ from typing import Callable, Iterable, Iterator, Literal, Protocol, get_args
 from chunking.redact import redact
 
 __all__ = ["DELETED", "FAILED", "INDEXED", "IN_FLIGHT", "MAX_TRANSIENT_FAILURES", "PERMANENT", "QUEUED",
-           "RETRY_BASE_S", "RETRY_CAP_S", "SENDING", "STATUSES", "THROTTLED", "TRANSIENT", "BatchRecord", "Ledger", "LedgerEntry", "LedgerStore",
+           "RETRY_BASE_S", "RETRY_CAP_S", "SENDING", "STATUSES", "THROTTLED", "TRANSIENT", "Clock", "clock", "BatchRecord", "Ledger", "LedgerEntry", "LedgerStore",
            "Status", "count_statuses", "status_counts"]
 
 # The statuses of an entry (see ``LedgerEntry.status``), named once: everything outside this package asks an
@@ -37,8 +37,22 @@ RETRY_CAP_S = 8 * 60
 MAX_TRANSIENT_FAILURES = 180
 
 
+class Clock:
+    """The time (UTC) the ledger writes into its entries and the repair compares them with: the system clock,
+    moved by ``offset_s`` seconds (0 in a deployment; tests move it to simulate minutes and hours passing)."""
+
+    offset_s: float = 0.0
+
+    def now(self) -> dt.datetime:
+        return dt.datetime.now(dt.timezone.utc) + dt.timedelta(seconds=self.offset_s)
+
+
+#: The one clock of the ledger and of the repair (``chunking.pipeline.reconcile``).
+clock = Clock()
+
+
 def _now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    return clock.now().isoformat(timespec="seconds")
 
 
 @dataclass(frozen=True)
@@ -289,7 +303,7 @@ class Ledger:
         *kind* ``transient``: reconcile retries the version at ``retry_at`` (exponential back-off over its
         failures, ``RETRY_BASE_S`` … ``RETRY_CAP_S``); after ``MAX_TRANSIENT_FAILURES`` it becomes permanent.
         *made_with*: the stage-1 settings the version was tried with (stage 1 rejecting it), for backfill."""
-        now = now or dt.datetime.now(dt.timezone.utc)
+        now = now or clock.now()
 
         def fn(e: LedgerEntry) -> LedgerEntry | None:
             if only_if_current and (e.version != version or e.is_failed):
@@ -346,7 +360,7 @@ class Ledger:
         """The document was put on the stage-1 job queue (reconcile, ``chunking reprocess``): ``requeued_at``
         says when. An unknown document gets an entry ``queued`` without a version (its job is on the queue), so
         that a later run does not enqueue it again while the job waits, and ``chunking status`` counts it."""
-        at = (now or dt.datetime.now(dt.timezone.utc)).isoformat(timespec="seconds")
+        at = (now or clock.now()).isoformat(timespec="seconds")
         self._change(doc_id, source, lambda e: dataclasses.replace(
             e, requeued_at=at, container=e.container or container,
             **({} if e.updated_at else {"status": QUEUED, "version": ""})))
@@ -360,7 +374,7 @@ class Ledger:
                        now: dt.datetime | None = None) -> None:
         """A batch of *version* was deferred for *wait_s* seconds by throttling: ``throttled`` with ``retry_at``.
         Nothing changes unless *version* is current and on its way (``sending``, ``queued``, ``throttled``)."""
-        at = ((now or dt.datetime.now(dt.timezone.utc)) + dt.timedelta(seconds=wait_s)).isoformat(timespec="seconds")
+        at = ((now or clock.now()) + dt.timedelta(seconds=wait_s)).isoformat(timespec="seconds")
 
         def fn(e: LedgerEntry) -> LedgerEntry | None:
             if e.version != version or not e.in_flight:

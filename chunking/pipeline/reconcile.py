@@ -16,7 +16,7 @@ from urllib.parse import unquote, urlparse
 
 from chunking.ids import doc_id as make_doc_id
 from chunking.index.protocol import IndexWriter
-from chunking.ledger import UNSENT_AFTER_S, Due, Ledger, due_for_repair, repair_candidates, unwanted_batches
+from chunking.ledger import UNSENT_AFTER_S, Due, Ledger, clock, due_for_repair, repair_candidates, unwanted_batches
 from chunking.pipeline.backfill import why_stale
 from chunking.storage.claim_check import PayloadStore
 
@@ -167,7 +167,7 @@ def reconcile(
     ``requeued_at`` in the ledger. An ``enqueue`` that raises is logged and listed in ``failed`` (its entry keeps
     its status, so the next reconcile tries again); the other documents go on.
     """
-    now = now or dt.datetime.now(dt.timezone.utc)
+    now = now or clock.now()
     report = ReconcileReport()
     paths = {make_doc_id(container, p): p for p in blob_paths}
     entries = {e.doc_id: e for e in ledger.entries()}
@@ -245,7 +245,7 @@ def repair_due(
 
     Chunks the ledger holds no keys for (a writer that died between its upsert and its batch record) are left
     to the daily ``reconcile``, which asks the index."""
-    now = now or dt.datetime.now(dt.timezone.utc)
+    now = now or clock.now()
     report = ReconcileReport()
     for entry in repair_candidates(ledger, now, lookback_seconds):
         if entry.container and entry.container != container:
