@@ -54,18 +54,18 @@ from chunking.ledger.state import (
     LedgerEntry,
     LedgerStore,
     Status,
-    count_statuses,
     clock,
+    count_statuses,
     status_counts,
 )
 from chunking.ledger.table_store import TableLedgerStore
 
 __all__ = ["DELETED", "FAILED", "IDLE_GRACE_S", "INDEXED", "IN_FLIGHT", "MAX_TRANSIENT_FAILURES", "PERMANENT",
            "QUEUED", "RETRY_BASE_S", "RETRY_CAP_S", "SENDING", "STATUSES", "THROTTLED", "TRANSIENT", "UNSENT_AFTER_S",
-           "BatchFate", "BatchRecord", "Clock", "Completion", "Due", "Ledger", "LedgerEntry", "LedgerStore", "LocalLedgerStore",
-           "Status", "TableLedgerStore", "all_batches_in", "batch_fate", "clock", "complete_if_done", "count_statuses",
-           "due_for_repair", "is_wanted", "local_ledger_path", "repair_candidates", "status_counts",
-           "unwanted_batches"]
+           "BatchFate", "BatchRecord", "Clock", "Completion", "Due", "Ledger", "LedgerEntry", "LedgerStore",
+           "LocalLedgerStore", "Status", "TableLedgerStore", "all_batches_in", "batch_fate", "clock",
+           "complete_if_done", "count_statuses", "due_for_repair", "is_wanted", "local_ledger_path",
+           "repair_candidates", "status_counts", "unwanted_batches"]
 
 
 def local_ledger_path(settings) -> Path:

@@ -11,7 +11,7 @@ import enum
 
 from chunking.ledger.state import IN_FLIGHT, BatchRecord, Ledger, LedgerEntry
 
-__all__ = ["Due", "IDLE_GRACE_S", "UNSENT_AFTER_S", "due_for_repair", "repair_candidates", "unwanted_batches"]
+__all__ = ["IDLE_GRACE_S", "UNSENT_AFTER_S", "Due", "due_for_repair", "repair_candidates", "unwanted_batches"]
 
 #: A ``sending`` entry not updated for this long lost its sender (it died, or failed before every batch was sent).
 UNSENT_AFTER_S = 300

@@ -14,8 +14,8 @@ from typing import Callable, Iterable, Iterator, Literal, Protocol, get_args
 from chunking.redact import redact
 
 __all__ = ["DELETED", "FAILED", "INDEXED", "IN_FLIGHT", "MAX_TRANSIENT_FAILURES", "PERMANENT", "QUEUED",
-           "RETRY_BASE_S", "RETRY_CAP_S", "SENDING", "STATUSES", "THROTTLED", "TRANSIENT", "Clock", "clock", "BatchRecord", "Ledger", "LedgerEntry", "LedgerStore",
-           "Status", "count_statuses", "status_counts"]
+           "RETRY_BASE_S", "RETRY_CAP_S", "SENDING", "STATUSES", "THROTTLED", "TRANSIENT", "BatchRecord", "Clock",
+           "Ledger", "LedgerEntry", "LedgerStore", "Status", "clock", "count_statuses", "status_counts"]
 
 # The statuses of an entry (see ``LedgerEntry.status``), named once: everything outside this package asks an
 # entry's predicates (``is_indexed``, ``in_flight`` …) or uses these names, never a string of its own.
@@ -318,7 +318,7 @@ class Ledger:
                     retry_at = (now + dt.timedelta(seconds=delay)).isoformat(timespec="seconds")
             return dataclasses.replace(e, source=source, container=container or e.container, version=version,
                                        status=FAILED, error=redact(reason)[:_MAX_ERROR_CHARS], attempts=e.attempts + 1,
-                                       failure=failure, failures=failures, retry_at=retry_at,
+                                       failure=failure, failures=failures, retry_at=retry_at, requeued_at="",
                                        made_with=made_with or (e.made_with if e.version == version else ""))
 
         return self._change(doc_id, source, fn)

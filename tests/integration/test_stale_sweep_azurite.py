@@ -101,7 +101,7 @@ def test_reconcile_sweeps_a_deleted_entry_and_a_throttled_one(h):
 
 
 def test_the_frequent_repair_removes_the_half_written_version_by_key(h):
-    did, v0, v1 = _half_write_then_reject(h, "quick.txt")
+    did, v0, _ = _half_write_then_reject(h, "quick.txt")
     report = h.handlers.handle_repair()
     assert report.swept == ["quick.txt: 4"]
     assert _versions_in_index(h, did) == {v0}

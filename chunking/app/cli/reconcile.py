@@ -38,7 +38,8 @@ def run(args: argparse.Namespace, settings) -> int:
     if args.json:
         print(json.dumps(data, ensure_ascii=False, indent=2))
     else:
-        print(f"checked {plural(data['checked'], 'ledger row' if args.due else 'blob')}: {len(data['missing'])} missing (enqueued), "
+        checked = plural(data['checked'], 'ledger row' if args.due else 'blob')
+        print(f"checked {checked}: {len(data['missing'])} missing (enqueued), "
               f"{len(data['stuck'])} stuck (enqueued), {len(data['retried'])} failed by a transient cause (retried), "
               f"{len(data['orphaned'])} orphaned (deleted), {len(data['swept'])} with stray chunks (swept), "
               f"{len(data['backfilled'])} indexed with other settings (enqueued)"
