@@ -58,6 +58,8 @@ def _heal(h, monkeypatch, did: str, cause_ends_min: int, stop_cause) -> int:
         _run_queues(h)
         entry = h.s.ledger.get(did)
         if stopped and entry.is_indexed:
+            print(f"healed {minutes - cause_ends_min} min after the cause ended at {cause_ends_min} min "
+                  f"({entry.source}, {tick} ticks)")
             return minutes - cause_ends_min
     raise AssertionError(f"never healed: {h.s.ledger.get(did)}")
 
