@@ -247,6 +247,15 @@ def ingest_files(
             removed = _prune_stale_versions(entry, index, namespace)
             if removed:
                 summary.pruned[entry.source] = removed
+    if cleanup == "full":
+        # Documents of this deployment's namespace that the ledger has no row for (its ledger was lost or
+        # replaced while the index was kept): the index and the ledger describe the same documents again.
+        known = {e.doc_id for e in ledger.entries()}
+        for did in sorted(index.doc_ids(namespace) - known):
+            records = [r for r in index.records_of(did) if r.namespace == namespace]
+            if records:
+                index.delete([r.id for r in records])
+                summary.deleted.append(records[0].source)
     summary.seconds = time.perf_counter() - started
     return summary
 
