@@ -46,4 +46,4 @@ azurite: node_modules/.installed
 	  --blobHost 127.0.0.1 --queueHost 127.0.0.1 --tableHost 127.0.0.1 $(AZURITE_FLAGS)
 
 clean:
-	rm -rf $(VENV) node_modules .chunking .pytest_cache .hypothesis
+	rm -rf $(VENV) node_modules .chunking .azurite .pytest_cache .hypothesis

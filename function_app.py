@@ -8,6 +8,8 @@
 - ``index_chunk_batch``: queue trigger on the ``CHUNK_BATCH_QUEUE`` → embeddings → search index (stage 2).
 - ``remove_deleted_blob``: Event Grid ``BlobDeleted`` events delivered to the ``BLOB_EVENTS_QUEUE`` → chunks removed.
 - ``reconcile_index``: timer (``RECONCILE_SCHEDULE``) → container vs ledger vs index, every drift repaired.
+- ``repair_due``: timer (``REPAIR_SCHEDULE``, every 5 minutes) → the ledger's rows due now sent to stage 1 again,
+  superseded versions' recorded chunks deleted.
 - ``record_blob_poison`` / ``record_batch_poison`` / ``record_stage_one_poison``: what failed on every attempt
   is recorded in the ledger.
 
@@ -34,6 +36,7 @@ _BATCHES = binding_setting("CHUNK_BATCH_QUEUE")
 _EVENTS = binding_setting("BLOB_EVENTS_QUEUE")
 _JOBS = binding_setting("STAGE1_JOB_QUEUE")
 _SCHEDULE = binding_setting("RECONCILE_SCHEDULE")
+_REPAIR_SCHEDULE = binding_setting("REPAIR_SCHEDULE")
 _STORAGE = "AzureWebJobsStorage"
 
 
@@ -74,6 +77,14 @@ def remove_deleted_blob(msg: func.QueueMessage) -> None:
 def reconcile_index(timer: func.TimerRequest) -> None:
     """Safety net: compare container, ledger and index; enqueue what is missing or stuck, delete orphans."""
     handlers.handle_reconcile()
+
+
+@app.function_name("repair_due")
+@app.timer_trigger(arg_name="timer", schedule=_REPAIR_SCHEDULE, run_on_startup=False)
+def repair_due(timer: func.TimerRequest) -> None:
+    """Healing in minutes: stage 1 again for the ledger's rows due now (a dead sender, lost messages, a transient
+    failure past its back-off); the recorded keys of superseded versions deleted."""
+    handlers.handle_repair()
 
 
 @app.function_name("record_blob_poison")

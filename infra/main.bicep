@@ -373,6 +373,7 @@ var appSettings = {
   BLOB_EVENTS_QUEUE: blobEventsQueue
   STAGE1_JOB_QUEUE: stageOneJobQueue
   RECONCILE_SCHEDULE: '0 30 3 * * *'
+  REPAIR_SCHEDULE: '0 */5 * * * *'
   // chunking/settings.py.
   PAYLOAD_CONTAINER: payloadContainer
   // Chat, vision and embedding results cached by their input, shared by every instance (not the instance's /tmp).

@@ -49,7 +49,7 @@ def test_bindings_with_no_app_settings_use_the_documented_defaults():
     # An app with no settings at all: every name is resolved when the app is indexed, none is left to the host.
     bindings = index_app({})
     assert set(bindings) == {"ingest_document", "run_stage_one_job", "index_chunk_batch", "remove_deleted_blob",
-                             "reconcile_index", "record_blob_poison", "record_stage_one_poison",
+                             "reconcile_index", "repair_due", "record_blob_poison", "record_stage_one_poison",
                              "record_batch_poison"}
     assert bindings["ingest_document"] == [
         {"type": "blobTrigger", "direction": "IN", "name": "client", "path": "documents/{name}",
@@ -65,6 +65,8 @@ def test_bindings_with_no_app_settings_use_the_documented_defaults():
                       "record_batch_poison": "chunk-batches-poison"}
     timer = bindings["reconcile_index"][0]
     assert (timer["type"], timer["schedule"], timer["runOnStartup"]) == ("timerTrigger", "0 30 3 * * *", False)
+    repair = bindings["repair_due"][0]
+    assert (repair["type"], repair["schedule"], repair["runOnStartup"]) == ("timerTrigger", "0 */5 * * * *", False)
     assert "%" not in json.dumps(bindings)
 
 
@@ -72,13 +74,14 @@ def test_bindings_follow_the_app_settings():
     bindings = index_app({"DOCUMENTS_CONTAINER": "manuals", "CHUNK_BATCH_QUEUE": "manual-batches",
                           "STAGE1_JOB_QUEUE": "manual-jobs",
                           "BLOB_EVENTS_QUEUE": "manual-events", "RECONCILE_SCHEDULE": "0 */5 * * * *",
-                          "BLOB_TRIGGER_SOURCE": "LogsAndContainerScan"})
+                          "REPAIR_SCHEDULE": "0 */10 * * * *", "BLOB_TRIGGER_SOURCE": "LogsAndContainerScan"})
     [trigger] = bindings["ingest_document"]
     assert (trigger["path"], trigger["source"]) == ("manuals/{name}", "LogsAndContainerScan")
     assert bindings["index_chunk_batch"][0]["queueName"] == "manual-batches"
     assert bindings["record_batch_poison"][0]["queueName"] == "manual-batches-poison"
     assert bindings["remove_deleted_blob"][0]["queueName"] == "manual-events"
     assert bindings["reconcile_index"][0]["schedule"] == "0 */5 * * * *"
+    assert bindings["repair_due"][0]["schedule"] == "0 */10 * * * *"
     assert bindings["run_stage_one_job"][0]["queueName"] == "manual-jobs"
     assert bindings["record_stage_one_poison"][0]["queueName"] == "manual-jobs-poison"
 

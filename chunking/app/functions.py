@@ -18,17 +18,26 @@ from chunking.messages.jobs import RangeState, StageOneJob, decode_job, encode_j
 from chunking.pipeline.backfill import expected_settings
 from chunking.pipeline.field_sweep import refresh_fields
 from chunking.pipeline.namespaces import deployment_namespace
-from chunking.pipeline.reconcile import ReconcileReport, delete_document, parse_blob_events, reconcile
+from chunking.pipeline.reconcile import ReconcileReport, delete_document, parse_blob_events, reconcile, repair_due
 from chunking.pipeline.reprocess import ReprocessReport, reprocess, select
 from chunking.pipeline.stage_two import StageOneResult, StageTwoResult, run_stage_one, run_stage_two
 from chunking.services import Services, services
 from chunking.settings import Settings
-from chunking.storage import BlobChangedError, blob_service, create_container, download_to_file, storage_error
+from chunking.storage import (
+    BlobChangedError,
+    blob_service,
+    create_container,
+    download_to_file,
+    queue_client,
+    queue_length,
+    storage_error,
+)
 from chunking.storage.properties import read_properties
 
 __all__ = [
     "enqueue_stage_one_jobs", "handle_batch", "handle_batch_poison", "handle_blob", "handle_blob_event",
-    "handle_blob_poison", "handle_reconcile", "handle_reprocess", "handle_stage_one_job", "handle_stage_one_poison",
+    "handle_blob_poison", "handle_reconcile", "handle_repair", "handle_reprocess", "handle_stage_one_job",
+    "handle_stage_one_poison",
 ]
 
 log = logging.getLogger("chunking.app.functions")
@@ -289,11 +298,55 @@ def handle_reconcile() -> ReconcileReport:
         made_with=expected_settings(s.settings, s.settings.documents_container),
         embedder=s.embedder.name,
         backfill_limit=s.settings.reconcile.backfill_max_per_run,
+        queues_idle=_queues_idle(s.settings),
     )
     log.info("reconcile: %s", report.to_dict())
     # Metadata-only changes raise no storage event: the sweep sends their field updates.
     refresh_fields(container, settings=s.settings, ledger=s.ledger, payloads=s.payloads, send=s.batches.send)
     return report
+
+
+def handle_repair() -> ReconcileReport:
+    """The frequent repair timer (``REPAIR_SCHEDULE``, every 5 minutes by default; ``chunking reconcile --due``
+    runs it once): only the ledger's rows that need something now (``chunking.pipeline.reconcile.repair_due``):
+    stage 1 again for a dead sender, lost messages or a transient failure whose back-off is over, and the
+    recorded keys of superseded versions deleted. No container listing, no index query: the full comparison
+    stays with the daily ``handle_reconcile``."""
+    s = services()
+    container = _container(s.settings)
+
+    def enqueue(path: str) -> None:
+        enqueue_stage_one_jobs([path], force=True, reason="repair")
+
+    def blob_exists(path: str) -> bool:
+        from azure.core.exceptions import AzureError
+
+        try:
+            return container.get_blob_client(path).exists()
+        except AzureError as exc:
+            raise storage_error(exc, container, f"container '{container.container_name}'") from None
+
+    report = repair_due(
+        container=s.settings.documents_container,
+        index=s.index,
+        ledger=s.ledger,
+        enqueue=enqueue,
+        blob_exists=blob_exists,
+        stuck_after_seconds=s.settings.stuck_after_seconds,
+        queues_idle=_queues_idle(s.settings),
+        payloads=s.payloads,
+        namespace=deployment_namespace(s.settings, s.settings.documents_container),
+    )
+    if report.stuck or report.retried or report.orphaned or report.swept or report.failed:
+        log.info("repair: %s", report.to_dict())
+    return report
+
+
+def _queues_idle(settings: Settings) -> bool:
+    """No message at all (visible or invisible) on the chunk-batch and stage-1 job queues: nothing in flight can
+    still complete a ``queued`` version. False when a queue cannot be asked."""
+    return all(queue_length(queue_client(settings, name)) == 0
+               for name in (settings.batch_queue, settings.stage_one.job_queue))
 
 
 def handle_reprocess(*, every: bool = False, prefix: str | None = None, dry_run: bool = False,

@@ -5,7 +5,8 @@ Backends: Azure Table Storage via ``azure-data-tables`` (Azure, and Azurite loca
 file under the local state folder (the embedded default; ``sqlite_store``). Both offer a read and a conditional
 write (optimistic concurrency on an ETag / revision); ``state`` holds the data, the statuses (named once there,
 asked through ``LedgerEntry``'s predicates) and the transitions over them; ``completion`` holds the rule of when
-a version is complete and which versions' chunks stay.
+a version is complete and which versions' chunks stay; ``repair`` when a document is due for stage 1 again
+and which recorded batches no longer belong in the index.
 Everything is importable from ``chunking.ledger``; ``chunking.services.make_ledger`` builds the one the settings
 choose.
 
@@ -24,6 +25,14 @@ from chunking.ledger.completion import (
     complete_if_done,
     is_wanted,
 )
+from chunking.ledger.repair import (
+    IDLE_GRACE_S,
+    UNSENT_AFTER_S,
+    Due,
+    due_for_repair,
+    repair_candidates,
+    unwanted_batches,
+)
 from chunking.ledger.sqlite_store import LocalLedgerStore
 from chunking.ledger.state import (
     DELETED,
@@ -31,27 +40,32 @@ from chunking.ledger.state import (
     IN_FLIGHT,
     INDEXED,
     MAX_TRANSIENT_FAILURES,
+    PERMANENT,
     QUEUED,
     RETRY_BASE_S,
     RETRY_CAP_S,
     SENDING,
     STATUSES,
     THROTTLED,
+    TRANSIENT,
     BatchRecord,
+    Clock,
     Ledger,
     LedgerEntry,
     LedgerStore,
     Status,
+    clock,
     count_statuses,
     status_counts,
 )
 from chunking.ledger.table_store import TableLedgerStore
 
-__all__ = ["DELETED", "FAILED", "INDEXED", "IN_FLIGHT", "MAX_TRANSIENT_FAILURES", "QUEUED", "RETRY_BASE_S",
-           "RETRY_CAP_S", "SENDING", "STATUSES", "THROTTLED", "BatchFate", "BatchRecord", "Completion", "Ledger",
-           "LedgerEntry", "LedgerStore", "LocalLedgerStore", "Status", "TableLedgerStore", "all_batches_in",
-           "batch_fate", "complete_if_done", "count_statuses", "is_wanted", "local_ledger_path",
-           "status_counts"]
+__all__ = ["DELETED", "FAILED", "IDLE_GRACE_S", "INDEXED", "IN_FLIGHT", "MAX_TRANSIENT_FAILURES", "PERMANENT",
+           "QUEUED", "RETRY_BASE_S", "RETRY_CAP_S", "SENDING", "STATUSES", "THROTTLED", "TRANSIENT", "UNSENT_AFTER_S",
+           "BatchFate", "BatchRecord", "Clock", "Completion", "Due", "Ledger", "LedgerEntry", "LedgerStore",
+           "LocalLedgerStore", "Status", "TableLedgerStore", "all_batches_in", "batch_fate", "clock",
+           "complete_if_done", "count_statuses", "due_for_repair", "is_wanted", "local_ledger_path",
+           "repair_candidates", "status_counts", "unwanted_batches"]
 
 
 def local_ledger_path(settings) -> Path:

@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 from typing import Iterator
 
-from chunking.ledger.state import BatchRecord, LedgerEntry
+from chunking.ledger.state import FAILED, TRANSIENT, BatchRecord, LedgerEntry
 
 __all__ = ["LocalLedgerStore"]
 
@@ -64,6 +64,17 @@ class LocalLedgerStore:
     def entries(self) -> Iterator[LedgerEntry]:
         with self._lock:
             rows = self._db.execute(f"SELECT {', '.join(_COLUMNS)} FROM ledger ORDER BY source").fetchall()
+        return iter(LedgerEntry(*row) for row in rows)
+
+    def entries_where(self, statuses: tuple[str, ...], updated_since: str) -> Iterator[LedgerEntry]:
+        """The entries in one of *statuses*, ``failed`` by a transient cause, or updated at *updated_since* or
+        later (ISO 8601 UTC, compared as text: every timestamp is written in one format)."""
+        marks = ", ".join("?" * len(statuses))
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {', '.join(_COLUMNS)} FROM ledger WHERE status IN ({marks}) OR updated_at >= ? "
+                f"OR (status = ? AND failure = ?) ORDER BY source",
+                (*statuses, updated_since, FAILED, TRANSIENT)).fetchall()
         return iter(LedgerEntry(*row) for row in rows)
 
     def add_batch(self, record: BatchRecord) -> bool:

@@ -13,9 +13,9 @@ from typing import Callable, Iterable, Iterator, Literal, Protocol, get_args
 
 from chunking.redact import redact
 
-__all__ = ["DELETED", "FAILED", "INDEXED", "IN_FLIGHT", "MAX_TRANSIENT_FAILURES", "QUEUED", "RETRY_BASE_S",
-           "RETRY_CAP_S", "SENDING", "STATUSES", "THROTTLED", "BatchRecord", "Ledger", "LedgerEntry", "LedgerStore",
-           "Status", "count_statuses", "status_counts"]
+__all__ = ["DELETED", "FAILED", "INDEXED", "IN_FLIGHT", "MAX_TRANSIENT_FAILURES", "PERMANENT", "QUEUED",
+           "RETRY_BASE_S", "RETRY_CAP_S", "SENDING", "STATUSES", "THROTTLED", "TRANSIENT", "BatchRecord", "Clock",
+           "Ledger", "LedgerEntry", "LedgerStore", "Status", "clock", "count_statuses", "status_counts"]
 
 # The statuses of an entry (see ``LedgerEntry.status``), named once: everything outside this package asks an
 # entry's predicates (``is_indexed``, ``in_flight`` …) or uses these names, never a string of its own.
@@ -25,15 +25,34 @@ SENDING, QUEUED, THROTTLED, INDEXED, FAILED, DELETED = STATUSES
 # A version whose batches are on their way to stage 2 (being sent, on the queue, or deferred by throttling).
 IN_FLIGHT: tuple[Status, ...] = (SENDING, QUEUED, THROTTLED)
 _MAX_ERROR_CHARS = 2000
-# Reconcile retries a version failed by a transient cause after RETRY_BASE_S · 2^(failures - 1), at most
-# RETRY_CAP_S; after MAX_TRANSIENT_FAILURES failures of one version it gives up (the failure becomes permanent).
-RETRY_BASE_S = 300
-RETRY_CAP_S = 6 * 3600
-MAX_TRANSIENT_FAILURES = 8
+# The kinds of a failure (``LedgerEntry.failure``; ``chunking.errors`` decides which an exception is).
+TRANSIENT, PERMANENT = "transient", "permanent"
+# The repair retries a version failed by a transient cause after RETRY_BASE_S · 2^(failures - 1), at most
+# RETRY_CAP_S: with the repair timer every 5 minutes (REPAIR_SCHEDULE) a failure whose cause has ended is
+# retried within RETRY_CAP_S + 5 minutes = 13 minutes, however long the outage lasted
+# (docs/operations.md#healing-time). After MAX_TRANSIENT_FAILURES failures of one version, about a day of
+# failing retries at the cap, it gives up (the failure becomes permanent).
+RETRY_BASE_S = 60
+RETRY_CAP_S = 8 * 60
+MAX_TRANSIENT_FAILURES = 180
+
+
+class Clock:
+    """The time (UTC) the ledger writes into its entries and the repair compares them with: the system clock,
+    moved by ``offset_s`` seconds (0 in a deployment; tests move it to simulate minutes and hours passing)."""
+
+    offset_s: float = 0.0
+
+    def now(self) -> dt.datetime:
+        return dt.datetime.now(dt.timezone.utc) + dt.timedelta(seconds=self.offset_s)
+
+
+#: The one clock of the ledger and of the repair (``chunking.pipeline.reconcile``).
+clock = Clock()
 
 
 def _now() -> str:
-    return dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    return clock.now().isoformat(timespec="seconds")
 
 
 @dataclass(frozen=True)
@@ -133,7 +152,7 @@ class LedgerEntry:
     @property
     def awaits_retry(self) -> bool:
         """``version`` failed by a transient cause and reconcile retries it at ``retry_at``."""
-        return self.is_failed and self.failure == "transient" and bool(self.retry_at)
+        return self.is_failed and self.failure == TRANSIENT and bool(self.retry_at)
 
     def is_current(self, version: str) -> bool:
         """*version* is the current version of a document that is not deleted."""
@@ -284,22 +303,22 @@ class Ledger:
         *kind* ``transient``: reconcile retries the version at ``retry_at`` (exponential back-off over its
         failures, ``RETRY_BASE_S`` … ``RETRY_CAP_S``); after ``MAX_TRANSIENT_FAILURES`` it becomes permanent.
         *made_with*: the stage-1 settings the version was tried with (stage 1 rejecting it), for backfill."""
-        now = now or dt.datetime.now(dt.timezone.utc)
+        now = now or clock.now()
 
         def fn(e: LedgerEntry) -> LedgerEntry | None:
             if only_if_current and (e.version != version or e.is_failed):
                 return None
             failures = (e.failures if e.version == version else 0) + 1
             reason, failure, retry_at = error, kind, ""
-            if kind == "transient":
+            if kind == TRANSIENT:
                 if failures >= MAX_TRANSIENT_FAILURES:
-                    failure, reason = "permanent", f"{error} (gave up after {failures} failures)"
+                    failure, reason = PERMANENT, f"{error} (gave up after {failures} failures)"
                 else:
                     delay = min(RETRY_CAP_S, RETRY_BASE_S * 2 ** (failures - 1))
                     retry_at = (now + dt.timedelta(seconds=delay)).isoformat(timespec="seconds")
             return dataclasses.replace(e, source=source, container=container or e.container, version=version,
                                        status=FAILED, error=redact(reason)[:_MAX_ERROR_CHARS], attempts=e.attempts + 1,
-                                       failure=failure, failures=failures, retry_at=retry_at,
+                                       failure=failure, failures=failures, retry_at=retry_at, requeued_at="",
                                        made_with=made_with or (e.made_with if e.version == version else ""))
 
         return self._change(doc_id, source, fn)
@@ -337,11 +356,14 @@ class Ledger:
         self._change(doc_id, source, fn)
         return done
 
-    def mark_requeued(self, doc_id: str, source: str, now: dt.datetime | None = None) -> None:
+    def mark_requeued(self, doc_id: str, source: str, now: dt.datetime | None = None, container: str = "") -> None:
         """The document was put on the stage-1 job queue (reconcile, ``chunking reprocess``): ``requeued_at``
-        says when. Nothing happens for an unknown document."""
-        at = (now or dt.datetime.now(dt.timezone.utc)).isoformat(timespec="seconds")
-        self._change(doc_id, source, lambda e: dataclasses.replace(e, requeued_at=at) if e.updated_at else None)
+        says when. An unknown document gets an entry ``queued`` without a version (its job is on the queue), so
+        that a later run does not enqueue it again while the job waits, and ``chunking status`` counts it."""
+        at = (now or clock.now()).isoformat(timespec="seconds")
+        self._change(doc_id, source, lambda e: dataclasses.replace(
+            e, requeued_at=at, container=e.container or container,
+            **({} if e.updated_at else {"status": QUEUED, "version": ""})))
 
     def touch(self, doc_id: str, source: str) -> None:
         """The source was seen again unchanged: only ``updated_at`` moves (so a watcher knows the upload was
@@ -352,7 +374,7 @@ class Ledger:
                        now: dt.datetime | None = None) -> None:
         """A batch of *version* was deferred for *wait_s* seconds by throttling: ``throttled`` with ``retry_at``.
         Nothing changes unless *version* is current and on its way (``sending``, ``queued``, ``throttled``)."""
-        at = ((now or dt.datetime.now(dt.timezone.utc)) + dt.timedelta(seconds=wait_s)).isoformat(timespec="seconds")
+        at = ((now or clock.now()) + dt.timedelta(seconds=wait_s)).isoformat(timespec="seconds")
 
         def fn(e: LedgerEntry) -> LedgerEntry | None:
             if e.version != version or not e.in_flight:

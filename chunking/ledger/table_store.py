@@ -6,7 +6,7 @@ import dataclasses
 import json
 from typing import Any, Iterator
 
-from chunking.ledger.state import BatchRecord, LedgerEntry
+from chunking.ledger.state import FAILED, TRANSIENT, BatchRecord, LedgerEntry
 from chunking.storage import storage_error
 
 __all__ = ["TableLedgerStore"]
@@ -71,6 +71,17 @@ class TableLedgerStore:
 
     def entries(self) -> Iterator[LedgerEntry]:
         return (self._entry(e) for e in self._client.query_entities("PartitionKey eq 'doc'"))
+
+    def entries_where(self, statuses: tuple[str, ...], updated_since: str) -> Iterator[LedgerEntry]:
+        """The entries in one of *statuses*, ``failed`` by a transient cause, or updated at *updated_since* or
+        later: one query, filtered by the table service (ISO 8601 timestamps compare as strings)."""
+        params = {f"s{i}": status for i, status in enumerate(statuses)}
+        params.update(since=updated_since, failed=FAILED, transient=TRANSIENT)
+        wanted = " or ".join(f"status eq @s{i}" for i in range(len(statuses)))
+        # The SDK substitutes a parameter only between spaces: none touches a parenthesis.
+        query = (f"PartitionKey eq 'doc' and ( {wanted} or updated_at ge @since "
+                 f"or ( status eq @failed and failure eq @transient ) )")
+        return (self._entry(e) for e in self._client.query_entities(query, parameters=params))
 
     def add_batch(self, record: BatchRecord) -> bool:
         from azure.core.exceptions import ResourceExistsError

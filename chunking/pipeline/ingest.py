@@ -86,6 +86,9 @@ class IngestSummary:
     #: sources under the run's folders with a version in the index that were not found this time (kept: the
     #: cleanup mode deletes no document).
     vanished: list[str] = field(default_factory=list)
+    #: sources that are also blobs of the documents container in the ledger shared with the Functions (which
+    #: index them): not ingested a second time under another document id.
+    uploaded: list[str] = field(default_factory=list)
     seconds: float = 0.0
     #: Why the run stopped before its last document (a service unreachable or refusing the credentials), or "".
     stopped: str = ""
@@ -118,6 +121,7 @@ class IngestSummary:
             "figures_skipped": _added(r.figures_skipped for r in ok),
             "stale_chunks_deleted": dict(self.pruned),
             "vanished_sources": list(self.vanished),
+            "uploaded_sources": list(self.uploaded),
             "per_document": [
                 {"source": r.source, "outcome": r.outcome, "pages": r.pages, "chunks": r.chunks,
                  "max_chunk_tokens": r.max_tokens, "tokens": r.tokens, "embedding_tokens": r.embedding_tokens,
@@ -208,13 +212,27 @@ def ingest_files(
     payloads = MemoryPayloadStore()
     summary = IngestSummary()
     seen: set[str] = set()
+    namespace = deployment_namespace(settings, LOCAL_CONTAINER)  # cleanup never touches another deployment's
+    # The documents the index holds: one the ledger says is indexed but the index lacks (the index file was
+    # removed, or belongs to another ledger) is split and written again rather than skipped.
+    held = index.doc_ids(namespace)
     for file, source in progress(files):
         row = DocumentRow(source)
         summary.rows.append(row)
-        seen.add(make_doc_id(LOCAL_CONTAINER, source))
+        did = make_doc_id(LOCAL_CONTAINER, source)
+        seen.add(did)
         try:
+            if settings.ledger_backend == "table":  # the ledger is the Functions': is this file uploaded too?
+                blob = ledger.get(make_doc_id(settings.documents_container, source))
+                if blob is not None and not blob.is_deleted:
+                    row.outcome = "skipped"
+                    summary.uploaded.append(source)
+                    continue
+            entry = ledger.get(did)
+            lost = entry is not None and entry.is_indexed and did not in held
             _ingest_one(file, source, row, settings=settings, embedder=embedder, index=index, ledger=ledger,
-                        payloads=payloads, keep_old_versions=cleanup == "none", metadata=metadata or {})
+                        payloads=payloads, keep_old_versions=cleanup == "none", metadata=metadata or {},
+                        force=lost)
         except Exception as exc:  # one document's failure is its row and ledger reason; the others go on
             failure = describe_failure(exc, settings)
             row.outcome = "failed"
@@ -223,7 +241,6 @@ def ingest_files(
             if failure is not None and failure.kind in ("unreachable", "auth"):
                 summary.stopped = failure.line  # every other document would fail the same way
                 break
-    namespace = deployment_namespace(settings, LOCAL_CONTAINER)  # cleanup never touches another deployment's
     for entry in ledger.entries():
         if entry.container != LOCAL_CONTAINER or entry.is_deleted:
             continue
@@ -238,6 +255,15 @@ def ingest_files(
             removed = _prune_stale_versions(entry, index, namespace)
             if removed:
                 summary.pruned[entry.source] = removed
+    if cleanup == "full":
+        # Documents of this deployment's namespace that the ledger has no row for (its ledger was lost or
+        # replaced while the index was kept): the index and the ledger describe the same documents again.
+        known = {e.doc_id for e in ledger.entries()}
+        for did in sorted(index.doc_ids(namespace) - known):
+            records = [r for r in index.records_of(did) if r.namespace == namespace]
+            if records:
+                index.delete([r.id for r in records])
+                summary.deleted.append(records[0].source)
     summary.seconds = time.perf_counter() - started
     return summary
 
@@ -263,10 +289,11 @@ def _prune_stale_versions(entry, index: IndexWriter, namespace: str) -> int:
 
 def _ingest_one(file: Path, source: str, row: DocumentRow, *, settings: Settings, embedder: Embedder,
                 index: IndexWriter, ledger: Ledger, payloads: MemoryPayloadStore, keep_old_versions: bool,
-                metadata: Mapping[str, str]) -> None:
+                metadata: Mapping[str, str], force: bool = False) -> None:
     properties = dataclasses.replace(file_properties(file), metadata=dict(metadata))
     one = run_stage_one(file.read_bytes(), source=source, container=LOCAL_CONTAINER, settings=settings,
-                        payloads=payloads, ledger=ledger, keep_old_versions=keep_old_versions, properties=properties)
+                        payloads=payloads, ledger=ledger, keep_old_versions=keep_old_versions, properties=properties,
+                        force=force)
     row.outcome, row.error, row.stage1_seconds = one.outcome, one.error, one.seconds
     row.pages, row.chunks, row.tokens, row.max_tokens = one.pages, one.chunks, one.tokens, one.max_chunk_tokens
     pixels = pixel_counts(one.notes)

@@ -16,13 +16,18 @@ from urllib.parse import unquote, urlparse
 
 from chunking.ids import doc_id as make_doc_id
 from chunking.index.protocol import IndexWriter
-from chunking.ledger import Ledger
+from chunking.ledger import UNSENT_AFTER_S, Due, Ledger, clock, due_for_repair, repair_candidates, unwanted_batches
 from chunking.pipeline.backfill import why_stale
 from chunking.storage.claim_check import PayloadStore
 
-__all__ = ["BlobEvent", "ReconcileReport", "delete_document", "parse_blob_events", "reconcile"]
+__all__ = ["REPAIR_LOOKBACK_S", "BlobEvent", "ReconcileReport", "delete_document", "parse_blob_events",
+           "reconcile", "repair_due"]
 
 log = logging.getLogger("chunking.pipeline.reconcile")
+
+#: The frequent repair sweeps by key the entries changed in the last hour (several runs, so one failed run
+#: misses nothing); older drift is the daily reconcile's.
+REPAIR_LOOKBACK_S = 3600
 
 
 def delete_document(doc_id: str, source: str, *, index: IndexWriter, ledger: Ledger,
@@ -121,33 +126,33 @@ def reconcile(
     ledger: Ledger,
     enqueue: Callable[[str], None],
     stuck_after_seconds: int,
-    unsent_after_seconds: int = 300,
+    unsent_after_seconds: int = UNSENT_AFTER_S,
     now: dt.datetime | None = None,
     payloads: PayloadStore | None = None,
     sweep_limit: int = 200,
-    sweep_min_age_seconds: int = 300,
     namespace: str | None = None,
     made_with: Callable[[str], str] | None = None,
     embedder: str = "",
     backfill_limit: int = 0,
+    queues_idle: bool = False,
 ) -> ReconcileReport:
     """Compare the container listing, the ledger and the index, and repair every drift:
 
     - a blob with no ledger entry, a ``deleted`` one, or an ``indexed`` one whose chunks are not in the index →
       ``enqueue(path)`` (stage 1 again, forced);
-    - a ``queued`` or ``throttled`` entry not updated for *stuck_after_seconds* → ``enqueue(path)``;
-    - a ``sending`` entry not updated for *unsent_after_seconds* (its sender failed or died before every batch
-      was on the queue) → ``enqueue(path)``;
-    - a ``failed`` entry whose failure is ``transient`` and whose ``retry_at`` has passed → ``enqueue(path)``
-      (permanent failures wait for a new upload; their reason is in the ledger);
+    - an entry due for stage 1 again by ``chunking.ledger.due_for_repair`` (a ``sending`` one not updated for
+      *unsent_after_seconds*; a ``queued`` or ``throttled`` one not updated for *stuck_after_seconds*, or for a
+      short grace when *queues_idle* says no message is left on the queues; a ``failed`` one of a transient
+      cause whose ``retry_at`` has passed) → ``enqueue(path)`` (permanent failures wait for a new upload; their
+      reason is in the ledger);
     - a ledger entry of this container with no blob, or a document in the index with no blob (``deleted``
       entries included: a writer may have raced the delete) → its chunks are deleted; with *namespace* (the
       deployment's, ``chunking.pipeline.namespaces``) only the index's documents of that namespace are considered, and
       only their chunks of that namespace (or of none) are deleted: another deployment sharing the index keeps
       its documents;
-    - the chunks of up to *sweep_limit* ``indexed`` documents (not changed for *sweep_min_age_seconds*, so the
-      index's queries have caught up with their writes) are compared per version with the ledger: chunks of a
-      version that is neither the current nor the indexed one are deleted by key.
+    - stale chunks (``sweep``): of up to *sweep_limit* documents the index holds, in any state, the chunks of a
+      version that is neither the current nor the indexed one are deleted, by the keys the ledger's batch
+      records hold and by those an index query finds.
 
     - backfill: up to *backfill_limit* documents whose indexed version was made with other settings than
       the current ones (``chunking.pipeline.backfill.why_stale``: *made_with(path)* is what stage 1 would record now,
@@ -155,13 +160,14 @@ def reconcile(
       and a backlog of any size finishes; ``backfill_left`` counts the stale documents left for later runs.
 
     A document enqueued less than *stuck_after_seconds* ago (``requeued_at``) whose stage 1 has not begun yet is
-    not enqueued again, whatever its category.
+    not enqueued again, whatever its category; an unknown document enqueued gets an entry (``queued``, without
+    a version), so a second run while its job waits enqueues nothing.
 
     ``enqueue`` puts stage-1 work on a queue (reconcile never parses); every document enqueued is marked
     ``requeued_at`` in the ledger. An ``enqueue`` that raises is logged and listed in ``failed`` (its entry keeps
     its status, so the next reconcile tries again); the other documents go on.
     """
-    now = now or dt.datetime.now(dt.timezone.utc)
+    now = now or clock.now()
     report = ReconcileReport()
     paths = {make_doc_id(container, p): p for p in blob_paths}
     entries = {e.doc_id: e for e in ledger.entries()}
@@ -170,29 +176,26 @@ def reconcile(
     for did, path in sorted(paths.items(), key=lambda kv: kv[1]):
         report.checked += 1
         entry = entries.get(did)
-        if entry is not None and entry.requeued_at and _age_s(entry.requeued_at, now) <= stuck_after_seconds \
-                and not entry.in_flight:
+        due = Due.NOTHING if entry is None else due_for_repair(
+            entry, now, stuck_after_s=stuck_after_seconds, unsent_after_s=unsent_after_seconds,
+            queues_idle=queues_idle)
+        if due is Due.WAITING:
             continue  # enqueued by an earlier run, and its stage 1 has not begun yet
         if entry is None or entry.is_deleted or (entry.is_indexed and did not in indexed):
             kind = report.missing
-        elif entry.in_flight:
-            limit = unsent_after_seconds if entry.is_sending else stuck_after_seconds
-            if _age_s(entry.updated_at, now) <= limit:
-                continue
+        elif due is Due.STUCK:
             kind = report.stuck
-        elif entry.awaits_retry:
-            if dt.datetime.fromisoformat(entry.retry_at) > now:
-                continue
+        elif due is Due.RETRY:
             kind = report.retried
         else:
-            why = why_stale(entry, made_with(path), embedder) if made_with is not None else ""
+            why = why_stale(entry, made_with(path), embedder) if not entry.in_flight and made_with is not None else ""
             if why:
                 stale.append((did, path, why))
             continue
-        if _enqueue(enqueue, ledger, did, path, now, report):
+        if _enqueue(enqueue, ledger, did, path, now, report, container):
             kind.append(path)
     for did, path, why in stale[:backfill_limit]:
-        if _enqueue(enqueue, ledger, did, path, now, report):
+        if _enqueue(enqueue, ledger, did, path, now, report, container):
             report.backfilled.append(f"{path}: {why}")
     report.backfill_left = max(0, len(stale) - backfill_limit)
     orphans = {did: e.source for did, e in entries.items()
@@ -203,12 +206,67 @@ def reconcile(
     for did, source in sorted(orphans.items(), key=lambda kv: kv[1]):
         delete_document(did, source, index=index, ledger=ledger, payloads=payloads, namespace=namespace)
         report.orphaned.append(source)
-    _sweep(report, entries, paths, indexed, index, now, sweep_limit, sweep_min_age_seconds, namespace)
+    candidates = sorted(did for did in entries if did in paths and did in indexed)
+    if len(candidates) > sweep_limit:  # which ones rotates with the hour: every document is swept over enough runs
+        start = (int(now.timestamp()) // 3600 * sweep_limit) % len(candidates)
+        candidates = (candidates[start:] + candidates[:start])[:sweep_limit]
+    for did in candidates:
+        _sweep(report, ledger, index, did, entries[did].source, namespace, payloads, ask_index=True)
+    return report
+
+
+def repair_due(
+    *,
+    container: str,
+    index: IndexWriter,
+    ledger: Ledger,
+    enqueue: Callable[[str], None],
+    blob_exists: Callable[[str], bool],
+    stuck_after_seconds: int,
+    unsent_after_seconds: int = UNSENT_AFTER_S,
+    queues_idle: bool = False,
+    lookback_seconds: int = REPAIR_LOOKBACK_S,
+    now: dt.datetime | None = None,
+    payloads: PayloadStore | None = None,
+    namespace: str | None = None,
+) -> ReconcileReport:
+    """The frequent repair (timer ``REPAIR_SCHEDULE``, every 5 minutes by default): the ledger's rows that need
+    something now, and nothing else; no container listing and no index query.
+
+    Of the entries of *container* that ``chunking.ledger.repair_candidates`` returns (on their way, failed by a
+    transient cause, or changed in the last *lookback_seconds*):
+
+    - one due for stage 1 again (``chunking.ledger.due_for_repair``, as in ``reconcile``) whose blob exists
+      (``blob_exists(path)``: one request per due document) → ``enqueue(path)``, listed in ``stuck`` or
+      ``retried``; whose blob is gone → its chunks are deleted (``orphaned``);
+    - one not on its way: the keys its batch records hold for versions that are neither current nor indexed
+      are deleted from the index, by key (``swept``): a half-written version left behind by a rejected upload,
+      a poisoned batch, or a completion cut short.
+
+    Chunks the ledger holds no keys for (a writer that died between its upsert and its batch record) are left
+    to the daily ``reconcile``, which asks the index."""
+    now = now or clock.now()
+    report = ReconcileReport()
+    for entry in repair_candidates(ledger, now, lookback_seconds):
+        if entry.container and entry.container != container:
+            continue
+        report.checked += 1
+        due = due_for_repair(entry, now, stuck_after_s=stuck_after_seconds, unsent_after_s=unsent_after_seconds,
+                             queues_idle=queues_idle)
+        if due in (Due.STUCK, Due.RETRY):
+            if not blob_exists(entry.source):
+                delete_document(entry.doc_id, entry.source, index=index, ledger=ledger, payloads=payloads,
+                                namespace=namespace)
+                report.orphaned.append(entry.source)
+            elif _enqueue(enqueue, ledger, entry.doc_id, entry.source, now, report, container):
+                (report.stuck if due is Due.STUCK else report.retried).append(entry.source)
+        elif not entry.in_flight:
+            _sweep(report, ledger, index, entry.doc_id, entry.source, namespace, payloads, ask_index=False)
     return report
 
 
 def _enqueue(enqueue: Callable[[str], None], ledger: Ledger, did: str, path: str, now: dt.datetime,
-             report: ReconcileReport) -> bool:
+             report: ReconcileReport, container: str = "") -> bool:
     """``enqueue(path)`` and mark the entry requeued; False (listed in ``failed``) if it raised."""
     try:
         enqueue(path)
@@ -216,30 +274,26 @@ def _enqueue(enqueue: Callable[[str], None], ledger: Ledger, did: str, path: str
         log.error("reconcile could not enqueue %s: %s", path, exc)
         report.failed.append(f"{path}: {exc}")
         return False
-    ledger.mark_requeued(did, path, now)
+    ledger.mark_requeued(did, path, now, container=container)
     return True
 
 
-def _age_s(timestamp: str, now: dt.datetime) -> float:
-    return (now - dt.datetime.fromisoformat(timestamp)).total_seconds()
-
-
-def _sweep(report: ReconcileReport, entries: dict, paths: dict, indexed: set[str], index: IndexWriter,
-           now: dt.datetime, limit: int, min_age_s: int, namespace: str | None) -> None:
-    """Strays: chunks of versions the ledger no longer wants (a writer that died between its upsert and its batch
-    record, say). One key listing per document, so the number of documents per run is bounded; which ones
-    rotates with the hour, so every document is swept over enough runs."""
-    candidates = sorted(did for did, e in entries.items()
-                        if did in paths and did in indexed and e.is_indexed
-                        and _age_s(e.updated_at, now) >= min_age_s)
-    if len(candidates) > limit:
-        start = (int(now.timestamp()) // 3600 * limit) % len(candidates)
-        candidates = (candidates[start:] + candidates[:start])[:limit]
-    for did in candidates:
-        entry = entries[did]
-        stale = [k for k, v in index.keys_of(did, namespace).items()
-                 if v not in (entry.version, entry.indexed_version)]
-        if stale:
-            index.delete(stale)
-            report.swept.append(f"{entry.source}: {len(stale)}")
-            log.info("reconcile swept %d stray chunks of %s", len(stale), entry.source)
+def _sweep(report: ReconcileReport, ledger: Ledger, index: IndexWriter, did: str, source: str,
+           namespace: str | None, payloads: PayloadStore | None, *, ask_index: bool) -> None:
+    """Delete the chunks of *did* whose version the ledger does not want (``LedgerEntry.wants``): the keys of
+    its unwanted batch records, and with *ask_index* the keys an index query lists (chunks written without a
+    batch record). Everything is listed first and the entry read after, so a version that became current
+    meanwhile (it began before it wrote anything) is read as current and spared."""
+    records = unwanted_batches(ledger, did)
+    listed = index.keys_of(did, namespace) if ask_index else {}
+    entry = ledger.get(did)
+    keys = {k for b in records for k in b.keys}
+    keys.update(k for k, version in listed.items() if entry is None or not entry.wants(version))
+    if keys:
+        index.delete(sorted(keys))
+        report.swept.append(f"{source}: {len(keys)}")
+        log.info("reconcile swept %d stale chunks of %s", len(keys), source)
+    for version in sorted({b.version for b in records}):
+        ledger.forget_batches(did, version)
+        if payloads is not None:
+            payloads.delete_prefix(f"{did}/{version}/")

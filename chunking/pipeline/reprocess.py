@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Sequence
 
 from chunking.ids import doc_id as make_doc_id
-from chunking.ledger import Ledger, LedgerEntry
+from chunking.ledger import Ledger, LedgerEntry, clock
 from chunking.pipeline.backfill import why_stale
 
 __all__ = ["ReprocessReport", "reprocess", "select"]
@@ -70,7 +70,7 @@ def reprocess(chosen: Sequence[tuple[str, str]], *, container: str, ledger: Ledg
     report = ReprocessReport(checked=checked, selected=[f"{p}: {why}" for p, why in chosen], dry_run=dry_run)
     if dry_run:
         return report
-    now = now or dt.datetime.now(dt.timezone.utc)
+    now = now or clock.now()
     for start in range(0, len(chosen), CHUNK):
         paths = [p for p, _ in chosen[start:start + CHUNK]]
         try:

@@ -43,6 +43,8 @@ BINDING_DEFAULTS: Mapping[str, str] = {
     "RECONCILE_SCHEDULE": "0 30 3 * * *",
     "BLOB_TRIGGER_SOURCE": "EventGrid",
     "STAGE1_JOB_QUEUE": JOB_QUEUE_DEFAULT,
+    # The frequent repair (docs/operations.md#healing-time): every 5 minutes.
+    "REPAIR_SCHEDULE": "0 */5 * * * *",
 }
 
 
@@ -181,7 +183,12 @@ class Settings:
 
     @property
     def local_index_path(self) -> Path:
-        """The local single-file index (SQLite)."""
+        """The local single-file index (SQLite): ``index.sqlite3`` beside the local ledger, or, with a ``table``
+        ledger (Azurite, a storage account), ``index-<LEDGER_TABLE>.sqlite3``: one index per ledger in the state
+        folder, so the index and the ledger always describe the same documents (the CLI on its own ledger and
+        the Functions on Azurite's never write into one index; docs/operations.md#one-state-per-place)."""
+        if self.ledger_backend == "table":
+            return self.state_dir / f"index-{self.ledger_table}.sqlite3"
         return self.state_dir / "index.sqlite3"
 
     def replace(self, **changes: object) -> "Settings":

@@ -20,7 +20,7 @@ from chunking.errors import StorageError  # the one exception this adapter raise
 
 __all__ = [
     "BlobChangedError", "BlobFile", "QueueSender", "blob_container", "blob_service", "create_container", "create_queue",
-    "download_to_file", "ensure_reachable", "queue_client", "storage_error", "table_service",
+    "download_to_file", "ensure_reachable", "queue_client", "queue_length", "storage_error", "table_service",
 ]
 
 # Roles an identity-based connection needs for every call this app makes (docs/deploy.md#pointing-it-at-azure).
@@ -158,6 +158,20 @@ def table_service(settings: Any, **kwargs: Any) -> Any:
     if settings.storage_connection:
         return TableServiceClient.from_connection_string(settings.storage_connection, **kwargs)
     return TableServiceClient(_account_url(settings, "table"), credential=_credential(), **kwargs)
+
+
+def queue_length(queue: Any) -> int | None:
+    """The approximate number of messages on *queue* (a ``QueueClient``), visible or not: never lower than the
+    real number (the ``x-ms-approximate-messages-count`` of the "Get Queue Metadata" REST operation), so 0 means
+    the queue is empty. A queue that does not exist holds 0; ``None`` if the service cannot be asked."""
+    from azure.core.exceptions import AzureError, ResourceNotFoundError
+
+    try:
+        return int(queue.get_queue_properties().approximate_message_count or 0)
+    except ResourceNotFoundError:
+        return 0
+    except AzureError:
+        return None
 
 
 class QueueSender:

@@ -233,7 +233,10 @@ def test_reconcile_on_fresh_storage_then_status(workdir):
                                               message_decode_policy=TextBase64DecodePolicy())
     [job] = [json.loads(m.content) for m in jobs.peek_messages(max_messages=32)]
     assert (job["path"], job["force"], job["reason"]) == ("docs/pyenv-README.md", True, "reconcile")
-    assert json.loads(run(["status", "--json"], cwd).stdout)["counts"].get("queued", 0) == 0
+    # Its entry says queued (a job waits for it), so reconcile run again with no host enqueues nothing more.
+    assert json.loads(run(["status", "--json"], cwd).stdout)["counts"].get("queued", 0) == 1
+    assert run(["reconcile"], cwd).stdout.splitlines()[0].startswith("checked 1 blob: 0 missing (enqueued)")
+    assert len(jobs.peek_messages(max_messages=32)) == 1
 
 
 def test_unreachable_storage_is_one_clear_line(workdir):

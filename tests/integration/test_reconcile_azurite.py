@@ -199,7 +199,10 @@ def test_reconcile_on_empty_storage_creates_what_it_needs(azurite, tmp_path, mon
         blobs.get_container_client("fresh-docs").upload_blob("one.txt", _paragraphs(3, "one"))
         assert handlers.handle_reconcile().missing == ["one.txt"]  # the job queue is created on the first send
         assert handlers.services().jobs.queue.get_queue_properties().approximate_message_count == 1
-        assert handlers.services().ledger.get(doc_id("fresh-docs", "one.txt")) is None  # enqueued, not parsed
+        entry = handlers.services().ledger.get(doc_id("fresh-docs", "one.txt"))  # enqueued, not parsed
+        assert (entry.status, entry.version, entry.container) == ("queued", "", "fresh-docs") and entry.requeued_at
+        assert handlers.handle_reconcile().missing == []  # its job waits: not enqueued twice
+        assert handlers.services().jobs.queue.get_queue_properties().approximate_message_count == 1
     finally:
         handlers.services.cache_clear()
 

@@ -99,7 +99,7 @@ TABLE = {
     "record_error None":           (q + " -",  s,         q,         t,         i,         f,         d),
     "record_fields v1":            (X,         s,         q,         t,         i,         f,         X),
     "record_fields v2":            (X,         X,         X,         X,         X,         X,         X),
-    "mark_requeued":               (X,         s,         q,         t,         i,         f,         d),
+    "mark_requeued":               (q + " -",  s,         q,         t,         i,         f,         d),
     "touch":                       (X,         s,         q,         t,         i,         f,         d),
     "mark_deleted":                (d + " -",  d,         d,         d,         d,         d,         d),
 }

@@ -26,12 +26,13 @@ def entry(**changes) -> LedgerEntry:
     return dataclasses.replace(base, **changes)
 
 
-def indexed(index: LocalIndex, ledger: Ledger, path: str) -> None:
-    """*path* of container ``c`` indexed with the OLD settings: in the ledger and one record in the index."""
+def indexed(index: LocalIndex, ledger: Ledger, path: str, version: str = "v1", made_with: str = OLD) -> None:
+    """*path* of container ``c`` indexed with the OLD settings (or *made_with*): in the ledger and one record in
+    the index."""
     did = doc_id("c", path)
-    ledger.begin_version(did, path, "v1", 1, 1, container="c", made_with=OLD)
-    ledger.mark_indexed(did, path, "v1", "emb/4")
-    index.upsert([ChunkRecord(id=f"{did}-v1-000000", doc_id=did, version="v1", source=path, sourcepage=path,
+    ledger.begin_version(did, path, version, 1, 1, container="c", made_with=made_with)
+    ledger.mark_indexed(did, path, version, "emb/4")
+    index.upsert([ChunkRecord(id=f"{did}-{version}-000000", doc_id=did, version=version, source=path, sourcepage=path,
                               ordinal=0, page_start=0, page_end=0, char_start=0, char_end=4, content="text",
                               content_hash="h", token_count=1, embedding=(1.0, 0.0, 0.0, 0.0))])
 
@@ -87,9 +88,7 @@ def test_a_backlog_of_any_size_finishes_at_the_per_run_limit(tmp_path, processed
         runs.append((len(report.backfilled), report.backfill_left))
         if processed:  # the queue-triggered stage 1 and stage 2 ran on what was enqueued
             for path in enqueued[start:]:
-                did = doc_id("c", path)
-                ledger.begin_version(did, path, "v2", 1, 1, container="c", made_with=NEW)
-                ledger.mark_indexed(did, path, "v2", "emb/4")
+                indexed(index, ledger, path, "v2", NEW)
         if not report.backfilled:
             break
     assert sorted(enqueued) == paths and len(set(enqueued)) == 30  # each once

@@ -74,3 +74,19 @@ def test_full_deletes_everything_not_seen_scoped_full_only_in_scope(env):
         run(tmp_path, [], services, cleanup="full")
     assert run(tmp_path, [], services, cleanup="full", allow_empty_full=True).deleted == ["docs/a.txt", "docs/c.txt"]
     assert versions(services) == {}
+
+
+def test_a_full_run_drops_what_the_index_holds_without_a_ledger_row(env, tmp_path):
+    """The ledger lost (its file removed) while the index was kept, and a file removed meanwhile: the next full
+    run writes the kept files again under the same keys and drops the removed file's chunks, which no ledger
+    row describes any more (docs/operations.md#one-state-per-place)."""
+    tmp, docs, services = env
+    run(tmp, [docs], services)
+    before = versions(services)
+    assert set(before) == {"docs/a.txt", "docs/b.txt", "docs/c.txt"}
+    (tmp_path / "state" / "ledger.sqlite3").unlink()
+    services["ledger"] = Ledger(LocalLedgerStore(tmp_path / "state" / "ledger2.sqlite3"))
+    (docs / "c.txt").unlink()
+    summary = run(tmp, [docs], services, cleanup="full")
+    assert (summary.count("added"), summary.deleted) == (2, ["docs/c.txt"])
+    assert versions(services) == {k: v for k, v in before.items() if k != "docs/c.txt"}

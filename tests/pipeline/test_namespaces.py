@@ -98,11 +98,12 @@ def test_two_deployments_sharing_a_local_index_never_delete_each_others_chunks(t
     assert (report.orphaned, report.swept, report.missing) == ([], [], [])
     assert by_namespace(index) == both
 
-    # Without the namespace, the same reconcile takes B's document for an orphan of A's and deletes it.
+    # Without the namespace, the same reconcile takes B's document for an orphan of A's and deletes it, and B's
+    # guide for a stale version of A's.
     report = reconcile(container=LOCAL_CONTAINER, blob_paths=["guide.md"], index=index, ledger=a["ledger"],
                        enqueue=lambda path: None, stuck_after_seconds=3600, namespace=None)
-    assert report.orphaned == [doc_id(LOCAL_CONTAINER, "only-b.md")]
-    assert "only-b.md" not in by_namespace(index)[ns_b]
+    assert (report.orphaned, report.swept) == ([doc_id(LOCAL_CONTAINER, "only-b.md")], ["guide.md: 1"])
+    assert ns_b not in by_namespace(index)
 
 
 def test_records_written_before_namespaces_stay_their_documents_own(tmp_path):

@@ -128,6 +128,11 @@ def _print_summary(summary, totals: dict, settings) -> None:
     if summary.ignored:
         print(f"{plural(len(summary.ignored), 'file')} of unsupported types passed over: "
               f"{', '.join(summary.ignored[:5])}{' …' if len(summary.ignored) > 5 else ''}")
+    if summary.uploaded:
+        print(f"{plural(len(summary.uploaded), 'file')} also uploaded to the documents container "
+              f"'{settings.documents_container}' (the Functions index {'it' if len(summary.uploaded) == 1 else 'them'}"
+              f"), not ingested a second time: {', '.join(summary.uploaded[:3])}"
+              f"{' …' if len(summary.uploaded) > 3 else ''}")
     if summary.vanished:
         print(f"{plural(len(summary.vanished), 'indexed file')} no longer found under "
               f"{', '.join(sorted({s.rsplit('/', 1)[0] + '/' for s in summary.vanished}))} "

@@ -22,20 +22,24 @@ def add_parser(sub, summary: str) -> None:
         "deployment's: NAMESPACE). Nothing is parsed here. Needs the storage connection (AzureWebJobsStorage). "
         "Exits 1 when some document could not be enqueued, 2 when the storage cannot be reached.")
     rec.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    rec.add_argument("--due", action="store_true",
+                     help="run the frequent repair timer's code instead (REPAIR_SCHEDULE): only the ledger's rows "
+                     "due now, and the recorded chunks of superseded versions; no container listing")
     rec.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace, settings) -> int:
     """Reconcile once and print the report; 1 when some document could not be enqueued, 2 when the storage
     cannot be reached or refuses."""
-    report, status = on_storage(args, settings, handlers.handle_reconcile)
+    report, status = on_storage(args, settings, handlers.handle_repair if args.due else handlers.handle_reconcile)
     if report is None:
         return status
     data = report.to_dict()
     if args.json:
         print(json.dumps(data, ensure_ascii=False, indent=2))
     else:
-        print(f"checked {plural(data['checked'], 'blob')}: {len(data['missing'])} missing (enqueued), "
+        checked = plural(data['checked'], 'ledger row' if args.due else 'blob')
+        print(f"checked {checked}: {len(data['missing'])} missing (enqueued), "
               f"{len(data['stuck'])} stuck (enqueued), {len(data['retried'])} failed by a transient cause (retried), "
               f"{len(data['orphaned'])} orphaned (deleted), {len(data['swept'])} with stray chunks (swept), "
               f"{len(data['backfilled'])} indexed with other settings (enqueued)"

@@ -9,7 +9,14 @@ from chunking.app.cli.output import fail, plural, table
 from chunking.app.cli.watch import WAITING, follow, ledger_states, states
 from chunking.ledger import DELETED, FAILED, INDEXED, QUEUED, SENDING, status_counts
 from chunking.parsers.pictures import pixel_counts
-from chunking.services import ledger_exists, ledger_table, make_index, make_ledger
+from chunking.services import (
+    index_known_empty,
+    index_location,
+    ledger_exists,
+    ledger_table,
+    make_index,
+    make_ledger,
+)
 from chunking.storage import blob_service, create_container, ensure_reachable, storage_error
 
 __all__ = ["add_parser", "run"]
@@ -64,6 +71,10 @@ def run(args: argparse.Namespace, settings) -> int:
         skipped = ", ".join(f"{n} {reason}" for reason, n in pixels["figures_skipped"].items())
         print(f"local OCR: {plural(pixels['ocr_pages'], 'page')} and {plural(pixels['figures_read'], 'picture')} "
               f"read in the current versions" + (f"; pictures skipped: {skipped}" if skipped else ""))
+    lacking = _not_in_index(settings, entries)
+    if lacking:
+        print(f"{lacking} indexed in the ledger but missing from the index {index_location(settings)}: "
+              "`chunking ingest` writes local files again, `chunking reconcile` the container's blobs")
     if failed:
         print()
         table(("failed source", "reason", "since"), [(e.source, e.error, e.updated_at) for e in failed])
@@ -74,6 +85,22 @@ def run(args: argparse.Namespace, settings) -> int:
         print()
     print(schema.describe())  # last, as the help says: the line scripts and people look for at the end
     return 0
+
+
+def _not_in_index(settings, entries) -> int:
+    """How many ``indexed`` entries the local index holds no chunk of (its file was removed or replaced): the
+    ledger and the index must describe the same documents (docs/operations.md#one-state-per-place). 0 for a
+    remote index, whose queries are not asked here."""
+    indexed = {e.doc_id for e in entries if e.is_indexed}
+    if not indexed or settings.index_backend != "local":
+        return 0
+    if index_known_empty(settings):
+        return len(indexed)
+    index = make_index(settings)
+    try:
+        return len(indexed - index.doc_ids())
+    finally:
+        index.close()
 
 
 def _schema(settings):

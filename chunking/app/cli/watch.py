@@ -74,7 +74,9 @@ def summary(docs: Iterable[DocState]) -> str:
 
 
 def _entry_state(entry: LedgerEntry) -> DocState:
-    if entry.is_sending or entry.is_queued:
+    if entry.is_queued and not entry.version and entry.requeued_at:  # enqueued by reconcile, no stage 1 yet
+        detail = "a stage-1 job waits for it"
+    elif entry.is_sending or entry.is_queued:
         detail = f"{_n(entry.batch_count, 'batch', 'es')}, {_n(entry.chunk_count, 'chunk')}"
         if entry.error:
             detail += f"; last error: {entry.error}"

@@ -21,12 +21,14 @@ def test_states_compare_each_blob_with_its_entry():
                _entry("again.pdf", "indexed", T - dt.timedelta(seconds=1)),  # uploaded after its last write
                _entry("sent.txt", "queued", T, batch_count=1, chunk_count=2, error="429"),
                _entry("gone.txt", "sending", T, batch_count=2, chunk_count=9),  # blob deleted meanwhile
-               _entry("old.txt", "deleted", T)]
+               _entry("old.txt", "deleted", T),
+               _entry("job.txt", "queued", T, requeued_at=T.isoformat())]  # enqueued by reconcile, unknown before
     got = {d.source: d.line() for d in states(blobs, entries, "documents").values()}
     assert got == {"new.pdf": f"new.pdf: {WAITING}", "seen.pdf": "seen.pdf: indexed (3 chunks)",
                    "again.pdf": f"again.pdf: {WAITING}",
                    "sent.txt": "sent.txt: queued (1 batch, 2 chunks; last error: 429)",
-                   "gone.txt": "gone.txt: sending (2 batches, 9 chunks)"}
+                   "gone.txt": "gone.txt: sending (2 batches, 9 chunks)",
+                   "job.txt": "job.txt: queued (a stage-1 job waits for it)"}
 
 
 def _run(polls, timeout=60.0):
