@@ -52,7 +52,7 @@ from chunking.model import Page
 from chunking.parsers._common import ParseError, ReadContext, normalize_newlines
 from chunking.parsers.furniture import FurnitureKeys, cut_furniture, edge_keys, learn_furniture
 from chunking.parsers.pdf.streams import inflated_bytes
-from chunking.parsers.pdf.tables import PdfTables
+from chunking.parsers.pdf.tables import PdfTables, page_has_grid
 
 __all__ = ["HOLD_CHARS", "PDFIUM_LOCK", "page_count", "parse"]
 
@@ -157,11 +157,17 @@ def parse(data: bytes | Path, *, source: str, context: ReadContext | None = None
 def _range_texts(document: pdfium.PdfDocument, data: bytes | Path, start: int, end: int, source: str,
                  context: ReadContext) -> Iterator[str]:
     """The cleaned texts of pages *start* … *end* - 1, ruled tables rendered as ``<figure><table>`` blocks
-    (``chunking.parsers.pdf.tables``), read ``TABLE_WINDOW_PAGES`` pages at a time."""
-    tables = PdfTables(data, source=source, context=context, lock=PDFIUM_LOCK, clean=_clean_page_text)
+    (``chunking.parsers.pdf.tables``), read ``TABLE_WINDOW_PAGES`` pages at a time. Each page is loaded once
+    for its text and the table gate."""
+    tables = PdfTables(document, source=source, context=context, lock=PDFIUM_LOCK, clean=_clean_page_text)
     for window in range(start, end, TABLE_WINDOW_PAGES):
-        texts = [_read_page(document, i, source, context) for i in range(window, min(end, window + TABLE_WINDOW_PAGES))]
-        yield from tables.add(texts, start=window, last=window + TABLE_WINDOW_PAGES >= end)
+        texts, grid_pages = [], []
+        for i in range(window, min(end, window + TABLE_WINDOW_PAGES)):
+            text, grid = _read_page(document, i, source, context)
+            texts.append(text)
+            if grid:
+                grid_pages.append(i)
+        yield from tables.add(texts, start=window, last=window + TABLE_WINDOW_PAGES >= end, grid_pages=grid_pages)
 
 
 def page_count(data: bytes | Path, *, source: str, context: ReadContext | None = None) -> int:
@@ -217,17 +223,25 @@ def _count(document: pdfium.PdfDocument, source: str, context: ReadContext) -> i
     return count
 
 
-def _read_page(document: pdfium.PdfDocument, index: int, source: str, context: ReadContext) -> str:
-    """Page *index*'s cleaned text, within the deadline and ``MAX_PAGE_CHARS``."""
+def _read_page(document: pdfium.PdfDocument, index: int, source: str, context: ReadContext) -> tuple[str, bool]:
+    """Page *index*'s cleaned text, within the deadline and ``MAX_PAGE_CHARS``, and whether it passes the table
+    gate (``chunking.parsers.pdf.tables.page_has_grid``), both from one load of the page."""
     context.check_time(source)
     with PDFIUM_LOCK:
         try:
-            text = _page_text(document, index)
+            page = document[index]
         except pdfium.PdfiumError as error:
             raise ParseError(source, f"could not read page {index + 1}: {_pdfium_reason(error)}") from None
+        try:
+            text = _page_text(page)
+            grid = len(text) <= context.limits.max_page_chars and page_has_grid(page, index, context)
+        except pdfium.PdfiumError as error:
+            raise ParseError(source, f"could not read page {index + 1}: {_pdfium_reason(error)}") from None
+        finally:
+            page.close()
     if len(text) > context.limits.max_page_chars:
         raise ParseError(source, context.limits.page_chars_reason(index))
-    return _clean_page_text(text)
+    return _clean_page_text(text), grid
 
 
 def _pdfium_reason(error: Exception) -> str:
@@ -239,16 +253,12 @@ def _pdfium_reason(error: Exception) -> str:
     return f"{text or 'PDFium failed'}: {_NO_REASON}" if "Success" in str(error) or not text else text
 
 
-def _page_text(document: pdfium.PdfDocument, index: int) -> str:
-    page = document[index]
+def _page_text(page: pdfium.PdfPage) -> str:
+    text_page = page.get_textpage()
     try:
-        text_page = page.get_textpage()
-        try:
-            return text_page.get_text_range()
-        finally:
-            text_page.close()
+        return text_page.get_text_range()
     finally:
-        page.close()
+        text_page.close()
 
 
 def _clean_page_text(text: str) -> str:
