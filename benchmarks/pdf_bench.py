@@ -44,7 +44,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from corpus_pages import FOLDERS, ROOT  # noqa: E402
+from corpus_pages import FOLDERS, ROOT
 
 MB = 1024 * 1024
 BARE = "pdfium"
@@ -165,7 +165,7 @@ def measure(runners: dict[str, Runner], files: list[Path], rounds: int) -> dict[
         for name, run in runners.items():
             try:
                 run(path)
-            except Exception as error:  # a peer's failure on a file is a result, not the end of the run
+            except Exception as error:  # noqa: BLE001  # a peer failing on a file is a result, not the end
                 print(f"# {name} failed on {path.name}: {type(error).__name__}: {error}", file=sys.stderr)
                 failed.add((name, path))
         break
@@ -177,7 +177,7 @@ def measure(runners: dict[str, Runner], files: list[Path], rounds: int) -> dict[
                 start = time.perf_counter()
                 try:
                     run(path)
-                except Exception as error:
+                except Exception as error:  # noqa: BLE001  # as in the warm-up
                     print(f"# {name} failed on {path.name}: {type(error).__name__}: {error}", file=sys.stderr)
                     failed.add((name, path))
                     seconds.pop((name, path), None)

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from chunking.parsers import ParseError, parse_document, pdf
 from tests.parsers.helpers import assert_page_invariants, document_text, parse_corpus
@@ -161,3 +164,31 @@ def test_pdf_without_text_says_so():
 )
 def test_clean_page_text(raw, clean):
     assert pdf._clean_page_text(raw) == clean
+
+
+_MARKS_AND_SPACES = st.text(alphabet=["a", "b", "-", " ", "\t", "\n", "\u3000", "\x1c", "\ufffe", "\x02"], max_size=40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_MARKS_AND_SPACES)
+def test_hyphen_marks_are_joined_as_the_rule_says(text):
+    # The linear-time join gives what the rule, as the regular expression, gives.
+    def rule(match):
+        left = match.group(1)
+        return left + "-" if "-" in left else left
+
+    assert pdf._join_hyphenated(text) == pdf._HYPHEN_MARK.sub(rule, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=["a", "-", " ", "\t", "\r", "\n", "\x00", "特", "定", "\ufffe", "\x02"], max_size=40))
+def test_the_clean_up_is_its_rules_as_regular_expressions(text):
+    # Steps 2 and 5 run without regular expressions (linear time); these are the rules they implement.
+    def joined(match):
+        left = match.group(1)
+        return left + "-" if "-" in left else left
+
+    expected = pdf._HYPHEN_MARK.sub(joined, text.replace("\r\n", "\n").replace("\r", "\n"))
+    expected = pdf._CJK_SPACE.sub("", pdf._CONTROL_CHARS.sub("", expected))
+    expected = re.sub(r"[ \t]+$", "", expected, flags=re.MULTILINE).strip("\n")
+    assert pdf._clean_page_text(text) == (expected + "\n" if expected else "")
