@@ -27,7 +27,7 @@ from azure.core.exceptions import AzureError
 
 from chunking.documents.records import build_records
 from chunking.documents.splitter import DocumentSplitter, splitter_for
-from chunking.documents.version_fields import version_fields
+from chunking.documents.version_fields import HEAD_PAGES, version_fields
 from chunking.formats import HEADING_EXTENSIONS, PAGINATED_EXTENSIONS, extension_of
 from chunking.ids import doc_id as make_doc_id
 from chunking.ids import document_version
@@ -37,7 +37,7 @@ from chunking.model import Chunk, ChunkRecord, DocumentFields, Page, SourcePrope
 from chunking.parsers import ParseError, ReadContext, no_text_error
 from chunking.parsers.furniture import FurnitureKeys
 from chunking.parsers.limits import Deadline, Limits
-from chunking.parsers.sandbox import count_pages_bounded, read_pages_bounded
+from chunking.parsers.sandbox import read_pages_bounded, read_start_bounded
 from chunking.pipeline.backfill import stage_one_settings
 from chunking.pipeline.batches import HOLD_BATCHES, Batches
 from chunking.pipeline.fields import fields_message_if_changed
@@ -189,11 +189,14 @@ def run_stage_one(
                   streamed=resume is not None, first_batch_no=resume.batch_no if resume else 0, made_with=made_with)
     out.readers, out.properties = document_readers(settings), properties
     try:
-        state = resume or _first_range(local, source, result.size_bytes, settings, out.readers)
+        state, notes = (resume, []) if resume is not None else _first_range(local, source, result.size_bytes,
+                                                                            settings, out)
         last = False
         while not last:
             context = ReadContext(limits=Limits.from_settings(settings),
                                   deadline=Deadline(settings.stage1_max_seconds))
+            context.notes.extend(notes)  # the head's, read with the page count (the first range only)
+            notes = []
             done, (state, last) = state, _run_range(local, state, splitter, out, result, settings, context)
             if not last and enqueue_next is not None and send is not None:
                 out.flush(final=False)
@@ -229,16 +232,23 @@ def _stale_range(ledger: Ledger, entry, doc_id: str, version: str, wanted: str, 
     return ""
 
 
-def _first_range(local: bytes | Path, source: str, size_bytes: int, settings: Settings, readers) -> RangeState:
+def _first_range(local: bytes | Path, source: str, size_bytes: int, settings: Settings,
+                 out: Batches) -> tuple[RangeState, list[str]]:
     """The first range: the whole document, or its first ``STAGE1_PAGES_PER_JOB`` pages. An empty or oversized
-    file is left to ``read_pages`` to reject, with its reason."""
+    file is left to ``read_pages`` to reject, with its reason. The page count, the declared title and the head
+    pages of a PDF are read in one go (``read_start_bounded``), and its fields are set on *out* from them."""
     if not size_bytes or size_bytes > settings.max_document_bytes:
         return RangeState(0, 0, 0, 0)
     context = ReadContext(limits=Limits.from_settings(settings), deadline=Deadline(settings.stage1_max_seconds))
-    count = count_pages_bounded(local, source=source, settings=settings, context=context, readers=readers)
+    count, declared, head = read_start_bounded(local, source=source, settings=settings, context=context,
+                                               readers=out.readers, pages=HEAD_PAGES)
+    if count:  # read in page ranges: the fields come from the head (version_fields), read here with the count
+        out.fields = version_fields(local, source=source, size_bytes=size_bytes, settings=settings, context=context,
+                                    properties=out.properties, pages=None, readers=out.readers,
+                                    head=(declared, head))
     if count is None or count <= settings.stage_one.pages_per_job:
-        return RangeState(0, 0, count or 0, count or 0)
-    return RangeState(0, 0, settings.stage_one.pages_per_job, count)
+        return RangeState(0, 0, count or 0, count or 0), context.notes
+    return RangeState(0, 0, settings.stage_one.pages_per_job, count), context.notes
 
 
 def _run_range(local: bytes | Path, state: RangeState, splitter: DocumentSplitter, out: "Batches",
