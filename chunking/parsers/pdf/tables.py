@@ -40,6 +40,7 @@ import io
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -58,10 +59,9 @@ _MAX_RULES = 4000  # per page and direction: beyond this a page is a drawing, no
 _MIN_GRID = 2  # rows and columns of a kept table
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(NamedTuple):
     """A straight rule in PDF points (origin bottom-left): ``at`` is its x (vertical) or y (horizontal),
-    ``start``-``end`` its extent along the other axis."""
+    ``start``-``end`` its extent along the other axis. A named tuple: a page may have thousands."""
 
     at: float
     start: float
@@ -133,14 +133,24 @@ def has_grid(vertical: Sequence[Rule], horizontal: Sequence[Rule]) -> bool:
 def _joined(rules: Sequence[Rule]) -> list[Rule]:
     """Rules on one line (within 1 pt) that overlap or touch, joined; sorted by position, then start."""
     joined: list[Rule] = []
-    for rule in sorted(rules, key=lambda r: (round(r.at), r.start)):
-        last = joined[-1] if joined else None
-        if last is not None and round(last.at) == round(rule.at) and rule.start <= last.end + _TOUCH_PT:
+    last_line = None
+    for line, rule in sorted(((round(r.at), r) for r in rules), key=_line_then_start):
+        if line == last_line and rule.start <= joined[-1].end + _TOUCH_PT:
+            last = joined[-1]
             joined[-1] = Rule(last.at, last.start, max(last.end, rule.end))
         else:
             joined.append(rule)
-    joined.sort(key=lambda r: r.at)
+            last_line = line
+    joined.sort(key=_position)
     return joined
+
+
+def _line_then_start(item: tuple[int, Rule]) -> tuple[int, float]:
+    return item[0], item[1].start
+
+
+def _position(rule: Rule) -> float:
+    return rule.at
 
 
 def _page_has_grid(document: pdfium.PdfDocument, index: int, context: ReadContext) -> bool:
@@ -170,11 +180,12 @@ def _rules(page: pdfium.PdfPage) -> tuple[list[Rule], list[Rule]]:
     horizontal: list[Rule] = []
     left, bottom, right, top = (ctypes.c_float() for _ in range(4))
     fill, stroke = ctypes.c_int(), ctypes.c_int()
+    get_object, get_type, get_bounds = pdfium_c.FPDFPage_GetObject, pdfium_c.FPDFPageObj_GetType, \
+        pdfium_c.FPDFPageObj_GetBounds
+    path_type = pdfium_c.FPDF_PAGEOBJ_PATH
     for k in range(pdfium_c.FPDFPage_CountObjects(raw_page)):
-        obj = pdfium_c.FPDFPage_GetObject(raw_page, k)
-        if pdfium_c.FPDFPageObj_GetType(obj) != pdfium_c.FPDF_PAGEOBJ_PATH:
-            continue
-        if not pdfium_c.FPDFPageObj_GetBounds(obj, left, bottom, right, top):
+        obj = get_object(raw_page, k)
+        if get_type(obj) != path_type or not get_bounds(obj, left, bottom, right, top):
             continue
         x0, y0, x1, y1 = left.value, bottom.value, right.value, top.value
         width, height = x1 - x0, y1 - y0
