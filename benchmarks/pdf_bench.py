@@ -17,7 +17,8 @@ drifts; every contender sees the same drift):
       and pdfplumber on the gated pages, furniture and table-of-contents detection);
   (c) ``ours stage 1``: ``run_stage_one`` on the file as the Functions app gets it (a ``BlobFile``), with the
       default settings (``PARSE_ISOLATION=process``: every read in a child process; the offline splitter and
-      records; local ledger, payloads in memory), ``force`` so every round parses;
+      records; local ledger, payloads in memory), ``force`` so every round parses; and ``ours stage 1
+      (in-line)``, the same with ``PARSE_ISOLATION=inline`` (the difference is what isolation costs);
   (d) peers: ``pypdf`` page by page as azure-search-openai-demo's local PDF parser reads it
       (``PdfReader(...).pages``, ``extract_text()`` per page, offsets summed); LangChain's ``PyPDFLoader`` and
       ``PyPDFium2Loader`` (langchain-community); ``pdfplumber`` alone (``extract_text()`` per page).
@@ -26,7 +27,9 @@ drifts; every contender sees the same drift):
 
 Per file and in total: pages/s and MB/s from the median round, the minimum seconds, and the ratio to (a): the
 median over rounds of (contender's seconds / pdfium's seconds in the same round). A peer that fails on a file
-shows ``failed`` (its error on stderr). Requirements: ``benchmarks/requirements.txt``.
+shows ``failed`` (its error on stderr). ``--cpu`` times this process's CPU seconds instead of wall seconds:
+steadier when other work shares the machine, but blind to the parse child (its row is left out). Requirements:
+``benchmarks/requirements.txt``.
 """
 
 from __future__ import annotations
@@ -89,14 +92,16 @@ def ours_parser(path: Path) -> int:
     return sum(1 for _ in pdf.parse(path, source=path.name))
 
 
-def ours_stage_one(state_dir: Path) -> Runner:
+def ours_stage_one(state_dir: Path, isolation: str = "process") -> Runner:
+    import dataclasses
+
     from chunking.pipeline.stage_one import run_stage_one
     from chunking.services import make_ledger
     from chunking.settings import Settings
     from chunking.storage import BlobFile
     from chunking.storage.claim_check import MemoryPayloadStore
 
-    settings = Settings(state_dir=state_dir)
+    settings = dataclasses.replace(Settings.from_env({"PARSE_ISOLATION": isolation}), state_dir=state_dir)
     ledger, payloads = make_ledger(settings), MemoryPayloadStore()
 
     def run(path: Path) -> int:
@@ -148,17 +153,20 @@ def pdfplumber_alone(path: Path) -> int:
     return pages
 
 
-def contenders(state_dir: Path, peers: bool) -> dict[str, Runner]:
-    runners: dict[str, Runner] = {BARE: bare_pdfium, "ours parser": ours_parser,
-                                  "ours stage 1": ours_stage_one(state_dir)}
+def contenders(state_dir: Path, peers: bool, cpu: bool) -> dict[str, Runner]:
+    runners: dict[str, Runner] = {BARE: bare_pdfium, "ours parser": ours_parser}
+    if not cpu:  # its parse runs in another process, whose CPU time this one does not see
+        runners["ours stage 1"] = ours_stage_one(state_dir)
+    runners["ours stage 1 (in-line)"] = ours_stage_one(state_dir, "inline")
     if peers:
         runners.update({"pypdf (demo's local parser)": pypdf_demo, "langchain PyPDFLoader": langchain("PyPDFLoader"),
                         "langchain PyPDFium2Loader": langchain("PyPDFium2Loader"), "pdfplumber": pdfplumber_alone})
     return runners
 
 
-def measure(runners: dict[str, Runner], files: list[Path], rounds: int) -> dict[tuple[str, Path], list[float]]:
-    """Seconds per (contender, file) and round; a contender that failed on a file has no entry for it."""
+def measure(runners: dict[str, Runner], files: list[Path], rounds: int,
+            clock: Callable[[], float] = time.perf_counter) -> dict[tuple[str, Path], list[float]]:
+    """Seconds (of *clock*) per (contender, file) and round; a contender that failed on a file has no entry."""
     seconds: dict[tuple[str, Path], list[float]] = {}
     failed: set[tuple[str, Path]] = set()
     for path in files:  # warm-up: imports, PDFium's caches, the parse server
@@ -174,7 +182,7 @@ def measure(runners: dict[str, Runner], files: list[Path], rounds: int) -> dict[
             for name, run in runners.items():
                 if (name, path) in failed:
                     continue
-                start = time.perf_counter()
+                start = clock()
                 try:
                     run(path)
                 except Exception as error:  # noqa: BLE001  # as in the warm-up
@@ -182,7 +190,7 @@ def measure(runners: dict[str, Runner], files: list[Path], rounds: int) -> dict[
                     failed.add((name, path))
                     seconds.pop((name, path), None)
                     continue
-                seconds.setdefault((name, path), []).append(time.perf_counter() - start)
+                seconds.setdefault((name, path), []).append(clock() - start)
     return seconds
 
 
@@ -219,6 +227,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="timed rounds (every contender on every file)")
     parser.add_argument("--scale", type=int, default=0, help="add a synthetic PDF of the English manual's text ×N")
     parser.add_argument("--no-peers", action="store_true", help="only (a), (b) and (c)")
+    parser.add_argument("--cpu", action="store_true",
+                        help="this process's CPU seconds instead of wall seconds (steadier on a loaded machine; "
+                             "leaves out the stage-1 row that parses in a child process)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as temp:
         files = corpus(args.corpus)
@@ -232,12 +243,14 @@ def main() -> None:
             sys.exit("no PDF found")
         state = Path(temp) / "state"
         state.mkdir()
-        runners = contenders(state, peers=not args.no_peers)
+        runners = contenders(state, peers=not args.no_peers, cpu=args.cpu)
         pages = {path: bare_pdfium(path) for path in files}
         versions = ", ".join(f"{d} {_version(d)}" for d in ("pypdfium2", "pdfplumber", "pypdf", "langchain-community"))
         print(f"# {len(files)} PDFs, {sum(pages.values())} pages, {sum(f.stat().st_size for f in files) / MB:.1f} MB; "
               f"{args.rounds} rounds; {versions}; Python {sys.version.split()[0]}; {os.cpu_count()} CPUs")
-        report(runners, files, pages, measure(runners, files, args.rounds))
+        print(f"# {'CPU' if args.cpu else 'wall'} seconds")
+        report(runners, files, pages, measure(runners, files, args.rounds,
+                                              time.process_time if args.cpu else time.perf_counter))
 
 
 def _version(distribution: str) -> str:
