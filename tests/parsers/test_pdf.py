@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from chunking.parsers import ParseError, parse_document, pdf
+from chunking.parsers import ParseError, ReadContext, parse_document, pdf
 from tests.parsers.helpers import assert_page_invariants, document_text, parse_corpus
 
 pypdf = pytest.importorskip("pypdf")  # dev dependency, only used here to write encrypted PDFs
@@ -192,3 +192,28 @@ def test_the_clean_up_is_its_rules_as_regular_expressions(text):
     expected = pdf._CJK_SPACE.sub("", pdf._CONTROL_CHARS.sub("", expected))
     expected = re.sub(r"[ \t]+$", "", expected, flags=re.MULTILINE).strip("\n")
     assert pdf._clean_page_text(text) == (expected + "\n" if expected else "")
+
+
+def test_texts_past_the_memory_hold_wait_in_a_file_and_each_page_is_read_once(monkeypatch):
+    # Past HOLD_CHARS the range's texts go to a temporary file instead of being read from PDFium again; past
+    # twice MAX_DOCUMENT_CHARS, the pages are read again as before. The pages are the same every way.
+    from chunking.parsers.limits import Limits
+
+    words = ["apple", "pear", "plum", "quince", "cherry", "grape", "lemon", "mango"]
+    data = _tiny_pdf([f"Running head\nA {word} is a fruit.\nPage {i + 1}" for i, word in enumerate(words)])
+    expected = list(pdf.parse(data, source="a.pdf"))
+    reads: list[int] = []
+    real = pdf._read_page
+
+    def counting(document, index, source, context):
+        reads.append(index)
+        return real(document, index, source, context)
+
+    monkeypatch.setattr(pdf, "_read_page", counting)
+    monkeypatch.setattr(pdf, "HOLD_CHARS", 40)  # two pages in memory, then the file
+    assert list(pdf.parse(data, source="a.pdf")) == expected and reads == list(range(8))
+    assert (expected[3].header, expected[3].text, expected[3].footer) == ("Running head\n", "A quince is a fruit.\n",
+                                                                          "Page 4\n")
+    reads.clear()
+    context = ReadContext(limits=Limits(max_document_chars=60))  # more than twice this: read again
+    assert list(pdf.parse(data, source="a.pdf", context=context)) == expected and reads == list(range(8)) * 2

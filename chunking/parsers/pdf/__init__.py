@@ -42,9 +42,11 @@ from __future__ import annotations
 
 import contextlib
 import re
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import IO
 
 import pypdfium2 as pdfium
 
@@ -82,8 +84,8 @@ _CJK = r"[\u2e80-\u2fdf\u3000-\u30ff\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf90
 _CJK_SPACE = re.compile(f"(?<={_CJK}) (?={_CJK})")
 
 
-#: Page texts held for the furniture pass while their characters stay under this; past it, pages are read twice
-#: (once for the furniture keys, once for the text) instead, so a document's memory never grows with its length.
+#: Page texts held in memory for the furniture pass while their characters stay under this; past it, they wait in
+#: a temporary file (``_HeldTexts``), so a document's memory never grows with its length.
 HOLD_CHARS = 2_000_000
 #: Pages whose texts are held at once while their tables are found (a window of the range).
 TABLE_WINDOW_PAGES = 64
@@ -95,7 +97,8 @@ def parse(data: bytes | Path, *, source: str, context: ReadContext | None = None
           learnt: Callable[[FurnitureKeys], None] | None = None) -> Iterator[Page]:
     """Parse a PDF into one page per PDF page, blank pages included (so ``page_num`` is the PDF page index),
     page by page: a generator that holds one page's text at a time (plus at most ``HOLD_CHARS`` characters of
-    the pages before, for the furniture pass).
+    the pages before, for the furniture pass; past that they wait in a temporary file, so each page is read from
+    PDFium once).
 
     Args:
         data: the raw PDF bytes, or the path of a local file holding them (PDFium then reads the file as it
@@ -130,29 +133,80 @@ def parse(data: bytes | Path, *, source: str, context: ReadContext | None = None
     with _open(data, source) as document:
         count = _count(document, source, context)
         end = count if end is None else min(end, count)
-        held: list[str] | None = []
-        edges = []
-        chars = 0
-        for text in _range_texts(document, data, start, end, source, context):
-            edges.append(edge_keys(text))
-            chars += len(text)
-            if held is not None and chars <= HOLD_CHARS:
-                held.append(text)
-            else:
-                held = None
-        keys = learn_furniture(edges)
-        del edges
-        if learnt is not None:
-            learnt(keys)
-        if furniture is not None:
-            keys = FurnitureKeys(keys.top | furniture.top, keys.bottom | furniture.bottom)
-        texts = iter(held) if held is not None else _range_texts(document, data, start, end, source, context)
-        for index, text in zip(range(start, end), texts):
-            if held is not None:
-                held[index - start] = ""
-            parts = cut_furniture(text, keys)
-            yield Page(index, offset + len(parts.header), parts.body, parts.header, parts.footer)
-            offset += len(parts.header) + len(parts.body) + len(parts.footer)
+        held = _HeldTexts(spill_chars=2 * context.limits.max_document_chars)
+        try:
+            edges = []
+            for text in _range_texts(document, data, start, end, source, context):
+                edges.append(edge_keys(text))
+                held.add(text)
+            keys = learn_furniture(edges)
+            del edges
+            if learnt is not None:
+                learnt(keys)
+            if furniture is not None:
+                keys = FurnitureKeys(keys.top | furniture.top, keys.bottom | furniture.bottom)
+            texts = held.texts() if held.complete else _range_texts(document, data, start, end, source, context)
+            for index, text in zip(range(start, end), texts):
+                parts = cut_furniture(text, keys)
+                yield Page(index, offset + len(parts.header), parts.body, parts.header, parts.footer)
+                offset += len(parts.header) + len(parts.body) + len(parts.footer)
+        finally:
+            held.close()  # also when the consumer stops early
+
+
+class _HeldTexts:
+    """A range's page texts, kept from the furniture pass to the pass that yields them, so PDFium reads each page
+    once: in memory up to ``HOLD_CHARS`` characters, then all of them in an anonymous temporary file (UTF-8,
+    length-prefixed) up to *spill_chars*; past that, none is kept (``complete`` is False) and the caller reads
+    the pages again, as it did for every long range before. Memory stays bounded by ``HOLD_CHARS`` either way;
+    the file by *spill_chars* (twice ``MAX_DOCUMENT_CHARS``: a range past that fails on its text anyway)."""
+
+    def __init__(self, *, spill_chars: int) -> None:
+        self._texts: list[str] = []
+        self._file: IO[bytes] | None = None
+        self._chars, self._spill_chars = 0, spill_chars
+        self.complete = True
+
+    def add(self, text: str) -> None:
+        if not self.complete:
+            return
+        self._chars += len(text)
+        if self._chars > self._spill_chars:
+            self.close()
+            self.complete = False
+        elif self._file is not None or self._chars > HOLD_CHARS:
+            if self._file is None:
+                self._file = tempfile.TemporaryFile()  # noqa: SIM115  # closed by close(), in parse's finally
+                for held in self._texts:
+                    self._write(held)
+                self._texts = []
+            self._write(text)
+        else:
+            self._texts.append(text)
+
+    def _write(self, text: str) -> None:
+        assert self._file is not None
+        encoded = text.encode("utf-8", "surrogatepass")
+        self._file.write(len(encoded).to_bytes(8, "little"))
+        self._file.write(encoded)
+
+    def texts(self) -> Iterator[str]:
+        """The texts in order, each let go once given."""
+        if self._file is None:
+            texts, self._texts = self._texts, []
+            for i, text in enumerate(texts):
+                texts[i] = ""
+                yield text
+            return
+        self._file.seek(0)
+        while header := self._file.read(8):
+            yield self._file.read(int.from_bytes(header, "little")).decode("utf-8", "surrogatepass")
+
+    def close(self) -> None:
+        self._texts = []
+        if self._file is not None:
+            self._file.close()
+            self._file = None
 
 
 def _range_texts(document: pdfium.PdfDocument, data: bytes | Path, start: int, end: int, source: str,
