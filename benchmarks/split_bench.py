@@ -199,14 +199,14 @@ def main() -> None:
     if args.markdown:
         print("| text | splitter | chunks | seconds | ratio | median | cpu |\n|---|---|---|---|---|---|---|")
     else:
-        print(f"{'text':<6}{'splitter':<42}{'chunks':>8}{'seconds':>9}{'ratio':>7}{'median':>8}{'cpu':>7}")
+        print(f"{'text':<6}{'splitter':<62}{'chunks':>8}{'seconds':>9}{'ratio':>7}{'median':>8}{'cpu':>7}")
     for group, docs in groups.items():
         for name, n, best, ratio, median, cpu_ratio in time_group(runners, docs, args.runs):
             shown = "-" if name.startswith("bare") else n
             if args.markdown:
                 print(f"| {group} | {name} | {shown} | {best:.3f} | {ratio:.2f} | {median:.2f} | {cpu_ratio:.2f} |")
             else:
-                print(f"{group:<6}{name:<42}{shown:>8}{best:>9.3f}{ratio:>7.2f}{median:>8.2f}{cpu_ratio:>7.2f}")
+                print(f"{group:<6}{name:<62}{shown:>8}{best:>9.3f}{ratio:>7.2f}{median:>8.2f}{cpu_ratio:>7.2f}")
 
 
 if __name__ == "__main__":
