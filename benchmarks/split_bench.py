@@ -15,7 +15,10 @@ Contenders run round-robin for ``--runs`` rounds. Per group the table gives each
 ratio to the best bare ``encode_ordinary`` pass over the same text, the median over rounds of the ratio to that
 round's bare pass (steadier when the machine's speed drifts), and the ratio of best CPU seconds of the process
 (all threads). Memoising peers (semchunk, chonkie) are timed with a fresh memo every round (it can only help
-within the distinct text of one pass) and without memo. Our splitter is timed with each token backend
+within the distinct text of one pass) and without memo; chonkie's ``RecursiveChunker`` sizes by tokens only, as
+the "tokens only" rows of ours do (``max_chars`` out of the way, ``TOKENS_ONLY_CHARS``; with and without the
+look-ahead overlap, which the peers do not add and which then reads up to the whole next chunk). Our
+splitter is timed with each token backend
 (bpe-openai and tiktoken) and its chunks must be identical. Two lower bounds (``split_floor.py``) show
 where the time goes: "bare bpe-openai encode + token offsets" is the tokenizer-bound part of our splitter's
 work, and "skeleton splitter (no rules)" adds the least a chunk needs (one sentence-end search at the cap, its
@@ -48,9 +51,13 @@ SKELETON = "skeleton splitter (no rules)"
 Runner = Callable[[list[Document]], int]  # returns the number of chunks (or tokens, for the bare passes)
 
 
-def ours(backend: str) -> Runner:
-    """Our splitter on each document's pages, with the named token backend."""
-    splitter = splitter_with(backend, MAX_TOKENS)
+#: ``max_chars`` out of the way: our splitter sized by tokens only, as the peers size (the "tokens only" rows).
+TOKENS_ONLY_CHARS = 10**9
+
+
+def ours(backend: str, **settings) -> Runner:
+    """Our splitter on each document's pages, with the named token backend (and any other *settings*)."""
+    splitter = splitter_with(backend, MAX_TOKENS, **settings)
     return lambda docs: sum(len(list(splitter.split_pages(d.pages))) for d in docs)
 
 
@@ -109,9 +116,13 @@ def contenders(enc) -> dict[str, Runner]:
         runners[FLOOR] = token_offsets(MAX_TOKENS)
         runners[SKELETON] = skeleton(MAX_TOKENS)
         runners["SentenceTextSplitter (bpe-openai)"] = ours("bpe-openai")
+        runners["SentenceTextSplitter tokens only (bpe-openai)"] = ours("bpe-openai", max_chars=TOKENS_ONLY_CHARS)
+        runners["SentenceTextSplitter tokens only, no look-ahead (bpe-openai)"] = ours(
+            "bpe-openai", max_chars=TOKENS_ONLY_CHARS, semantic_overlap_percent=0)
     else:
         print("# bpe-openai not installed: our splitter is timed with tiktoken only")
     runners["SentenceTextSplitter (tiktoken)"] = ours("tiktoken")
+    runners["SentenceTextSplitter tokens only (tiktoken)"] = ours("tiktoken", max_chars=TOKENS_ONLY_CHARS)
     runners.update(peers(enc))
     return runners
 
@@ -188,14 +199,14 @@ def main() -> None:
     if args.markdown:
         print("| text | splitter | chunks | seconds | ratio | median | cpu |\n|---|---|---|---|---|---|---|")
     else:
-        print(f"{'text':<6}{'splitter':<42}{'chunks':>8}{'seconds':>9}{'ratio':>7}{'median':>8}{'cpu':>7}")
+        print(f"{'text':<6}{'splitter':<62}{'chunks':>8}{'seconds':>9}{'ratio':>7}{'median':>8}{'cpu':>7}")
     for group, docs in groups.items():
         for name, n, best, ratio, median, cpu_ratio in time_group(runners, docs, args.runs):
             shown = "-" if name.startswith("bare") else n
             if args.markdown:
                 print(f"| {group} | {name} | {shown} | {best:.3f} | {ratio:.2f} | {median:.2f} | {cpu_ratio:.2f} |")
             else:
-                print(f"{group:<6}{name:<42}{shown:>8}{best:>9.3f}{ratio:>7.2f}{median:>8.2f}{cpu_ratio:>7.2f}")
+                print(f"{group:<6}{name:<62}{shown:>8}{best:>9.3f}{ratio:>7.2f}{median:>8.2f}{cpu_ratio:>7.2f}")
 
 
 if __name__ == "__main__":

@@ -31,12 +31,13 @@ Runner = Callable[[list[Document]], int]
 _HEAD_TAIL_CHARS = 12  # characters re-counted at each end of a chunk (our splitter re-counts up to a safe boundary)
 
 
-def splitter_with(backend: str, max_tokens: int) -> SentenceTextSplitter:
-    """Our splitter at *max_tokens* with the named token backend (``CHUNKING_TOKENIZER`` set while it is made)."""
+def splitter_with(backend: str, max_tokens: int, **settings) -> SentenceTextSplitter:
+    """Our splitter at *max_tokens* (and any other *settings*) with the named token backend
+    (``CHUNKING_TOKENIZER`` set while it is made)."""
     previous = os.environ.get(BACKEND_ENV)
     os.environ[BACKEND_ENV] = backend
     try:
-        return SentenceTextSplitter(max_tokens=max_tokens)
+        return SentenceTextSplitter(max_tokens=max_tokens, **settings)
     finally:
         if previous is None:
             os.environ.pop(BACKEND_ENV, None)

@@ -30,7 +30,8 @@ HEAD_PAGES = 16
 
 def version_fields(local: bytes | Path, *, source: str, size_bytes: int, settings, context: ReadContext,
                    properties: SourceProperties | None, pages: Sequence[Page] | None,
-                   readers: Mapping[str, Callable] | None = None) -> DocumentFields:
+                   readers: Mapping[str, Callable] | None = None,
+                   head: tuple[str, Sequence[Page]] | None = None) -> DocumentFields:
     """The fields of the version of *source* (its bytes, or the local file holding them) under *settings*.
 
     Args:
@@ -39,6 +40,8 @@ def version_fields(local: bytes | Path, *, source: str, size_bytes: int, setting
         pages: every page of the document, when it was read whole; ``None`` for a PDF read in page ranges (its
             first ``HEAD_PAGES`` pages are read for the title and language).
         context: the limits and deadline of the read (the head of a PDF is read within them).
+        head: the declared title and first ``HEAD_PAGES`` pages when the caller has read them already
+            (``chunking.parsers.sandbox.read_start_bounded``, with the page count); then nothing is read here.
 
     Raises:
         ParseError: reading the head of the PDF failed (the range's own read would fail the same way).
@@ -47,8 +50,11 @@ def version_fields(local: bytes | Path, *, source: str, size_bytes: int, setting
     if properties.size_bytes is None:
         properties = dataclasses.replace(properties, size_bytes=size_bytes)
     fmt = format_of(source)
-    head = HEAD_PAGES if pages is None and fmt is not None and fmt.page_ranges else 0
-    declared, first = read_head_bounded(local, source=source, settings=settings, context=context, readers=readers,
-                                        pages=head)
+    if head is not None:
+        declared, first = head[0], list(head[1])
+    else:
+        wanted = HEAD_PAGES if pages is None and fmt is not None and fmt.page_ranges else 0
+        declared, first = read_head_bounded(local, source=source, settings=settings, context=context,
+                                            readers=readers, pages=wanted)
     return configured_fields(settings, b"", source, first if pages is None else pages, properties,
                              declared_title=declared)

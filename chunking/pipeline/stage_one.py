@@ -27,7 +27,7 @@ from azure.core.exceptions import AzureError
 
 from chunking.documents.records import build_records
 from chunking.documents.splitter import DocumentSplitter, splitter_for
-from chunking.documents.version_fields import version_fields
+from chunking.documents.version_fields import HEAD_PAGES, version_fields
 from chunking.formats import HEADING_EXTENSIONS, PAGINATED_EXTENSIONS, extension_of
 from chunking.ids import doc_id as make_doc_id
 from chunking.ids import document_version
@@ -37,7 +37,7 @@ from chunking.model import Chunk, ChunkRecord, DocumentFields, Page, SourcePrope
 from chunking.parsers import ParseError, ReadContext, no_text_error
 from chunking.parsers.furniture import FurnitureKeys
 from chunking.parsers.limits import Deadline, Limits
-from chunking.parsers.sandbox import count_pages_bounded, read_pages_bounded
+from chunking.parsers.sandbox import read_pages_bounded, read_start_bounded
 from chunking.pipeline.backfill import stage_one_settings
 from chunking.pipeline.batches import HOLD_BATCHES, Batches
 from chunking.pipeline.fields import fields_message_if_changed
@@ -192,12 +192,16 @@ def run_stage_one(
                   streamed=resume is not None, first_batch_no=resume.batch_no if resume else 0, made_with=made_with)
     out.readers, out.properties = document_readers(settings), properties
     try:
-        state = resume or _first_range(local, source, result.size_bytes, settings, out.readers)
-        last = False
+        start = _Start(resume) if resume is not None else _first_range(local, source, result.size_bytes, settings,
+                                                                       out)
+        state, last = start.state, False
         while not last:
             context = ReadContext(limits=Limits.from_settings(settings),
                                   deadline=Deadline(settings.stage1_max_seconds))
-            done, (state, last) = state, _run_range(local, state, splitter, out, result, settings, context)
+            context.notes.extend(start.notes)  # the head's, read with the page count (the first range only)
+            done, (state, last) = state, _run_range(local, state, splitter, out, result, settings, context,
+                                                    read=start.pages)
+            start = _Start(state)
             if not last and enqueue_next is not None and send is not None:
                 out.flush(final=False)
                 enqueue_next(result.version, state)
@@ -232,22 +236,44 @@ def _stale_range(ledger: Ledger, entry, doc_id: str, version: str, wanted: str, 
     return ""
 
 
-def _first_range(local: bytes | Path, source: str, size_bytes: int, settings: Settings, readers) -> RangeState:
+@dataclass
+class _Start:
+    """The first page range's state, the notes of what was read to find it, and its pages when that read
+    already gave all of them (``_first_range``); a later range has only its state."""
+
+    state: RangeState
+    notes: list[str] = field(default_factory=list)
+    pages: list[Page] | None = None
+
+
+def _first_range(local: bytes | Path, source: str, size_bytes: int, settings: Settings, out: Batches) -> _Start:
     """The first range: the whole document, or its first ``STAGE1_PAGES_PER_JOB`` pages. An empty or oversized
-    file is left to ``read_pages`` to reject, with its reason."""
+    file is left to ``read_pages`` to reject, with its reason. The page count, the declared title and the head
+    pages of a PDF are read in one go (``read_start_bounded``), and its fields are set on *out* from them. A PDF
+    of at most ``HEAD_PAGES`` pages is read whole by that: the head read is the range's read (the same call of
+    ``read_pages``, pages 0 to the count, furniture learnt from all of them), so its pages are returned to be
+    split as they are instead of being read a second time."""
     if not size_bytes or size_bytes > settings.max_document_bytes:
-        return RangeState(0, 0, 0, 0)
+        return _Start(RangeState(0, 0, 0, 0))
     context = ReadContext(limits=Limits.from_settings(settings), deadline=Deadline(settings.stage1_max_seconds))
-    count = count_pages_bounded(local, source=source, settings=settings, context=context, readers=readers)
+    count, declared, head = read_start_bounded(local, source=source, settings=settings, context=context,
+                                               readers=out.readers, pages=HEAD_PAGES)
+    if count:  # read in page ranges: the fields come from the head (version_fields), read here with the count
+        out.fields = version_fields(local, source=source, size_bytes=size_bytes, settings=settings, context=context,
+                                    properties=out.properties, pages=None, readers=out.readers,
+                                    head=(declared, head))
     if count is None or count <= settings.stage_one.pages_per_job:
-        return RangeState(0, 0, count or 0, count or 0)
-    return RangeState(0, 0, settings.stage_one.pages_per_job, count)
+        whole = head if count and count <= HEAD_PAGES and len(head) == count else None
+        return _Start(RangeState(0, 0, count or 0, count or 0), context.notes, whole)
+    return _Start(RangeState(0, 0, settings.stage_one.pages_per_job, count), context.notes)
 
 
 def _run_range(local: bytes | Path, state: RangeState, splitter: DocumentSplitter, out: "Batches",
-               result: StageOneResult, settings: Settings, context: ReadContext) -> tuple[RangeState, bool]:
+               result: StageOneResult, settings: Settings, context: ReadContext,
+               read: Iterable[Page] | None = None) -> tuple[RangeState, bool]:
     """Read, split and pack one page range (the whole document when it has no pages); returns the next range's
-    state and whether this range was the last."""
+    state and whether this range was the last. *read*: the range's pages, when ``_first_range`` has read them
+    all already."""
     paged = state.page_count > 0
     last = not paged or state.page_end >= state.page_count
     result.ranges = max(1, -(-state.page_count // settings.stage_one.pages_per_job)) if paged else 1
@@ -259,13 +285,14 @@ def _run_range(local: bytes | Path, state: RangeState, splitter: DocumentSplitte
         out.fields = version_fields(local, source=result.source, size_bytes=result.size_bytes, settings=settings,
                                     context=context, properties=out.properties, pages=None, readers=out.readers)
     # In a child process (PARSE_ISOLATION), its pages passed back one at a time; in-line for a service reader.
-    pages = seen.track(read_pages_bounded(local, source=result.source, settings=settings, context=context,
-                                          readers=out.readers, size_bytes=result.size_bytes, start=state.page_start,
-                                          end=state.page_end if paged else None, offset=state.offset,
-                                          chars_before=state.chars, check_streams=not paged,
-                                          furniture=FurnitureKeys(frozenset(state.header_keys),
-                                                                  frozenset(state.footer_keys)),
-                                          learnt=learnt.append))
+    if read is None:
+        read = read_pages_bounded(local, source=result.source, settings=settings, context=context,
+                                  readers=out.readers, size_bytes=result.size_bytes, start=state.page_start,
+                                  end=state.page_end if paged else None, offset=state.offset,
+                                  chars_before=state.chars, check_streams=not paged,
+                                  furniture=FurnitureKeys(frozenset(state.header_keys), frozenset(state.footer_keys)),
+                                  learnt=learnt.append)
+    pages = seen.track(read)
     chunks = _split_in_time(splitter, pages, result.source, context)
     ordinal = state.ordinal
     namespace = deployment_namespace(settings, out.container)

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import io
+import re
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from chunking.parsers import ParseError, parse_document, pdf
+from chunking.parsers import ParseError, ReadContext, parse_document, pdf
 from tests.parsers.helpers import assert_page_invariants, document_text, parse_corpus
 
 pypdf = pytest.importorskip("pypdf")  # dev dependency, only used here to write encrypted PDFs
@@ -162,3 +165,56 @@ def test_pdf_without_text_says_so():
 )
 def test_clean_page_text(raw, clean):
     assert pdf._clean_page_text(raw) == clean
+
+
+_MARKS_AND_SPACES = st.text(alphabet=["a", "b", "-", " ", "\t", "\n", "\u3000", "\x1c", "\ufffe", "\x02"], max_size=40)
+
+
+@settings(max_examples=200, deadline=None)
+@given(_MARKS_AND_SPACES)
+def test_hyphen_marks_are_joined_as_the_rule_says(text):
+    # The linear-time join gives what the rule, as the regular expression, gives.
+    def rule(match):
+        left = match.group(1)
+        return left + "-" if "-" in left else left
+
+    assert pdf._join_hyphenated(text) == pdf._HYPHEN_MARK.sub(rule, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=["a", "-", " ", "\t", "\r", "\n", "\x00", "特", "定", "\ufffe", "\x02"], max_size=40))
+def test_the_clean_up_is_its_rules_as_regular_expressions(text):
+    # Steps 2 and 5 run without regular expressions (linear time); these are the rules they implement.
+    def joined(match):
+        left = match.group(1)
+        return left + "-" if "-" in left else left
+
+    expected = pdf._HYPHEN_MARK.sub(joined, text.replace("\r\n", "\n").replace("\r", "\n"))
+    expected = pdf._CJK_SPACE.sub("", pdf._CONTROL_CHARS.sub("", expected))
+    expected = re.sub(r"[ \t]+$", "", expected, flags=re.MULTILINE).strip("\n")
+    assert pdf._clean_page_text(text) == (expected + "\n" if expected else "")
+
+
+def test_texts_past_the_memory_hold_wait_in_a_file_and_each_page_is_read_once(monkeypatch):
+    # Past HOLD_CHARS the range's texts go to a temporary file instead of being read from PDFium again; past
+    # twice MAX_DOCUMENT_CHARS, the pages are read again as before. The pages are the same every way.
+    from chunking.parsers.limits import Limits
+
+    words = ["apple", "pear", "plum", "quince", "cherry", "grape", "lemon", "mango"]
+    data = _tiny_pdf([f"Running head\nA {word} is a fruit.\nPage {i + 1}" for i, word in enumerate(words)])
+    expected = list(pdf.parse(data, source="a.pdf"))
+    reads: list[int] = []
+    real = pdf._read_page
+
+    def counting(document, index, source, context):
+        reads.append(index)
+        return real(document, index, source, context)
+
+    monkeypatch.setattr(pdf, "_read_page", counting)
+    monkeypatch.setattr(pdf, "HOLD_CHARS", 40)  # two pages in memory, then the file
+    assert list(pdf.parse(data, source="a.pdf")) == expected and reads == list(range(8))
+    assert (expected[3].header, expected[3].text, expected[3].footer) == ("Running head\n", "A quince is a fruit.\n",
+                                                                          "Page 4\n")
+    reads.clear()
+    context = ReadContext(limits=Limits(max_document_chars=60))  # more than twice this: read again
+    assert list(pdf.parse(data, source="a.pdf", context=context)) == expected and reads == list(range(8)) * 2

@@ -233,3 +233,28 @@ def test_the_streamed_sentence_splitter_keeps_the_table_setting(tmp_path):
 
     assert streamed == splitter.split(pages)
     assert [c.kind for c in streamed] == ["text", "figure"] and streamed[1].text == table  # whole, over the cap
+
+
+def test_a_pdf_of_at_most_the_head_pages_is_read_once_with_the_same_chunks(tmp_path, monkeypatch):
+    """The head read (page count, title, first HEAD_PAGES pages) of a PDF no longer than the head is its whole
+    read: stage 1 splits those pages and reads no page again; with a head too short to reuse, it reads the
+    pages a second time and makes the same records."""
+    import chunking.pipeline.stage_one as stage_one
+
+    data = long_pdf(6)
+    reads: list[str] = []
+    real = stage_one.read_pages_bounded
+
+    def counting(*args, **kwargs):
+        reads.append(kwargs["source"])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(stage_one, "read_pages_bounded", counting)
+    once = _World(tmp_path / "a")
+    result = once.stage_one(data)
+    assert (result.pages, result.ranges, reads) == (6, 1, [])
+    monkeypatch.setattr(stage_one, "HEAD_PAGES", 2)  # the head is no longer the whole document
+    twice = _World(tmp_path / "b")
+    again = twice.stage_one(data)
+    assert (again.pages, reads) == (6, ["long.pdf"])
+    assert _records(twice.batches, twice.payloads) == _records(once.batches, once.payloads)

@@ -42,9 +42,11 @@ from __future__ import annotations
 
 import contextlib
 import re
+import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import IO
 
 import pypdfium2 as pdfium
 
@@ -52,7 +54,7 @@ from chunking.model import Page
 from chunking.parsers._common import ParseError, ReadContext, normalize_newlines
 from chunking.parsers.furniture import FurnitureKeys, cut_furniture, edge_keys, learn_furniture
 from chunking.parsers.pdf.streams import inflated_bytes
-from chunking.parsers.pdf.tables import PdfTables
+from chunking.parsers.pdf.tables import PdfTables, page_has_grid
 from chunking.parsers.scans import check_pictures, page_pictures, scanned_page_text
 
 __all__ = ["HOLD_CHARS", "PDFIUM_LOCK", "page_count", "parse"]
@@ -74,16 +76,17 @@ _NO_REASON = "damaged or truncated (PDFium gave no reason)"
 _PDFIUM_SAYS = re.compile(r"\s*\(PDFium: [^)]*\)")
 
 # PDFium marks a hyphen it removed at a line end with U+FFFE (get_text_range) or U+0002 (get_text_bounded).
+# _HYPHEN_MARK is the rule of clean-up step 2 as a regular expression; ``_join_hyphenated`` applies it in linear time.
 _HYPHEN_MARK = re.compile(r"(\S*)[\ufffe\x02]\n?")
+_MARK = re.compile(r"[\ufffe\x02]")
 _CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 # Han, kana, CJK punctuation and full-width forms; Hangul is left out because Korean spaces its words.
 _CJK = r"[\u2e80-\u2fdf\u3000-\u30ff\u3190-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]"
 _CJK_SPACE = re.compile(f"(?<={_CJK}) (?={_CJK})")
-_TRAILING_SPACES = re.compile(r"[ \t]+$", re.MULTILINE)
 
 
-#: Page texts held for the furniture pass while their characters stay under this; past it, pages are read twice
-#: (once for the furniture keys, once for the text) instead, so a document's memory never grows with its length.
+#: Page texts held in memory for the furniture pass while their characters stay under this; past it, they wait in
+#: a temporary file (``_HeldTexts``), so a document's memory never grows with its length.
 HOLD_CHARS = 2_000_000
 #: Pages whose texts are held at once while their tables are found (a window of the range).
 TABLE_WINDOW_PAGES = 64
@@ -95,7 +98,8 @@ def parse(data: bytes | Path, *, source: str, context: ReadContext | None = None
           learnt: Callable[[FurnitureKeys], None] | None = None) -> Iterator[Page]:
     """Parse a PDF into one page per PDF page, blank pages included (so ``page_num`` is the PDF page index),
     page by page: a generator that holds one page's text at a time (plus at most ``HOLD_CHARS`` characters of
-    the pages before, for the furniture pass).
+    the pages before, for the furniture pass; past that they wait in a temporary file, so each page is read from
+    PDFium once).
 
     Args:
         data: the raw PDF bytes, or the path of a local file holding them (PDFium then reads the file as it
@@ -131,39 +135,96 @@ def parse(data: bytes | Path, *, source: str, context: ReadContext | None = None
         count = _count(document, source, context)
         end = count if end is None else min(end, count)
         check_pictures(data, context)  # whether its pages may draw pictures to read (chunking/parsers/scans.py)
-        held: list[str] | None = []
-        edges = []
-        chars = 0
-        for text in _range_texts(document, data, start, end, source, context):
-            edges.append(edge_keys(text))
-            chars += len(text)
-            if held is not None and chars <= HOLD_CHARS:
-                held.append(text)
-            else:
-                held = None
-        keys = learn_furniture(edges)
-        del edges
-        if learnt is not None:
-            learnt(keys)
-        if furniture is not None:
-            keys = FurnitureKeys(keys.top | furniture.top, keys.bottom | furniture.bottom)
-        texts = iter(held) if held is not None else _range_texts(document, data, start, end, source, context)
-        for index, text in zip(range(start, end), texts):
-            if held is not None:
-                held[index - start] = ""
-            parts = cut_furniture(text, keys)
-            yield Page(index, offset + len(parts.header), parts.body, parts.header, parts.footer)
-            offset += len(parts.header) + len(parts.body) + len(parts.footer)
+        held = _HeldTexts(spill_chars=2 * context.limits.max_document_chars)
+        try:
+            edges = []
+            for text in _range_texts(document, data, start, end, source, context):
+                edges.append(edge_keys(text))
+                held.add(text)
+            keys = learn_furniture(edges)
+            del edges
+            if learnt is not None:
+                learnt(keys)
+            if furniture is not None:
+                keys = FurnitureKeys(keys.top | furniture.top, keys.bottom | furniture.bottom)
+            texts = held.texts() if held.complete else _range_texts(document, data, start, end, source, context)
+            for index, text in zip(range(start, end), texts):
+                parts = cut_furniture(text, keys)
+                yield Page(index, offset + len(parts.header), parts.body, parts.header, parts.footer)
+                offset += len(parts.header) + len(parts.body) + len(parts.footer)
+        finally:
+            held.close()  # also when the consumer stops early
+
+
+class _HeldTexts:
+    """A range's page texts, kept from the furniture pass to the pass that yields them, so PDFium reads each page
+    once: in memory up to ``HOLD_CHARS`` characters, then all of them in an anonymous temporary file (UTF-8,
+    length-prefixed) up to *spill_chars*; past that, none is kept (``complete`` is False) and the caller reads
+    the pages again, as it did for every long range before. Memory stays bounded by ``HOLD_CHARS`` either way;
+    the file by *spill_chars* (twice ``MAX_DOCUMENT_CHARS``: a range past that fails on its text anyway)."""
+
+    def __init__(self, *, spill_chars: int) -> None:
+        self._texts: list[str] = []
+        self._file: IO[bytes] | None = None
+        self._chars, self._spill_chars = 0, spill_chars
+        self.complete = True
+
+    def add(self, text: str) -> None:
+        if not self.complete:
+            return
+        self._chars += len(text)
+        if self._chars > self._spill_chars:
+            self.close()
+            self.complete = False
+        elif self._file is not None or self._chars > HOLD_CHARS:
+            if self._file is None:
+                self._file = tempfile.TemporaryFile()  # noqa: SIM115  # closed by close(), in parse's finally
+                for held in self._texts:
+                    self._write(held)
+                self._texts = []
+            self._write(text)
+        else:
+            self._texts.append(text)
+
+    def _write(self, text: str) -> None:
+        assert self._file is not None
+        encoded = text.encode("utf-8", "surrogatepass")
+        self._file.write(len(encoded).to_bytes(8, "little"))
+        self._file.write(encoded)
+
+    def texts(self) -> Iterator[str]:
+        """The texts in order, each let go once given."""
+        if self._file is None:
+            texts, self._texts = self._texts, []
+            for i, text in enumerate(texts):
+                texts[i] = ""
+                yield text
+            return
+        self._file.seek(0)
+        while header := self._file.read(8):
+            yield self._file.read(int.from_bytes(header, "little")).decode("utf-8", "surrogatepass")
+
+    def close(self) -> None:
+        self._texts = []
+        if self._file is not None:
+            self._file.close()
+            self._file = None
 
 
 def _range_texts(document: pdfium.PdfDocument, data: bytes | Path, start: int, end: int, source: str,
                  context: ReadContext) -> Iterator[str]:
     """The cleaned texts of pages *start* … *end* - 1, ruled tables rendered as ``<figure><table>`` blocks
-    (``chunking.parsers.pdf.tables``), read ``TABLE_WINDOW_PAGES`` pages at a time."""
-    tables = PdfTables(data, source=source, context=context, lock=PDFIUM_LOCK, clean=_clean_page_text)
+    (``chunking.parsers.pdf.tables``), read ``TABLE_WINDOW_PAGES`` pages at a time. Each page is loaded once
+    for its text and the table gate."""
+    tables = PdfTables(document, source=source, context=context, lock=PDFIUM_LOCK, clean=_clean_page_text)
     for window in range(start, end, TABLE_WINDOW_PAGES):
-        texts = [_read_page(document, i, source, context) for i in range(window, min(end, window + TABLE_WINDOW_PAGES))]
-        yield from tables.add(texts, start=window, last=window + TABLE_WINDOW_PAGES >= end)
+        texts, grid_pages = [], []
+        for i in range(window, min(end, window + TABLE_WINDOW_PAGES)):
+            text, grid = _read_page(document, i, source, context)
+            texts.append(text)
+            if grid:
+                grid_pages.append(i)
+        yield from tables.add(texts, start=window, last=window + TABLE_WINDOW_PAGES >= end, grid_pages=grid_pages)
 
 
 def page_count(data: bytes | Path, *, source: str, context: ReadContext | None = None) -> int:
@@ -219,21 +280,29 @@ def _count(document: pdfium.PdfDocument, source: str, context: ReadContext) -> i
     return count
 
 
-def _read_page(document: pdfium.PdfDocument, index: int, source: str, context: ReadContext) -> str:
-    """Page *index*'s cleaned text, within the deadline and ``MAX_PAGE_CHARS``."""
+def _read_page(document: pdfium.PdfDocument, index: int, source: str, context: ReadContext) -> tuple[str, bool]:
+    """Page *index*'s cleaned text, within the deadline and ``MAX_PAGE_CHARS``, and whether it passes the table
+    gate (``chunking.parsers.pdf.tables.page_has_grid``), both from one load of the page."""
     context.check_time(source)
     with PDFIUM_LOCK:
         try:
-            text = _page_text(document, index)
+            page = document[index]
         except pdfium.PdfiumError as error:
             raise ParseError(source, f"could not read page {index + 1}: {_pdfium_reason(error)}") from None
+        try:
+            text = _page_text(page)
+            grid = len(text) <= context.limits.max_page_chars and page_has_grid(page, index, context)
+        except pdfium.PdfiumError as error:
+            raise ParseError(source, f"could not read page {index + 1}: {_pdfium_reason(error)}") from None
+        finally:
+            page.close()
     if not text.strip():  # no text layer: a scanned page is read by OCR (chunking/parsers/scans.py)
         text = scanned_page_text(document, index, source=source, context=context, lock=PDFIUM_LOCK)
     else:  # its pictures' text, if any (chunking/parsers/scans.py)
         text += page_pictures(document, index, source=source, context=context, lock=PDFIUM_LOCK)
     if len(text) > context.limits.max_page_chars:
         raise ParseError(source, context.limits.page_chars_reason(index))
-    return _clean_page_text(text)
+    return _clean_page_text(text), grid
 
 
 def _pdfium_reason(error: Exception) -> str:
@@ -245,27 +314,49 @@ def _pdfium_reason(error: Exception) -> str:
     return f"{text or 'PDFium failed'}: {_NO_REASON}" if "Success" in str(error) or not text else text
 
 
-def _page_text(document: pdfium.PdfDocument, index: int) -> str:
-    page = document[index]
+def _page_text(page: pdfium.PdfPage) -> str:
+    text_page = page.get_textpage()
     try:
-        text_page = page.get_textpage()
-        try:
-            return text_page.get_text_range()
-        finally:
-            text_page.close()
+        return text_page.get_text_range()
     finally:
-        page.close()
+        text_page.close()
 
 
 def _clean_page_text(text: str) -> str:
     text = normalize_newlines(text)
-    text = _HYPHEN_MARK.sub(_join_hyphenated, text)
+    text = _join_hyphenated(text)
     text = _CONTROL_CHARS.sub("", text)
     text = _CJK_SPACE.sub("", text)
-    text = _TRAILING_SPACES.sub("", text).strip("\n")
+    text = "\n".join(line.rstrip(" \t") for line in text.split("\n")).strip("\n")  # spaces at line ends
     return text + "\n" if text else ""
 
 
-def _join_hyphenated(match: re.Match[str]) -> str:
-    left = match.group(1)
-    return left + "-" if "-" in left else left
+def _join_hyphenated(text: str) -> str:
+    """Step 2 of the clean-up: each run of non-space characters holding PDFium's line-end hyphen marks loses its
+    last mark (and a newline right after it); the characters before the mark keep a hyphen when they hold one.
+
+    The same result as ``_HYPHEN_MARK.sub`` with that replacement (a test checks it on random texts), found from
+    the marks in linear time: the regular expression tries every start position of a run without a mark to
+    its end, quadratic in the run's length, which a CJK line without spaces makes long."""
+    if "\ufffe" not in text and "\x02" not in text:
+        return text
+    out: list[str] = []
+    done, size = 0, len(text)
+    for mark in _MARK.finditer(text):
+        at = mark.start()
+        if at < done:
+            continue
+        start = at  # the run of non-space characters holding the mark, from where the last match ended
+        while start > done and not text[start - 1].isspace():
+            start -= 1
+        end = at + 1
+        while end < size and not text[end].isspace():
+            end += 1
+        last = max(text.rfind("\ufffe", at, end), text.rfind("\x02", at, end))
+        left = text[start:last]
+        out += (text[done:start], left + "-" if "-" in left else left)
+        done = last + 1
+        if done < size and text[done] == "\n":
+            done += 1
+    out.append(text[done:])
+    return "".join(out)

@@ -12,7 +12,9 @@ PDFium's geometry is the gate and pdfplumber runs only on pages that pass it:
     ``_INTERIOR_PT`` points inside the horizontal rule's ends, which is where a column separator meets a row
     rule. The frames of code listings (and any box) have vertical rules only at their ends, so they do not pass.
   * **Tables**: pdfplumber's ``find_tables`` (lines strategy) on the pages that pass; a table is kept when its
-    grid has at least 2 rows and 2 columns and 2 cells with text.
+    grid has at least 2 rows and 2 columns and 2 cells with text. pdfplumber opens a copy of just those pages
+    with their text objects removed (``_rules_only``, written by PDFium): it neither walks the whole document's
+    page tree nor interprets every character, which were most of its time, and finds the same grids.
   * **Text**: every cell's text, and the text above, between and below the tables (full-width bands), is read
     by PDFium (``get_text_bounded``) and cleaned like the rest of the page, so a page reads the same whether or
     not it holds a table. Cells covering several grid columns or rows get ``colspan``/``rowspan``; the first row
@@ -38,7 +40,7 @@ import io
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from pathlib import Path
+from typing import NamedTuple
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
@@ -47,7 +49,7 @@ from chunking.parsers._common import ReadContext
 from chunking.parsers.pdf.table_join import ContinuedTables, PageLayout, TableBlock
 from chunking.parsers.pdf.table_rows import Box, open_row
 
-__all__ = ["PdfTables", "Rule", "has_grid"]
+__all__ = ["PdfTables", "Rule", "has_grid", "page_has_grid"]
 
 _THIN_PT = 2.0  # a path at most this thick is a rule
 _MIN_RULE_PT = 4.0  # ...and at least this long
@@ -57,10 +59,9 @@ _MAX_RULES = 4000  # per page and direction: beyond this a page is a drawing, no
 _MIN_GRID = 2  # rows and columns of a kept table
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(NamedTuple):
     """A straight rule in PDF points (origin bottom-left): ``at`` is its x (vertical) or y (horizontal),
-    ``start``-``end`` its extent along the other axis."""
+    ``start``-``end`` its extent along the other axis. A named tuple: a page may have thousands."""
 
     at: float
     start: float
@@ -72,7 +73,8 @@ class PdfTables:
     ``<figure><table>`` block, given window after window of consecutive pages.
 
     Args:
-        data: the PDF bytes, or a local file holding them; source: its name in notes and errors.
+        document: the open PDFium document (the parser's own: each page is loaded once, for its text and its
+            gate, and only pages with a grid are loaded again); source: its name in notes and errors.
         lock: held while PDFium is used (it is not thread-safe); clean: the page-text clean-up of the PDF parser.
 
     ``add(texts, start=…, last=…)`` takes the cleaned page texts (from PDFium) of the pages from *start*
@@ -82,28 +84,23 @@ class PdfTables:
     with *last* every page held is returned.
     """
 
-    def __init__(self, data: bytes | Path, *, source: str, context: ReadContext, lock: AbstractContextManager,
-                 clean: Callable[[str], str]) -> None:
-        self._data, self._source, self._context, self._lock, self._clean = data, source, context, lock, clean
+    def __init__(self, document: pdfium.PdfDocument, *, source: str, context: ReadContext,
+                 lock: AbstractContextManager, clean: Callable[[str], str]) -> None:
+        self._document, self._source, self._context, self._lock, self._clean = document, source, context, lock, clean
         self._joiner = ContinuedTables()  # a table continued on the next page is joined to its start
         self._texts: dict[int, str] = {}  # page index -> text; a page the joiner holds is missing
         self._next: int | None = None  # the first page index not yet returned
 
-    def add(self, texts: Sequence[str], *, start: int, last: bool) -> list[str]:
+    def add(self, texts: Sequence[str], *, start: int, last: bool, grid_pages: Sequence[int] = ()) -> list[str]:
+        """The final texts of the pages ready (class docstring); *grid_pages* are the indexes of the pages of
+        this window that passed the gate (``page_has_grid``, run by the caller on the page it has loaded)."""
         self._next = start if self._next is None else self._next
         self._texts.update(zip(range(start, start + len(texts)), texts))
         end = start + len(texts)
-        with self._lock:
-            document = pdfium.PdfDocument(str(self._data) if isinstance(self._data, Path) else self._data)
-            try:
-                grid_pages = [i for i in range(start, min(len(document), end))
-                              if _page_has_grid(document, i, self._context)]
-                if grid_pages:
-                    for index, rendered in _tables_on(self._data, document, grid_pages, self._source,
-                                                      self._context, self._clean, self._joiner, self._texts):
-                        self._texts[index] = rendered
-            finally:
-                document.close()
+        if grid_pages:
+            for index, rendered in _tables_on(self._document, list(grid_pages), self._source, self._context,
+                                              self._lock, self._clean, self._joiner, self._texts):
+                self._texts[index] = rendered
         reached = self._joiner.reached
         if last or (reached is not None and reached < end - 1):  # no page of this range can continue it
             self._texts.update(self._joiner.finish())
@@ -136,22 +133,40 @@ def has_grid(vertical: Sequence[Rule], horizontal: Sequence[Rule]) -> bool:
 def _joined(rules: Sequence[Rule]) -> list[Rule]:
     """Rules on one line (within 1 pt) that overlap or touch, joined; sorted by position, then start."""
     joined: list[Rule] = []
-    for rule in sorted(rules, key=lambda r: (round(r.at), r.start)):
-        last = joined[-1] if joined else None
-        if last is not None and round(last.at) == round(rule.at) and rule.start <= last.end + _TOUCH_PT:
+    last_line = None
+    for line, rule in sorted(((round(r.at), r) for r in rules), key=_line_then_start):
+        if line == last_line and rule.start <= joined[-1].end + _TOUCH_PT:
+            last = joined[-1]
             joined[-1] = Rule(last.at, last.start, max(last.end, rule.end))
         else:
             joined.append(rule)
-    joined.sort(key=lambda r: r.at)
+            last_line = line
+    joined.sort(key=_position)
     return joined
 
 
+def _line_then_start(item: tuple[int, Rule]) -> tuple[int, float]:
+    return item[0], item[1].start
+
+
+def _position(rule: Rule) -> float:
+    return rule.at
+
+
 def _page_has_grid(document: pdfium.PdfDocument, index: int, context: ReadContext) -> bool:
+    """``page_has_grid`` of page *index*, loaded here (the caller holds the PDFium lock)."""
     page = document[index]
     try:
-        vertical, horizontal = _rules(page)
+        return page_has_grid(page, index, context)
     finally:
         page.close()
+
+
+def page_has_grid(page: pdfium.PdfPage, index: int, context: ReadContext) -> bool:
+    """True when the loaded *page* (0-based *index*) passes the gate of the module docstring: its rules hold a
+    grid. A page with more than ``_MAX_RULES`` rules in one direction does not pass, and *context* notes it.
+    The caller holds the PDFium lock; the page stays open (the parser reads its text from the same load)."""
+    vertical, horizontal = _rules(page)
     if len(vertical) > _MAX_RULES or len(horizontal) > _MAX_RULES:
         context.note(f"page {index + 1}: more than {_MAX_RULES} ruling lines, not searched for tables")
         return False
@@ -165,11 +180,12 @@ def _rules(page: pdfium.PdfPage) -> tuple[list[Rule], list[Rule]]:
     horizontal: list[Rule] = []
     left, bottom, right, top = (ctypes.c_float() for _ in range(4))
     fill, stroke = ctypes.c_int(), ctypes.c_int()
+    get_object, get_type, get_bounds = pdfium_c.FPDFPage_GetObject, pdfium_c.FPDFPageObj_GetType, \
+        pdfium_c.FPDFPageObj_GetBounds
+    path_type = pdfium_c.FPDF_PAGEOBJ_PATH
     for k in range(pdfium_c.FPDFPage_CountObjects(raw_page)):
-        obj = pdfium_c.FPDFPage_GetObject(raw_page, k)
-        if pdfium_c.FPDFPageObj_GetType(obj) != pdfium_c.FPDF_PAGEOBJ_PATH:
-            continue
-        if not pdfium_c.FPDFPageObj_GetBounds(obj, left, bottom, right, top):
+        obj = get_object(raw_page, k)
+        if get_type(obj) != path_type or not get_bounds(obj, left, bottom, right, top):
             continue
         x0, y0, x1, y1 = left.value, bottom.value, right.value, top.value
         width, height = x1 - x0, y1 - y0
@@ -185,15 +201,20 @@ def _rules(page: pdfium.PdfPage) -> tuple[list[Rule], list[Rule]]:
     return vertical, horizontal
 
 
-def _tables_on(data: bytes | Path, document: pdfium.PdfDocument, pages: list[int], source: str, context: ReadContext,
-               clean: Callable[[str], str], joiner: ContinuedTables, texts: dict[int, str]):
+def _tables_on(document: pdfium.PdfDocument, pages: list[int], source: str, context: ReadContext,
+               lock: AbstractContextManager, clean: Callable[[str], str], joiner: ContinuedTables,
+               texts: dict[int, str]):
     """``(page index, page text with tables)`` for the pages in *pages* where pdfplumber finds a table, as
-    *joiner* gives them out; each such page's flat text is taken out of *texts* until then."""
+    *joiner* gives them out; each such page's flat text is taken out of *texts* until then.
+
+    pdfplumber reads a copy of just these pages without their text objects (``_rules_only``): its table finder
+    needs the ruling lines only, and interpreting every character of a page is most of pdfminer's time."""
     import pdfplumber
 
-    # Only the pages that passed the gate are loaded (pdfplumber numbers pages from 1).
-    with pdfplumber.open(str(data) if isinstance(data, Path) else io.BytesIO(data),
-                         pages=[index + 1 for index in pages]) as plumbed:
+    with lock:
+        copy = _rules_only(document, pages)
+    with pdfplumber.open(io.BytesIO(copy)) as plumbed:
+        del copy
         for index, plumbed_page in zip(pages, plumbed.pages):
             context.check_time(source)
             try:
@@ -209,7 +230,37 @@ def _tables_on(data: bytes | Path, document: pdfium.PdfDocument, pages: list[int
                 tables = [t for t in tables if t.grid_rows + (t.above is not None) + (t.below is not None) >= _MIN_GRID]
             if tables:
                 texts.pop(index, None)
-                yield from joiner.add(index, _page_layout(document[index], tables, clean))
+                with lock:
+                    layout = _page_layout(document[index], tables, clean)
+                yield from joiner.add(index, layout)
+
+
+def _rules_only(document: pdfium.PdfDocument, pages: list[int]) -> bytes:
+    """A new PDF of *document*'s pages *pages* (in order) with their top-level text objects removed, as bytes.
+
+    The pages keep their boxes, resources and path objects; PDFium writes their content streams again, which
+    moves a coordinate by at most about 1e-4 pt (its number format), far below the 0.5 pt the grid is read at.
+    Bounded: the copy holds the paths PDFium has already loaded for these pages, not more."""
+    copy = pdfium.PdfDocument.new()
+    try:
+        copy.import_pages(document, pages)
+        for k in range(len(copy)):
+            page = copy[k]
+            try:
+                raw_page = page.raw
+                for j in reversed(range(pdfium_c.FPDFPage_CountObjects(raw_page))):
+                    obj = pdfium_c.FPDFPage_GetObject(raw_page, j)
+                    if pdfium_c.FPDFPageObj_GetType(obj) == pdfium_c.FPDF_PAGEOBJ_TEXT \
+                            and pdfium_c.FPDFPage_RemoveObject(raw_page, obj):
+                        pdfium_c.FPDFPageObj_Destroy(obj)  # removed objects belong to the caller
+                page.gen_content()
+            finally:
+                page.close()
+        buffer = io.BytesIO()
+        copy.save(buffer)
+        return buffer.getvalue()
+    finally:
+        copy.close()
 
 
 _Cells = list[tuple[Box, int, int]]  # a row of (bbox, rowspan, colspan)

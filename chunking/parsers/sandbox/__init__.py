@@ -46,7 +46,7 @@ from chunking.parsers.limits import Deadline
 from chunking.parsers.titles import property_title
 
 __all__ = ["count_pages_bounded", "parse_in_child", "read_head", "read_head_bounded", "read_pages_bounded",
-           "read_pages_in_child"]
+           "read_pages_in_child", "read_start", "read_start_bounded"]
 
 log = logging.getLogger("chunking.parsers.sandbox")
 
@@ -97,7 +97,8 @@ def count_pages_bounded(data: bytes | Path, *, source: str, settings, context: R
 
 
 def read_head_bounded(data: bytes | Path, *, source: str, settings, context: ReadContext,
-                      readers: Mapping[str, Callable] | None = None, pages: int = 0) -> tuple[str, list[Page]]:
+                      readers: Mapping[str, Callable] | None = None, pages: int = 0,
+                      whole: bool = False) -> tuple[str, list[Page]]:
     """``read_head`` (the title *source* declares, and its first *pages* pages) where ``read_pages_bounded``
     reads: in the child, which opens the file, under ``PARSE_ISOLATION=process``; in-line otherwise. A format
     that a service reads is read in-line for its title, except a PDF under process isolation: the worker never
@@ -105,14 +106,56 @@ def read_head_bounded(data: bytes | Path, *, source: str, settings, context: Rea
     if _inline(settings, source, readers):
         if settings.isolation.mode != "inline" and _title_needs_pdfium(source):
             return "", []
-        return read_head(data, source=source, context=context, pages=pages)
-    for kind, value in _exchange(read_head, {"source": source, "pages": pages}, data, source=source,
+        return read_head(data, source=source, context=context, pages=pages, whole=whole)
+    for kind, value in _exchange(read_head, {"source": source, "pages": pages, "whole": whole}, data, source=source,
                                  context=context, max_memory_mb=settings.isolation.max_memory_mb, stream=False):
         return value  # type: ignore[return-value]
     return "", []
 
 
-def read_head(data: bytes | Path, *, source: str, context: ReadContext, pages: int = 0) -> tuple[str, list[Page]]:
+def read_start_bounded(data: bytes | Path, *, source: str, settings, context: ReadContext,
+                       readers: Mapping[str, Callable] | None = None,
+                       pages: int = 0) -> tuple[int | None, str, list[Page]]:
+    """``count_pages_bounded`` then, for a document with pages, ``read_head_bounded`` (its first *pages* pages):
+    what the first page range of a document needs before its own read: ``(page count or None, declared title,
+    head pages)``; ``(count, "", [])`` when the count is 0 or None (no head is read). Under
+    ``PARSE_ISOLATION=process`` a format with page ranges (PDF) does both in one child (``read_start``), which
+    forks, scans the compressed streams and opens the file once instead of twice; otherwise it is the two calls.
+
+    Raises:
+        ParseError: as ``count_pages_bounded`` and ``read_head_bounded`` raise.
+    """
+    fmt = format_of(source)
+    if _inline(settings, source, readers) or fmt is None or not fmt.page_ranges:
+        count = count_pages_bounded(data, source=source, settings=settings, context=context, readers=readers)
+        if not count:
+            return count, "", []
+        title, head = read_head_bounded(data, source=source, settings=settings, context=context, readers=readers,
+                                        pages=pages, whole=count <= pages)
+        return count, title, head
+    for kind, value in _exchange(read_start, {"source": source, "pages": pages}, data, source=source,
+                                 context=context, max_memory_mb=settings.isolation.max_memory_mb, stream=False):
+        return value  # type: ignore[return-value]
+    return None, "", []
+
+
+def read_start(data: bytes | Path, *, source: str, context: ReadContext,
+               pages: int = 0) -> tuple[int, str, list[Page]]:
+    """``(page_count(…), *read_head(…))`` of a document with page ranges, in one call (one child process);
+    ``(0, "", [])`` for a document without pages.
+
+    Raises:
+        ParseError: as ``page_count`` and ``read_head`` raise.
+    """
+    count = page_count(data, source=source, context=context)
+    if not count:
+        return count, "", []
+    title, head = read_head(data, source=source, context=context, pages=pages, whole=count <= pages)
+    return count, title, head
+
+
+def read_head(data: bytes | Path, *, source: str, context: ReadContext, pages: int = 0,
+              whole: bool = False) -> tuple[str, list[Page]]:
     """``(title, head)``: the title *source* declares (``chunking.parsers.titles.property_title``: PDF ``/Title``,
     ``dc:title``, ``<title>``, front matter; ``""`` if none) and, for a PDF, its first *pages* pages (``[]`` for
     0), read within the limits and deadline of *context*. *data* is the bytes or the local file holding them: a
@@ -131,7 +174,9 @@ def read_head(data: bytes | Path, *, source: str, context: ReadContext, pages: i
     else:
         with open(data, "rb") as file:
             title = property_title(file.read(_TITLE_BYTES), source)
-    context.head = True  # the pages are read again for their chunks: OCR only what the language needs
+    # The pages are read again for their chunks, unless they are the whole document (*whole*: stage 1 then splits
+    # these very pages): OCR only what the language needs.
+    context.head = not whole
     try:
         head = list(read_pages(data, source=source, context=context, end=pages, check_streams=False)) if pages else []
     finally:
