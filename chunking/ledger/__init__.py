@@ -5,7 +5,9 @@ Backends: Azure Table Storage via ``azure-data-tables`` (Azure, and Azurite loca
 file under the local state folder (the embedded default; ``sqlite_store``). Both offer a read and a conditional
 write (optimistic concurrency on an ETag / revision); ``state`` holds the data, the statuses (named once there,
 asked through ``LedgerEntry``'s predicates) and the transitions over them; ``completion`` holds the rule of when
-a version is complete and which versions' chunks stay.
+a version is complete and which versions' chunks stay; ``views`` what the CLI's ``status`` and the status API
+answer (one function each); a transition to ``indexed``, ``failed`` or ``deleted`` records its completion event
+in the entry (``LedgerEntry.event``), published through the ``Ledger``'s *publish* (docs/events.md).
 Everything is importable from ``chunking.ledger``; ``chunking.services.make_ledger`` builds the one the settings
 choose.
 
@@ -27,6 +29,7 @@ from chunking.ledger.completion import (
 from chunking.ledger.sqlite_store import LocalLedgerStore
 from chunking.ledger.state import (
     DELETED,
+    EVENT_STATUSES,
     FAILED,
     IN_FLIGHT,
     INDEXED,
@@ -46,12 +49,13 @@ from chunking.ledger.state import (
     status_counts,
 )
 from chunking.ledger.table_store import TableLedgerStore
+from chunking.ledger.views import MAX_PAGE_SIZE, SUMMARY_STATUSES, document_view, list_documents, summary
 
-__all__ = ["DELETED", "FAILED", "INDEXED", "IN_FLIGHT", "MAX_TRANSIENT_FAILURES", "QUEUED", "RETRY_BASE_S",
-           "RETRY_CAP_S", "SENDING", "STATUSES", "THROTTLED", "BatchFate", "BatchRecord", "Completion", "Ledger",
-           "LedgerEntry", "LedgerStore", "LocalLedgerStore", "Status", "TableLedgerStore", "all_batches_in",
-           "batch_fate", "complete_if_done", "count_statuses", "is_wanted", "local_ledger_path",
-           "status_counts"]
+__all__ = ["DELETED", "EVENT_STATUSES", "FAILED", "INDEXED", "IN_FLIGHT", "MAX_PAGE_SIZE", "MAX_TRANSIENT_FAILURES",
+           "QUEUED", "RETRY_BASE_S", "RETRY_CAP_S", "SENDING", "STATUSES", "SUMMARY_STATUSES", "THROTTLED",
+           "BatchFate", "BatchRecord", "Completion", "Ledger", "LedgerEntry", "LedgerStore", "LocalLedgerStore",
+           "Status", "TableLedgerStore", "all_batches_in", "batch_fate", "complete_if_done", "count_statuses",
+           "document_view", "is_wanted", "list_documents", "local_ledger_path", "status_counts", "summary"]
 
 
 def local_ledger_path(settings) -> Path:

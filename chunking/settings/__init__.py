@@ -18,6 +18,7 @@ from typing import Mapping
 
 from .docintel import DocumentIntelligenceSettings
 from .figures import FigureOptions
+from .observability import ObservabilityOptions
 from .isolation import ParseIsolation
 from .local_model import LocalModelOptions
 from .metadata import MetadataSettings
@@ -174,6 +175,8 @@ class Settings:
     # Tables and figures in the sentence splitter: split sizes (docs/splitters.md#step-5-oversize-figure).
     figures: FigureOptions = dataclasses.field(default_factory=FigureOptions)
     stage_one: StageOneJobs = dataclasses.field(default_factory=StageOneJobs)  # page ranges, job queue
+    # Telemetry exporters and completion events (docs/operations.md#telemetry, docs/events.md).
+    observability: ObservabilityOptions = dataclasses.field(default_factory=ObservabilityOptions)
 
     @property
     def local_index_path(self) -> Path:
@@ -285,4 +288,5 @@ class Settings:
             max_nesting_depth=int_value(env, "MAX_NESTING_DEPTH", 100, 2),
             stage1_max_seconds=int_value(env, "STAGE1_MAX_SECONDS", 300, 1),
             stage_one=StageOneJobs.from_env(env),
+            observability=ObservabilityOptions.from_env(env),
         )

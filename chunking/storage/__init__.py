@@ -20,7 +20,7 @@ from chunking.errors import StorageError  # the one exception this adapter raise
 
 __all__ = [
     "BlobChangedError", "BlobFile", "QueueSender", "blob_container", "blob_service", "create_container", "create_queue",
-    "download_to_file", "ensure_reachable", "queue_client", "storage_error", "table_service",
+    "download_to_file", "ensure_reachable", "queue_client", "queue_depth", "storage_error", "table_service",
 ]
 
 # Roles an identity-based connection needs for every call this app makes (docs/deploy.md#pointing-it-at-azure).
@@ -105,6 +105,24 @@ def create_queue(queue: Any) -> None:
         StorageError: the storage cannot be reached or refuses (the message names the queue and account).
     """
     _create(queue, queue.create_queue, f"queue '{queue.queue_name}'")
+
+
+def queue_depth(settings: Any, queue: str) -> int:
+    """The approximate number of messages in *queue* (the service's ``x-ms-approximate-messages-count``); 0 when
+    the queue does not exist yet.
+
+    Raises:
+        StorageError: the queue service cannot be reached or refuses.
+    """
+    from azure.core.exceptions import AzureError, ResourceNotFoundError
+
+    client = queue_client(settings, queue)
+    try:
+        return int(client.get_queue_properties().approximate_message_count or 0)
+    except ResourceNotFoundError:
+        return 0
+    except AzureError as exc:
+        raise storage_error(exc, client, f"queue '{queue}'") from None
 
 
 def _create(client: Any, create: Any, resource: str) -> None:

@@ -7,7 +7,7 @@ import json
 
 from chunking.app.cli.output import fail, table
 from chunking.app.cli.watch import WAITING, follow, ledger_states, states
-from chunking.ledger import DELETED, FAILED, INDEXED, QUEUED, SENDING, status_counts
+from chunking.ledger import summary
 from chunking.services import ledger_exists, ledger_table, make_index, make_ledger
 from chunking.storage import blob_service, create_container, ensure_reachable, storage_error
 
@@ -41,28 +41,24 @@ def run(args: argparse.Namespace, settings) -> int:
     if args.watch:
         return _watch(args, settings, make_ledger(settings))
     entries = make_ledger(settings).entries() if present else []
-    # Throttled entries are in none of these counts (nor in --watch's closing counts).
-    counts = status_counts(entries, (INDEXED, QUEUED, SENDING, FAILED, DELETED))
-    failed = [e for e in entries if e.is_failed]
-    noted = [e for e in entries if e.note and not e.is_failed]
+    # The same answer as the status API's summary (chunking.ledger.views): throttled entries are in none of these
+    # counts (nor in --watch's closing counts).
+    report = summary(entries)
+    counts, failed, noted = report["counts"], report["failed"], report["notes"]
     schema = _schema(settings)
     if args.json:
         print(json.dumps({"counts": counts, "waiting": _waiting(settings, entries), "index": schema.to_dict(),
-                          "failed": [
-            {"source": e.source, "doc_id": e.doc_id, "version": e.version, "error": e.error, "attempts": e.attempts,
-             "updated_at": e.updated_at} for e in failed],
-            "notes": [{"source": e.source, "status": e.status, "note": e.note} for e in noted]},
-            ensure_ascii=False, indent=2))
+                          "failed": failed, "notes": noted}, ensure_ascii=False, indent=2))
         return 0
     waiting = _waiting(settings, entries)
     print(", ".join(f"{n} {s}" for s, n in counts.items())
           + (f"; {len(waiting)} uploaded, waiting for the blob trigger" if waiting else ""))
     if failed:
         print()
-        table(("failed source", "reason", "since"), [(e.source, e.error, e.updated_at) for e in failed])
+        table(("failed source", "reason", "since"), [(e["source"], e["error"], e["updated_at"]) for e in failed])
     if noted:
         print()
-        table(("source", "status", "note"), [(e.source, e.status, e.note) for e in noted])
+        table(("source", "status", "note"), [(e["source"], e["status"], e["note"]) for e in noted])
     if failed or noted:
         print()
     print(schema.describe())  # last, as the help says: the line scripts and people look for at the end
