@@ -288,13 +288,14 @@ def make_ledger(settings: Settings) -> Ledger:
 
 
 def make_event_publisher(settings: Settings) -> Callable[[Any], None] | None:
-    """Where the ledger publishes completion events (docs/events.md): the Event Grid topic
-    ``COMPLETION_EVENTS_ENDPOINT`` (key ``COMPLETION_EVENTS_KEY``, else the identity), else, with the ledger in
+    """Where the ledger publishes completion events (docs/events.md): the Event Grid namespace
+    ``COMPLETION_EVENTS_ENDPOINT``, topic ``COMPLETION_EVENTS_TOPIC`` (key ``COMPLETION_EVENTS_KEY``, else the
+    identity), else, with the ledger in
     storage, the queue ``COMPLETION_EVENTS_QUEUE``; ``None`` for the CLI's local ledger (its events stay pending in
     the ledger). Nothing is contacted until the first event."""
     options = settings.observability
     if options.events_endpoint:
-        return EventGridPublisher(options.events_endpoint, options.events_key)
+        return EventGridPublisher(options.events_endpoint, options.events_topic, options.events_key)
     if ledger_table(settings) is not None:
         return QueuePublisher(QueueSender(queue_client(settings, options.events_queue)))
     return None

@@ -126,13 +126,20 @@ def _tracer() -> trace.Tracer:
 
 
 @contextlib.contextmanager
-def span(name: str, *, parent: Mapping[str, str] | None = None, **attrs: Any) -> Iterator[Span]:
+def span(name: str, *, parent: Mapping[str, str] | None = None, join: bool = False, **attrs: Any) -> Iterator[Span]:
     """A span named *name*, current inside the ``with`` block, with *attrs* (``attributes``). *parent*: a carrier
     read from a message (``context_from``): the span continues that trace; without one it is a child of the
-    current span, or the root of a new trace. An exception leaving the block marks the span as an error (type
-    and redacted message, no traceback text) and propagates.
+    current span, or the root of a new trace. *join*: when the current span already has this name (a caller
+    opened it to include its own work, e.g. the blob download before stage 1), that span is used instead of a
+    new child. An exception leaving the block marks the span as an error (type and redacted message, no
+    traceback text) and propagates.
 
     Set more attributes inside the block with ``set_attributes(span, **attrs)``."""
+    current = trace.get_current_span()
+    if join and current.is_recording() and getattr(current, "name", None) == name:
+        current.set_attributes(attributes(**attrs))
+        yield current
+        return
     context = context_from(parent) if parent else None
     with _tracer().start_as_current_span(name, context=context, attributes=attributes(**attrs),
                                          record_exception=False, set_status_on_exception=False) as current:

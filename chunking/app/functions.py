@@ -91,6 +91,13 @@ def handle_stage_one_job(body: bytes | str) -> StageOneResult | None:
 
 
 def _stage_one(s: Services, blob, job: StageOneJob) -> StageOneResult | None:
+    # The stage-1 span opens here so that it holds the blob's download too; run_stage_one joins it.
+    with telemetry.span("chunking.stage_one", parent=job.trace or None, container=job.container, path=job.path,
+                        doc_id=make_doc_id(job.container, job.path), job_reason=job.reason):
+        return _traced_stage_one(s, blob, job)
+
+
+def _traced_stage_one(s: Services, blob, job: StageOneJob) -> StageOneResult | None:
     container, path = job.container, job.path
 
     def enqueue_next(version: str, state: RangeState) -> None:
@@ -108,7 +115,7 @@ def _stage_one(s: Services, blob, job: StageOneJob) -> StageOneResult | None:
                                    payloads=s.payloads, ledger=s.ledger, force=job.force,
                                    keep_old_versions=job.keep_old_versions, send=s.batches.send,
                                    enqueue_next=enqueue_next, resume=job.range, resume_version=job.version,
-                                   properties=properties, trace=job.trace or None)
+                                   properties=properties)
     except BlobChangedError as exc:
         log.info("not read: %s (a newer upload or its delete takes over)", exc)
         return None
@@ -341,8 +348,11 @@ def handle_status_summary() -> Answer:
 def handle_status_documents(params: dict[str, str]) -> Answer:
     """``GET /api/status/documents?status=failed&limit=100&cursor=…``: one page of documents in path order
     (``chunking.ledger.list_documents``); 400 with ``{"error": …}`` for an unknown status, a bad limit or cursor."""
+    raw = params.get("limit") or "100"
+    if not raw.isdigit():
+        return 400, {"error": f"limit must be a whole number, got {raw!r}"}
     try:
-        limit = int(params.get("limit") or 100)
+        limit = int(raw)
         page = list_documents(services().ledger.entries(), status=params.get("status") or None, limit=limit,
                               cursor=params.get("cursor") or None)
     except ValueError as exc:

@@ -1,6 +1,6 @@
 """Completion events: a document version became ``indexed``, ``failed`` or ``deleted``, told to applications as a
-CloudEvents 1.0 event (docs/events.md has the schema), published to an Event Grid custom topic on Azure or to a
-storage queue otherwise.
+CloudEvents 1.0 event (docs/events.md has the schema), published to an Event Grid namespace topic on Azure or to
+a storage queue otherwise.
 
 The ledger decides when an event is due and gives it an id (``chunking.ledger.Ledger``: one per transition, in
 the same conditional write); this module only shapes and sends it. Delivery is at least once: a consumer
@@ -83,18 +83,21 @@ class QueuePublisher:
 
 
 class EventGridPublisher:
-    """Completion events to an Event Grid custom topic whose input schema is CloudEvents 1.0, with the
-    ``azure-eventgrid`` SDK (``EventGridPublisherClient``): authenticated by *key* (``AzureKeyCredential``) or, without
-    one, by ``DefaultAzureCredential`` (the Functions app's identity, role EventGrid Data Sender).
+    """Completion events to an Event Grid namespace topic (input schema CloudEvents 1.0) with the
+    ``azure-eventgrid`` SDK's ``EventGridPublisherClient``: authenticated by *key* (``AzureKeyCredential``) or,
+    without one, by ``DefaultAzureCredential`` (the Functions app's identity, role EventGrid Data Sender).
+    Applications read the events from the topic's subscriptions: pulled (``EventGridConsumerClient``) or pushed
+    to a webhook, Event Hubs, a queue (docs/events.md).
 
     Args:
-        endpoint: the topic endpoint, ``https://<topic>.<region>-1.eventgrid.azure.net/api/events``.
+        endpoint: the namespace's HTTP endpoint, ``https://<namespace>.<region>-1.eventgrid.azure.net``.
+        topic: the namespace topic.
         client_kwargs: passed to the client (``transport=``, ``retry_total=`` in tests). The SDK's retry policy
             retries 408, 429, 500, 502, 503 and 504 with back-off, honouring ``Retry-After``.
     """
 
-    def __init__(self, endpoint: str, key: str = "", **client_kwargs: Any) -> None:
-        self.endpoint, self._key, self._kwargs = endpoint, key, client_kwargs
+    def __init__(self, endpoint: str, topic: str, key: str = "", **client_kwargs: Any) -> None:
+        self.endpoint, self.topic, self._key, self._kwargs = endpoint, topic, key, client_kwargs
         self._client = None
 
     @property
@@ -110,7 +113,8 @@ class EventGridPublisher:
                 from azure.identity import DefaultAzureCredential
 
                 credential = DefaultAzureCredential()
-            self._client = EventGridPublisherClient(self.endpoint, credential, **self._kwargs)
+            self._client = EventGridPublisherClient(self.endpoint, credential, namespace_topic=self.topic,
+                                                    **self._kwargs)
         return self._client
 
     def __call__(self, entry: Any) -> None:

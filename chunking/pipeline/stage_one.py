@@ -149,7 +149,8 @@ def run_stage_one(
             metadata or access lists changed, the one message sent is a field update (``chunking.pipeline.fields``).
         trace: the W3C trace context this run continues (a page-range job's ``StageOneJob.trace``); without it
             the run starts the version's trace. The run is the span ``chunking.stage_one`` (document, path,
-            version, pages, chunks, outcome), and its messages carry its context (docs/operations.md#telemetry).
+            version, pages, chunks, outcome), or joins the one its caller opened to include the blob's download;
+            its messages carry its context (docs/operations.md#telemetry).
 
     A version already indexed is skipped without parsing. Bad input (unsupported type, empty, corrupt,
     undecodable, too large, not what the configured splitter reads) does not raise: the result and the ledger
@@ -158,7 +159,7 @@ def run_stage_one(
     options = dict(source=source, container=container, settings=settings, payloads=payloads, ledger=ledger,
                    force=force, keep_old_versions=keep_old_versions, send=send, enqueue_next=enqueue_next,
                    resume=resume, resume_version=resume_version, properties=properties)
-    with telemetry.span("chunking.stage_one", parent=trace, container=container, path=source,
+    with telemetry.span("chunking.stage_one", parent=trace, join=True, container=container, path=source,
                         doc_id=make_doc_id(container, source),
                         page_range=resume.range_no + 1 if resume is not None else None) as current:
         try:
