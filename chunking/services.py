@@ -349,7 +349,8 @@ _telemetry: list[str] = []  # the exporter installed in this process, once
 def configure_telemetry(settings: Settings) -> str:
     """Install the process's OpenTelemetry exporter once (docs/operations.md#telemetry) and return which:
     ``azure_monitor`` (``APPLICATIONINSIGHTS_CONNECTION_STRING``: the Azure Monitor distro, which also traces the
-    Azure SDK and HTTP client calls), ``otlp`` (``OTEL_EXPORTER_OTLP_ENDPOINT``: the SDK with the OTLP/HTTP
+    Azure SDK and HTTP client calls, authenticated with the managed identity when
+    ``APPLICATIONINSIGHTS_AUTHENTICATION_STRING`` asks for Entra ID), ``otlp`` (``OTEL_EXPORTER_OTLP_ENDPOINT``: the SDK with the OTLP/HTTP
     span and metric exporters, Azure SDK calls traced through azure-core's OpenTelemetry plugin) or ``none``.
     The SDK, the exporters and the distro are imported only here, so a process without telemetry never loads
     them (the cold start of ``function_app`` is measured in docs/operations.md#telemetry). A second call returns
@@ -361,8 +362,14 @@ def configure_telemetry(settings: Settings) -> str:
         if choice == "azure_monitor":
             from azure.monitor.opentelemetry import configure_azure_monitor
 
-            configure_azure_monitor(connection_string=settings.observability.app_insights_connection,
-                                    logger_name="chunking")
+            options = settings.observability
+            extra = {}
+            if options.app_insights_client_id is not None:  # local authentication off: the app's identity
+                from azure.identity import ManagedIdentityCredential
+
+                extra["credential"] = ManagedIdentityCredential(client_id=options.app_insights_client_id or None)
+            configure_azure_monitor(connection_string=options.app_insights_connection, logger_name="chunking",
+                                    **extra)
         elif choice == "otlp":
             _configure_otlp(settings.observability.otlp_endpoint)
         _telemetry.append(choice)

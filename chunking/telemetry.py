@@ -54,13 +54,16 @@ INSTRUMENTS: dict[str, tuple[str, str, str]] = {
     "chunking.throttling.deferrals": ("counter", "{batch}", "chunk batches put back on the queue after a 429/503"),
     "chunking.throttling.delay": ("histogram", "s", "the visibility delay of each deferred batch"),
     "chunking.poison": ("counter", "{message}", "messages that failed every delivery (attribute chunking.queue)"),
-    "chunking.failures": ("counter", "{failure}", "failed attempts by kind (attribute chunking.failure.kind)"),
+    "chunking.failures": ("counter", "{failure}", "failed attempts by stage and kind (attributes chunking.stage, "
+                          "chunking.failure_kind: transient or permanent)"),
     "chunking.docintel.pages": ("counter", "{page}", "pages analysed by Document Intelligence"),
     "chunking.vision.calls": ("counter", "{request}", "requests to a vision model (figure descriptions)"),
     "chunking.queue.depth": ("gauge", "{message}", "approximate messages waiting, read by reconcile (attribute "
                              "chunking.queue)"),
     "chunking.ledger.documents": ("gauge", "{document}", "ledger entries by status, counted by reconcile "
                                   "(attribute chunking.status)"),
+    "chunking.reconcile": ("gauge", "{document}", "what the last reconcile run found (attribute chunking.found: "
+                           "checked, missing, stuck, retried, orphaned, swept, backfilled, backfill_left, failed)"),
 }
 
 

@@ -312,6 +312,8 @@ def handle_reconcile() -> ReconcileReport:
     published = s.ledger.publish_pending()  # completion events whose publishing failed before
     if published:
         log.info("reconcile: %d pending completion events published", published)
+    for found, value in report.to_dict().items():
+        telemetry.record("chunking.reconcile", len(value) if isinstance(value, list) else value, found=found)
     try:
         _record_state(s)
     except Exception as exc:  # a gauge is not worth failing the repair for
