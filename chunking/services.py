@@ -350,11 +350,11 @@ def configure_telemetry(settings: Settings) -> str:
     """Install the process's OpenTelemetry exporter once (docs/operations.md#telemetry) and return which:
     ``azure_monitor`` (``APPLICATIONINSIGHTS_CONNECTION_STRING``: the Azure Monitor distro, which also traces the
     Azure SDK and HTTP client calls, authenticated with the managed identity when
-    ``APPLICATIONINSIGHTS_AUTHENTICATION_STRING`` asks for Entra ID), ``otlp`` (``OTEL_EXPORTER_OTLP_ENDPOINT``: the SDK with the OTLP/HTTP
-    span and metric exporters, Azure SDK calls traced through azure-core's OpenTelemetry plugin) or ``none``.
-    The SDK, the exporters and the distro are imported only here, so a process without telemetry never loads
-    them (the cold start of ``function_app`` is measured in docs/operations.md#telemetry). A second call returns
-    the first one's choice."""
+    ``APPLICATIONINSIGHTS_AUTHENTICATION_STRING`` asks for Entra ID), ``otlp`` (``OTEL_EXPORTER_OTLP_ENDPOINT``:
+    the SDK with the OTLP/HTTP span and metric exporters, Azure SDK calls traced through azure-core's
+    OpenTelemetry plugin) or ``none``. The SDK, the exporters and the distro are imported only here, so a process
+    without telemetry never loads them (the cold start of ``function_app`` is measured in
+    docs/operations.md#cold-start). A second call returns the first one's choice."""
     with _telemetry_lock:
         if _telemetry:
             return _telemetry[0]

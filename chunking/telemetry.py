@@ -57,7 +57,8 @@ INSTRUMENTS: dict[str, tuple[str, str, str]] = {
     "chunking.failures": ("counter", "{failure}", "failed attempts by stage and kind (attributes chunking.stage, "
                           "chunking.failure_kind: transient or permanent)"),
     "chunking.docintel.pages": ("counter", "{page}", "pages analysed by Document Intelligence"),
-    "chunking.vision.calls": ("counter", "{request}", "requests to a vision model (figure descriptions), by the client that makes them"),
+    "chunking.vision.calls": ("counter", "{request}", "requests to a vision model (figure descriptions), by the "
+                              "client that makes them"),
     "chunking.queue.depth": ("gauge", "{message}", "approximate messages waiting, read by reconcile (attribute "
                              "chunking.queue)"),
     "chunking.ledger.documents": ("gauge", "{document}", "ledger entries by status, counted by reconcile "

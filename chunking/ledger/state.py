@@ -19,9 +19,9 @@ from chunking.redact import redact
 
 log = logging.getLogger("chunking.ledger")
 
-__all__ = ["DELETED", "EVENT_STATUSES", "FAILED", "INDEXED", "IN_FLIGHT", "MAX_TRANSIENT_FAILURES", "QUEUED", "RETRY_BASE_S",
-           "RETRY_CAP_S", "SENDING", "STATUSES", "THROTTLED", "BatchRecord", "Ledger", "LedgerEntry", "LedgerStore",
-           "Status", "count_statuses", "status_counts"]
+__all__ = ["DELETED", "EVENT_STATUSES", "FAILED", "INDEXED", "IN_FLIGHT", "MAX_TRANSIENT_FAILURES", "QUEUED",
+           "RETRY_BASE_S", "RETRY_CAP_S", "SENDING", "STATUSES", "THROTTLED", "BatchRecord", "Ledger", "LedgerEntry",
+           "LedgerStore", "Status", "count_statuses", "status_counts"]
 
 # The statuses of an entry (see ``LedgerEntry.status``), named once: everything outside this package asks an
 # entry's predicates (``is_indexed``, ``in_flight`` …) or uses these names, never a string of its own.

@@ -10,7 +10,7 @@ from .values import SettingsError, str_value
 
 __all__ = ["EVENTS_QUEUE_DEFAULT", "ObservabilityOptions"]
 
-#: The local queue completion events go to when no Event Grid namespace is set, and the namespace topic's default.
+#: The local queue completion events go to without an Event Grid namespace; also the namespace topic's default.
 EVENTS_QUEUE_DEFAULT = "document-events"
 
 
@@ -19,8 +19,8 @@ class ObservabilityOptions:
     """``APPLICATIONINSIGHTS_CONNECTION_STRING`` ['']: traces and metrics go to Application Insights through the
     Azure Monitor OpenTelemetry distro, with Entra ID when ``APPLICATIONINSIGHTS_AUTHENTICATION_STRING`` says
     ``Authorization=AAD`` (``ClientId=…``: that user-assigned identity; ``app_insights_client_id`` is then the
-    client id, ``""`` for the system-assigned identity, ``None`` without Entra ID), as the Functions host reads it; ``OTEL_EXPORTER_OTLP_ENDPOINT`` ['']: otherwise to this OTLP/HTTP endpoint
-    (neither: no telemetry). ``COMPLETION_EVENTS_ENDPOINT`` ['']: the Event Grid namespace endpoint completion
+    client id, ``""`` for the system-assigned identity, ``None`` without Entra ID), as the Functions host reads it;
+    ``OTEL_EXPORTER_OTLP_ENDPOINT`` ['']: otherwise to this OTLP/HTTP endpoint (neither: no telemetry). ``COMPLETION_EVENTS_ENDPOINT`` ['']: the Event Grid namespace endpoint completion
     events are published to, on its topic ``COMPLETION_EVENTS_TOPIC`` [``document-events``] (keyless, with the
     process's identity, unless ``COMPLETION_EVENTS_KEY`` ['']); otherwise they go to the storage queue
     ``COMPLETION_EVENTS_QUEUE`` [``document-events``] when the ledger is in storage."""

@@ -143,7 +143,8 @@ def test_failures_poison_reconcile_gauges_and_no_secret_in_attributes(h, azurite
     assert got.metrics("chunking.documents") == {frozenset({("chunking.outcome", "failed")}): 2}
     assert got.metrics("chunking.failures") == {frozenset({("chunking.stage", "stage_one"),
                                                            ("chunking.failure_kind", "permanent")}): 1}
-    assert got.metrics("chunking.poison") == {frozenset({("chunking.queue", f"{h.env['CHUNK_BATCH_QUEUE']}-poison")}): 1}
+    poison = f"{h.env['CHUNK_BATCH_QUEUE']}-poison"
+    assert got.metrics("chunking.poison") == {frozenset({("chunking.queue", poison)}): 1}
     ledger = got.metrics("chunking.ledger.documents")
     assert {dict(k)["chunking.status"]: v for k, v in ledger.items()} == {
         "sending": 0, "queued": 0, "throttled": 0, "indexed": 0, "failed": 2, "deleted": 0}

@@ -1,4 +1,5 @@
-"""Completion events through the real ``azure-eventgrid`` client to a fake namespace topic (``tests/eventgrid_fake.py``):
+"""Completion events through the real ``azure-eventgrid`` client to a fake namespace topic
+(``tests/eventgrid_fake.py``):
 what the topic receives, the client's retries on 429 and 503, the ledger keeping an event the topic refused
 until reconcile publishes it, one event per transition under duplicate deliveries, and the 1 MB limit."""
 
