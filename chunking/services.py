@@ -368,7 +368,8 @@ def configure_telemetry(settings: Settings) -> str:
                 from azure.identity import ManagedIdentityCredential
 
                 extra["credential"] = ManagedIdentityCredential(client_id=options.app_insights_client_id or None)
-            configure_azure_monitor(connection_string=options.app_insights_connection, logger_name="chunking",
+            # The Functions host already sends the app's log lines to Application Insights: not twice.
+            configure_azure_monitor(connection_string=options.app_insights_connection, disable_logging=True,
                                     **extra)
         elif choice == "otlp":
             _configure_otlp(settings.observability.otlp_endpoint)

@@ -83,9 +83,14 @@ def test_the_summary_is_what_the_cli_prints(app, capsys):
 
 
 @pytest.mark.parametrize("status", STATUSES)
-def test_one_document_in_each_status(app, status):
+def test_one_document_in_each_status(app, status, capsys):
+    from chunking.app.cli import main
+
     code, body = _get(app.status_document, "status/document", path=PATHS[status])
     assert code == 200
+    capsys.readouterr()
+    assert main(["status", "--document", PATHS[status]]) == 0
+    assert json.loads(capsys.readouterr().out) == body  # the CLI prints the API's answer
     indexed = {"indexed": "v-indexed", "failed": "", "deleted": ""}.get(status, "")
     assert {k: body[k] for k in ("path", "container", "doc_id", "status", "version", "indexed_version",
                                  "chunk_count", "batch_count")} == {
@@ -123,7 +128,12 @@ def test_bad_queries_are_400_with_the_reason(app, params, message):
     assert code == 400 and message in body["error"]
 
 
-def test_a_document_the_ledger_does_not_know_is_404(app):
+def test_a_document_the_ledger_does_not_know_is_404(app, capsys):
+    from chunking.app.cli import main
+
+    capsys.readouterr()
+    assert main(["status", "--document", "nowhere.txt"]) == 1
+    assert capsys.readouterr().err == "chunking status: no document documents/nowhere.txt in the ledger\n"
     assert _get(app.status_document, "status/document", path="nowhere.txt") == (
         404, {"error": "no document documents/nowhere.txt in the ledger"})
     assert _get(app.status_document, "status/document") == (400, {"error": "give the document's path: "

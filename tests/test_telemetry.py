@@ -131,7 +131,7 @@ def test_the_azure_monitor_distro_gets_the_connection_string(monkeypatch):
     settings = Settings.from_env({"APPLICATIONINSIGHTS_CONNECTION_STRING": connection,
                                   "OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"})
     assert services.configure_telemetry(settings) == "azure_monitor"  # the distro wins over OTLP
-    assert calls == [{"connection_string": connection, "logger_name": "chunking"}]
+    assert calls == [{"connection_string": connection, "disable_logging": True}]
     monkeypatch.setattr(services, "_telemetry", [])
     calls.clear()
     entra = Settings.from_env({"APPLICATIONINSIGHTS_CONNECTION_STRING": connection,

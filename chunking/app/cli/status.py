@@ -7,7 +7,8 @@ import json
 
 from chunking.app.cli.output import fail, table
 from chunking.app.cli.watch import WAITING, follow, ledger_states, states
-from chunking.ledger import summary
+from chunking.ids import doc_id
+from chunking.ledger import document_view, summary
 from chunking.services import ledger_exists, ledger_table, make_index, make_ledger
 from chunking.storage import blob_service, create_container, ensure_reachable, storage_error
 
@@ -21,6 +22,8 @@ def add_parser(sub, summary: str) -> None:
                             "reason and any document with a note, then, on the last line, the index's schema "
                             "version (and what the next ingest adds to it).")
     status.add_argument("--json", action="store_true", help="print as one JSON object")
+    status.add_argument("--document", metavar="PATH", help="print one document of the documents container as JSON "
+                        "(status, versions, counts, reason, timings: what GET /api/status/document answers)")
     status.add_argument("--watch", action="store_true",
                         help="follow the documents in progress (uploaded and not yet seen by the blob trigger, "
                         "sending, queued) and print each change until all are indexed or failed, then the counts "
@@ -40,6 +43,12 @@ def run(args: argparse.Namespace, settings) -> int:
     present = ledger_exists(settings)
     if args.watch:
         return _watch(args, settings, make_ledger(settings))
+    if args.document:
+        entry = make_ledger(settings).get(doc_id(settings.documents_container, args.document)) if present else None
+        if entry is None:
+            return fail(args, f"no document {settings.documents_container}/{args.document} in the ledger", status=1)
+        print(json.dumps(document_view(entry), ensure_ascii=False, indent=2))
+        return 0
     entries = make_ledger(settings).entries() if present else []
     # The same answer as the status API's summary (chunking.ledger.views): throttled entries are in none of these
     # counts (nor in --watch's closing counts).
