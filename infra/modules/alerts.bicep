@@ -36,7 +36,7 @@ resource actionGroup 'Microsoft.Insights/actionGroups@2023-01-01' = if (!empty(a
   }
 }
 
-// name, severity, window, how often it is evaluated, query (one row per breach: the rule fires when the query returns any row).
+// name, what it watches (for the reader), severity, window, how often it is evaluated, query (one row per breach: the rule fires when the query returns any row).
 var rules = [
   {
     name: 'failed-documents'
@@ -86,7 +86,6 @@ resource alertRules 'Microsoft.Insights/scheduledQueryRules@2023-03-15-preview' 
   tags: tags
   properties: {
     displayName: '${namePrefix} ${rule.name}'
-    description: rule.description
     severity: rule.severity
     enabled: true
     scopes: [
