@@ -87,14 +87,18 @@ def test_a_stage_one_job_carries_trace_context_only_when_traced():
 
 
 def test_document_intelligence_pages_are_counted():
-    from tests.docintel_fake import DocumentIntelligenceFake, LayoutDocument, Para
-    from tests.parsers.test_docintel import _parse, _pdf, _settings
+    from chunking.parsers import parse_document
+    from chunking.services import document_readers
+    from chunking.settings import Settings
+    from tests.docintel_fake import ENDPOINT, DocumentIntelligenceFake, LayoutDocument, Para
 
-    fake = DocumentIntelligenceFake(LayoutDocument(pages=[[Para(f"Page {n}.")] for n in range(3)]),
-                                    max_pages_per_request=2)
+    fake = DocumentIntelligenceFake(LayoutDocument(pages=[[Para(f"Scanned page {n}.")] for n in range(3)]))
+    settings = Settings.from_env({"DOCUMENT_INTELLIGENCE_ENDPOINT": ENDPOINT,
+                                  "DOCUMENT_INTELLIGENCE_API_KEY": "test-key"})
     with capturing(azure_sdk=False) as got:
-        _parse(fake, data=_pdf(3), settings=_settings(DOCUMENT_INTELLIGENCE_PAGES_PER_REQUEST="2"))
-    assert got.metrics("chunking.docintel.pages") == {frozenset(): 3}
+        pages = list(parse_document(b"\x89PNG\r\n\x1a\n", source="scan.png",
+                                    readers=document_readers(settings, transport=fake)))
+    assert len(pages) == 3 and got.metrics("chunking.docintel.pages") == {frozenset(): 3}
 
 
 def _configure(env: dict[str, str]) -> str:
