@@ -352,7 +352,7 @@ def configure_telemetry(settings: Settings) -> str:
     Azure SDK and HTTP client calls, authenticated with the managed identity when
     ``APPLICATIONINSIGHTS_AUTHENTICATION_STRING`` asks for Entra ID), ``otlp`` (``OTEL_EXPORTER_OTLP_ENDPOINT``:
     the SDK with the OTLP/HTTP span and metric exporters, Azure SDK calls traced through azure-core's
-    OpenTelemetry plugin) or ``none``. The SDK, the exporters and the distro are imported only here, so a process
+    OpenTelemetry plugin, the OpenAI SDK's through the httpx instrumentation) or ``none``. The SDK, the exporters and the distro are imported only here, so a process
     without telemetry never loads them (the cold start of ``function_app`` is measured in
     docs/operations.md#cold-start). A second call returns the first one's choice."""
     with _telemetry_lock:
@@ -397,6 +397,9 @@ def _configure_otlp(endpoint: str) -> None:
     reader = PeriodicExportingMetricReader(OTLPMetricExporter(endpoint=f"{base}/v1/metrics"))
     metrics.set_meter_provider(MeterProvider(resource=resource, metric_readers=[reader]))
     azure_settings.tracing_implementation = "opentelemetry"  # Azure SDK calls as child spans
+    from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
+
+    HTTPXClientInstrumentor().instrument()  # the OpenAI SDK's HTTP calls as child spans (the distro does the same)
 
 
 # -- the Functions process -----------------------------------------------------------------------------------------

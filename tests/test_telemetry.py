@@ -109,7 +109,8 @@ def _configure(env: dict[str, str]) -> str:
             "choice = configure_telemetry(Settings.from_env())\n"
             "print(json.dumps([choice, type(trace.get_tracer_provider()).__name__, "
             "type(metrics.get_meter_provider()).__name__, bool(a.tracing_implementation()), "
-            "configure_telemetry(Settings.from_env())]), flush=True); os._exit(0)")
+            "configure_telemetry(Settings.from_env()), __import__('opentelemetry.instrumentation.httpx', fromlist=['x'])"
+            ".HTTPXClientInstrumentor().is_instrumented_by_opentelemetry]), flush=True); os._exit(0)")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
                           env={"PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT), **env})
     assert done.returncode == 0, done.stderr
@@ -117,9 +118,9 @@ def _configure(env: dict[str, str]) -> str:
 
 
 def test_no_exporter_without_settings_and_otlp_with_an_endpoint():
-    assert _configure({}) == '["none", "ProxyTracerProvider", "_ProxyMeterProvider", false, "none"]'
+    assert _configure({}) == '["none", "ProxyTracerProvider", "_ProxyMeterProvider", false, "none", false]'
     assert _configure({"OTEL_EXPORTER_OTLP_ENDPOINT": "http://127.0.0.1:9"}) == (
-        '["otlp", "TracerProvider", "MeterProvider", true, "otlp"]')
+        '["otlp", "TracerProvider", "MeterProvider", true, "otlp", true]')
 
 
 def test_the_azure_monitor_distro_gets_the_connection_string(monkeypatch):
