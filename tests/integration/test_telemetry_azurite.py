@@ -154,3 +154,17 @@ def test_failures_poison_reconcile_gauges_and_no_secret_in_attributes(h, azurite
     depths = {dict(k)["chunking.queue"]: v for k, v in got.metrics("chunking.queue.depth").items()}
     assert depths[h.env["CHUNK_BATCH_QUEUE"]] == 0 and depths["webjobs-blobtrigger-poison"] == 0
     assert sorted(e["data"]["status"] for e in _events(h, azurite)) == ["failed", "failed", "indexed"]
+
+
+def test_a_throttled_batch_counts_a_deferral_and_its_delay(h):
+    messages = h.upload("slow.txt", _paragraphs(6, "slow"))
+    h.queue.clear_messages()
+    h.search.throttle(5, retry_after_s=2)  # every in-call attempt answered 429 Retry-After: 2
+    with capturing(azure_sdk=False) as got:
+        assert h.app.index_chunk_batch(queue_message(messages[0])) is None  # deferred, not raised
+    assert got.metrics("chunking.throttling.deferrals") == {frozenset(): 1}
+    assert got.metrics("chunking.throttling.delay") == {frozenset(): 1}  # one value recorded: the 2 s wait
+    assert got.metrics("chunking.failures") == {frozenset({("chunking.stage", "stage_two"),
+                                                           ("chunking.failure_kind", "transient")}): 1}
+    [two] = got.named("chunking.stage_two")
+    assert two.status.status_code.name == "ERROR" and dict(two.attributes)["exception.type"] == "IndexError_"

@@ -134,3 +134,24 @@ def test_the_queue_publisher_sends_what_a_consumer_decodes():
         decode_event('{"type": "chunk-batch"}')
     with pytest.raises(MessageError, match="no completion event pending"):
         completion_event(LedgerEntry("d1", "a.txt"))
+
+
+def test_racing_completions_make_one_event(ledger):
+    # Eight invocations finishing the last batch at once: the conditional write lets one make the transition.
+    import threading
+
+    recorder = Recorder()
+    ledger.publish = recorder
+    ledger.begin_version("d", SRC, "v1", 4, 2)
+    start = threading.Barrier(8)
+
+    def complete():
+        start.wait()
+        ledger.mark_indexed("d", SRC, "v1")
+
+    threads = [threading.Thread(target=complete) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [e["data"]["status"] for e in recorder.events] == ["indexed"]
