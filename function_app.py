@@ -12,6 +12,8 @@
   superseded versions' recorded chunks deleted.
 - ``record_blob_poison`` / ``record_batch_poison`` / ``record_stage_one_poison``: what failed on every attempt
   is recorded in the ledger.
+- ``status_summary`` / ``status_documents`` / ``status_document``: HTTP GET ``/api/status``,
+  ``/api/status/documents`` and ``/api/status/document``: the ledger as ``chunking status`` shows it.
 
 Container, queue and schedule names are read from the app settings here, when the host indexes the app, with the
 defaults of ``chunking.settings.BINDING_DEFAULTS``: a ``%NAME%`` binding expression would make the host refuse to
@@ -106,3 +108,36 @@ def record_stage_one_poison(msg: func.QueueMessage) -> None:
 def record_batch_poison(msg: func.QueueMessage) -> None:
     """A chunk batch that failed stage 2 on every attempt: ledger → failed, with the reason."""
     handlers.handle_batch_poison(msg.get_body())
+
+
+# -- the status API: HTTP-triggered, reading the ledger only (docs/operations.md#the-status-api) -------------------
+# Function keys (auth level FUNCTION) by default; with App Service authentication (Entra ID) in front, a caller also
+# needs a token of the app registration. The same answers as `chunking status` (chunking.ledger.views).
+
+
+def _json(answer: tuple[int, dict]) -> func.HttpResponse:
+    import json
+
+    status, body = answer
+    return func.HttpResponse(json.dumps(body, ensure_ascii=False), status_code=status, mimetype="application/json")
+
+
+@app.function_name("status_summary")
+@app.route(route="status", methods=["GET"], auth_level=func.AuthLevel.FUNCTION)
+def status_summary(req: func.HttpRequest) -> func.HttpResponse:
+    """Counts by status, failed documents with their reasons, notes."""
+    return _json(handlers.handle_status_summary())
+
+
+@app.function_name("status_documents")
+@app.route(route="status/documents", methods=["GET"], auth_level=func.AuthLevel.FUNCTION)
+def status_documents(req: func.HttpRequest) -> func.HttpResponse:
+    """Documents in path order, a page at a time: ``?status=failed&limit=100&cursor=…``."""
+    return _json(handlers.handle_status_documents(dict(req.params)))
+
+
+@app.function_name("status_document")
+@app.route(route="status/document", methods=["GET"], auth_level=func.AuthLevel.FUNCTION)
+def status_document(req: func.HttpRequest) -> func.HttpResponse:
+    """One document by path: ``?path=folder/name.pdf``."""
+    return _json(handlers.handle_status_document(dict(req.params)))

@@ -65,6 +65,9 @@ def register_settings(settings: Any) -> None:
         register_secret(connection)
     for name in ("azure_openai_api_key", "openai_api_key", "search_api_key"):
         register_secret(getattr(settings, name, "") or "")
+    observability = getattr(settings, "observability", None)  # the Event Grid key, the Application Insights string
+    for value in (getattr(observability, "events_key", ""), getattr(observability, "app_insights_connection", "")):
+        register_secret(value or "")
 
 
 def redact(text: str) -> str:

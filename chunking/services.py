@@ -46,6 +46,7 @@ from chunking.index.design import IndexDesign, Vectorizer
 from chunking.index.fusion import FusionOptions
 from chunking.index.local import LocalIndex
 from chunking.ledger import Ledger, LocalLedgerStore, TableLedgerStore, local_ledger_path
+from chunking.messages.events import EventGridPublisher, QueuePublisher
 from chunking.model import Page
 from chunking.redact import install_log_redaction, register_settings
 from chunking.settings import Settings
@@ -59,7 +60,7 @@ __all__ = [
     "index_location", "index_schema",
     "ledger_exists", "ledger_table", "make_batch_queue", "make_chat_client", "make_embedder", "make_index",
     "make_job_queue", "make_ledger", "make_model_cache", "make_payload_store", "reset_strategy_clients", "services",
-    "strategy_clients", "vector_floor",
+    "strategy_clients", "vector_floor", "configure_telemetry", "make_event_publisher",
 ]  # fmt: skip
 
 log = logging.getLogger(__name__)
@@ -326,8 +327,25 @@ def make_ledger(settings: Settings) -> Ledger:
     file ``settings.state_dir / "ledger.sqlite3"``."""
     table = ledger_table(settings)
     if table is not None:
-        return Ledger(TableLedgerStore(table_service(settings), table))
-    return Ledger(LocalLedgerStore(local_ledger_path(settings)))
+        return Ledger(TableLedgerStore(table_service(settings), table), publish=make_event_publisher(settings))
+    return Ledger(LocalLedgerStore(local_ledger_path(settings)), publish=make_event_publisher(settings))
+
+
+# -- completion events ---------------------------------------------------------------------------------------------
+
+
+def make_event_publisher(settings: Settings) -> Callable[[Any], None] | None:
+    """Where the ledger publishes completion events (docs/events.md): the Event Grid namespace
+    ``COMPLETION_EVENTS_ENDPOINT``, topic ``COMPLETION_EVENTS_TOPIC`` (key ``COMPLETION_EVENTS_KEY``, else the
+    identity), else, with the ledger in
+    storage, the queue ``COMPLETION_EVENTS_QUEUE``; ``None`` for the CLI's local ledger (its events stay pending in
+    the ledger). Nothing is contacted until the first event."""
+    options = settings.observability
+    if options.events_endpoint:
+        return EventGridPublisher(options.events_endpoint, options.events_topic, options.events_key)
+    if ledger_table(settings) is not None:
+        return QueuePublisher(QueueSender(queue_client(settings, options.events_queue)))
+    return None
 
 
 # -- storage -------------------------------------------------------------------------------------------------------
@@ -369,6 +387,68 @@ def document_readers(settings: Settings, **client_kwargs: Any) -> dict[str, Call
     return dict.fromkeys(extensions, reader.parse)
 
 
+# -- telemetry -----------------------------------------------------------------------------------------------------
+
+_telemetry_lock = threading.Lock()
+_telemetry: list[str] = []  # the exporter installed in this process, once
+
+
+def configure_telemetry(settings: Settings) -> str:
+    """Install the process's OpenTelemetry exporter once (docs/operations.md#telemetry) and return which:
+    ``azure_monitor`` (``APPLICATIONINSIGHTS_CONNECTION_STRING``: the Azure Monitor distro, which also traces the
+    Azure SDK and HTTP client calls, authenticated with the managed identity when
+    ``APPLICATIONINSIGHTS_AUTHENTICATION_STRING`` asks for Entra ID), ``otlp`` (``OTEL_EXPORTER_OTLP_ENDPOINT``:
+    the SDK with the OTLP/HTTP span and metric exporters, Azure SDK calls traced through azure-core's
+    OpenTelemetry plugin, the OpenAI SDK's through the httpx instrumentation) or ``none``. The SDK, the exporters and the distro are imported only here, so a process
+    without telemetry never loads them (the cold start of ``function_app`` is measured in
+    docs/operations.md#cold-start). A second call returns the first one's choice."""
+    with _telemetry_lock:
+        if _telemetry:
+            return _telemetry[0]
+        choice = settings.observability.exporter
+        if choice == "azure_monitor":
+            from azure.monitor.opentelemetry import configure_azure_monitor
+
+            options = settings.observability
+            extra = {}
+            if options.app_insights_client_id is not None:  # local authentication off: the app's identity
+                from azure.identity import ManagedIdentityCredential
+
+                extra["credential"] = ManagedIdentityCredential(client_id=options.app_insights_client_id or None)
+            # The Functions host already sends the app's log lines to Application Insights: not twice.
+            configure_azure_monitor(connection_string=options.app_insights_connection, disable_logging=True,
+                                    **extra)
+        elif choice == "otlp":
+            _configure_otlp(settings.observability.otlp_endpoint)
+        _telemetry.append(choice)
+        log.info("telemetry: %s", choice)
+        return choice
+
+
+def _configure_otlp(endpoint: str) -> None:
+    from azure.core.settings import settings as azure_settings
+    from opentelemetry import metrics, trace
+    from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import PeriodicExportingMetricReader
+    from opentelemetry.sdk.resources import Resource
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import BatchSpanProcessor
+
+    base = endpoint.rstrip("/")  # the OTLP/HTTP paths of the OpenTelemetry protocol specification
+    resource = Resource.create()  # the SDK reads OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES itself
+    provider = TracerProvider(resource=resource)
+    provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=f"{base}/v1/traces")))
+    trace.set_tracer_provider(provider)
+    reader = PeriodicExportingMetricReader(OTLPMetricExporter(endpoint=f"{base}/v1/metrics"))
+    metrics.set_meter_provider(MeterProvider(resource=resource, metric_readers=[reader]))
+    azure_settings.tracing_implementation = "opentelemetry"  # Azure SDK calls as child spans
+    from opentelemetry.instrumentation.httpx import HTTPXClientInstrumentor
+
+    HTTPXClientInstrumentor().instrument()  # the OpenAI SDK's HTTP calls as child spans (the distro does the same)
+
+
 # -- the Functions process -----------------------------------------------------------------------------------------
 
 
@@ -392,6 +472,7 @@ def services() -> Services:
     settings = Settings.from_env()
     install_log_redaction()
     register_settings(settings)
+    configure_telemetry(settings)
     index = make_index(settings)
     index.ensure()
     payloads = make_payload_store(settings)

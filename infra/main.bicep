@@ -161,6 +161,14 @@ param aclGroupsMetadata string = ''
 ])
 param aclDefault string = ''
 
+// ---- Dashboard, alerts and completion events (docs/operations.md#telemetry, docs/events.md) ----
+@description('E-mail address the alerts (failed, stuck, poison, throttling, latency) are sent to; empty: no action group.')
+param alertEmail string = ''
+
+@description('Alert when the p95 from upload to indexed over an hour exceeds this many seconds.')
+@minValue(1)
+param uploadToIndexedP95Seconds int = 900
+
 // ---- Concurrency from the embedding quota (docs/operations.md#concurrency-from-the-embedding-quota) ----
 // tokens per batch × batches per minute ≤ tokens per minute, where a batch holds at most batchMaxChunks chunks of
 // at most splitMaxTokens tokens (app settings below), each instance runs batchesPerInstance batches at a time
@@ -197,6 +205,7 @@ var batchQueue = 'chunk-batches'
 var blobEventsQueue = 'blob-events'
 var stageOneJobQueue = 'stage1-jobs'
 var ledgerTable = 'chunkingledger'
+var completionEventsTopic = 'document-events'
 
 var useExistingSearch = !empty(searchServiceName)
 var useExistingOpenAi = !empty(openAiAccountName)
@@ -401,6 +410,9 @@ var appSettings = {
   ACL_USERS_METADATA: aclUsersMetadata
   ACL_GROUPS_METADATA: aclGroupsMetadata
   ACL_DEFAULT: aclDefault
+  // chunking/settings/observability.py: completion events to the Event Grid namespace topic (keyless).
+  COMPLETION_EVENTS_ENDPOINT: completionEvents.outputs.endpoint
+  COMPLETION_EVENTS_TOPIC: completionEventsTopic
   // The batch size the concurrency above is computed from.
   BATCH_MAX_CHUNKS: string(batchMaxChunks)
   SPLIT_MAX_TOKENS: string(splitMaxTokens)
@@ -519,6 +531,39 @@ module blobWebhook 'modules/blob-webhook.bicep' = if (blobWebhookEnabled) {
   }
 }
 
+// ---- Telemetry: the operator's workbook and alert rules; completion events for applications ----
+module completionEvents 'modules/completion-events.bicep' = {
+  name: 'completion-events'
+  params: {
+    name: 'evgns-${token}'
+    location: location
+    tags: tags
+    topicName: completionEventsTopic
+    functionPrincipalId: identity.properties.principalId
+  }
+}
+
+module workbook 'modules/workbook.bicep' = {
+  name: 'workbook'
+  params: {
+    location: location
+    tags: tags
+    applicationInsightsName: monitoring.outputs.applicationInsightsName
+  }
+}
+
+module alerts 'modules/alerts.bicep' = {
+  name: 'alerts'
+  params: {
+    location: location
+    tags: tags
+    applicationInsightsName: monitoring.outputs.applicationInsightsName
+    namePrefix: 'chunking-${token}'
+    alertEmail: alertEmail
+    uploadToIndexedP95Seconds: uploadToIndexedP95Seconds
+  }
+}
+
 // ---- Outputs: azd stores them in the environment (azd env get-values) ----
 output AZURE_LOCATION string = location
 output AZURE_FUNCTION_APP_NAME string = functionApp.outputs.name
@@ -534,3 +579,5 @@ output DOCUMENTS_CONTAINER string = documentsContainer
 output BLOB_WEBHOOK_ENABLED bool = blobWebhookEnabled
 output FUNCTION_MAXIMUM_INSTANCE_COUNT int = maximumInstanceCount
 output USE_PRIVATE_NETWORKING bool = usePrivateNetworking
+output COMPLETION_EVENTS_ENDPOINT string = completionEvents.outputs.endpoint
+output COMPLETION_EVENTS_TOPIC string = completionEventsTopic

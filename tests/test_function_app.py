@@ -50,7 +50,7 @@ def test_bindings_with_no_app_settings_use_the_documented_defaults():
     bindings = index_app({})
     assert set(bindings) == {"ingest_document", "run_stage_one_job", "index_chunk_batch", "remove_deleted_blob",
                              "reconcile_index", "repair_due", "record_blob_poison", "record_stage_one_poison",
-                             "record_batch_poison"}
+                             "record_batch_poison", "status_summary", "status_documents", "status_document"}
     assert bindings["ingest_document"] == [
         {"type": "blobTrigger", "direction": "IN", "name": "client", "path": "documents/{name}",
          "connection": "AzureWebJobsStorage", "source": "EventGrid"}]

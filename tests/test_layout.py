@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "chunking"
 
 #: Layers 0 and 1 without the failure kinds and the tokenizer: what "core" means in the table and the docstrings.
-CORE = frozenset({"model", "ids", "formats", "redact", "settings"})
+CORE = frozenset({"model", "ids", "formats", "redact", "settings", "telemetry"})
 
 
 def _below(layer: int) -> frozenset[str]:
@@ -37,8 +37,9 @@ def _below(layer: int) -> frozenset[str]:
 
 #: unit → (layer, the units it may import). A unit imports only units of lower layers (never up, never sideways).
 LAYERS: dict[str, tuple[int, frozenset[str]]] = {
-    **{unit: (0, frozenset()) for unit in CORE - {"settings"}},
+    **{unit: (0, frozenset()) for unit in CORE - {"settings", "telemetry"}},
     "settings": (1, frozenset({"formats"})),
+    "telemetry": (1, frozenset({"redact"})),
     "errors": (1, frozenset({"redact"})),
     "tokens": (1, frozenset()),
     "parsers": (2, CORE | {"errors"}),

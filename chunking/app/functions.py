@@ -9,8 +9,10 @@ import logging
 import tempfile
 from pathlib import Path
 
-from chunking.errors import classify, describe_failure, reason_of
+from chunking import telemetry
+from chunking.errors import StorageError, classify, describe_failure, reason_of
 from chunking.ids import doc_id as make_doc_id
+from chunking.ledger import document_view, list_documents, status_counts, summary
 from chunking.messages.batches import decode_message
 from chunking.messages.envelope import DOCUMENT_FIELDS, MessageError, read_envelope, type_of
 from chunking.messages.fields import is_fields_message
@@ -23,21 +25,15 @@ from chunking.pipeline.reprocess import ReprocessReport, reprocess, select
 from chunking.pipeline.stage_two import StageOneResult, StageTwoResult, run_stage_one, run_stage_two
 from chunking.services import Services, services
 from chunking.settings import Settings
-from chunking.storage import (
-    BlobChangedError,
-    blob_service,
-    create_container,
-    download_to_file,
-    queue_client,
-    queue_length,
-    storage_error,
-)
+from chunking.storage import (BlobChangedError, blob_service, create_container, download_to_file, queue_depth,
+                              storage_error)
 from chunking.storage.properties import read_properties
 
 __all__ = [
-    "enqueue_stage_one_jobs", "handle_batch", "handle_batch_poison", "handle_blob", "handle_blob_event",
-    "handle_blob_poison", "handle_reconcile", "handle_repair", "handle_reprocess", "handle_stage_one_job",
-    "handle_stage_one_poison",
+    "Answer", "BLOB_POISON_QUEUE", "enqueue_stage_one_jobs", "handle_batch", "handle_batch_poison", "handle_blob",
+    "handle_blob_event", "handle_blob_poison", "handle_reconcile", "handle_repair", "handle_reprocess",
+    "handle_stage_one_job", "handle_stage_one_poison", "handle_status_document", "handle_status_documents",
+    "handle_status_summary",
 ]
 
 log = logging.getLogger("chunking.app.functions")
@@ -96,12 +92,19 @@ def handle_stage_one_job(body: bytes | str) -> StageOneResult | None:
 
 
 def _stage_one(s: Services, blob, job: StageOneJob) -> StageOneResult | None:
+    # The stage-1 span opens here so that it holds the blob's download too; run_stage_one joins it.
+    with telemetry.span("chunking.stage_one", parent=job.trace or None, container=job.container, path=job.path,
+                        doc_id=make_doc_id(job.container, job.path), job_reason=job.reason):
+        return _traced_stage_one(s, blob, job)
+
+
+def _traced_stage_one(s: Services, blob, job: StageOneJob) -> StageOneResult | None:
     container, path = job.container, job.path
 
     def enqueue_next(version: str, state: RangeState) -> None:
         s.jobs.send([encode_job(StageOneJob(container, path, keep_old_versions=job.keep_old_versions,
                                             reason="next page range", version=version, etag=local.etag,
-                                            range=state))])
+                                            range=state, trace=telemetry.carrier()))])
 
     try:
         with tempfile.TemporaryDirectory(prefix="stage1-") as tmp:
@@ -136,6 +139,7 @@ def handle_stage_one_poison(body: bytes | str) -> None:
     except MessageError as exc:
         log.error("unreadable stage-1 job poison message: %s", exc)
         return
+    telemetry.record("chunking.poison", 1, queue=f"{s.settings.stage_one.job_queue}-poison")
     did = make_doc_id(job.container, job.path)
     entry = s.ledger.get(did)
     if entry is None or (job.version and entry.version != job.version):
@@ -194,6 +198,8 @@ def _defer(s: Services, body: bytes | str, retry_after_s: float | None, exc: Exc
     data["deferrals"] = deferrals + 1
     s.batches.send([json.dumps(data, ensure_ascii=False, separators=(",", ":"))], visibility_timeout=wait_s)
     s.ledger.mark_throttled(message.doc_id, message.source, message.version, wait_s)
+    telemetry.record("chunking.throttling.deferrals", 1)
+    telemetry.record("chunking.throttling.delay", wait_s)
     log.warning("throttled %s of %s: deferred %d s (deferral %d of %d): %s", message.where, message.source,
                 wait_s, deferrals + 1, MAX_DEFERRALS, exc)
     return True
@@ -209,6 +215,7 @@ def handle_blob_poison(body: bytes | str) -> None:
     except (ValueError, KeyError, TypeError) as exc:
         log.error("unreadable blob poison message (%s): %r", exc, body[:200])
         return
+    telemetry.record("chunking.poison", 1, queue=BLOB_POISON_QUEUE)
     did = make_doc_id(container, path)
     entry = s.ledger.get(did)
     last = f" (last error: {entry.error})" if entry and entry.error else ""
@@ -221,6 +228,7 @@ def handle_batch_poison(body: bytes | str) -> None:
     """A chunk batch that failed stage 2 on every attempt: its version is marked ``failed`` with the last error
     (unless another version has become current since). The previous indexed version stays searchable."""
     s = services()
+    telemetry.record("chunking.poison", 1, queue=f"{s.settings.batch_queue}-poison")
     if is_fields_message(body):
         # The ledger keeps the old fields hash, so the next reconcile sweep sends the update again.
         log.error("poisoned field update (metadata or access lists) %s: the index keeps the old fields until the "
@@ -303,6 +311,15 @@ def handle_reconcile() -> ReconcileReport:
     log.info("reconcile: %s", report.to_dict())
     # Metadata-only changes raise no storage event: the sweep sends their field updates.
     refresh_fields(container, settings=s.settings, ledger=s.ledger, payloads=s.payloads, send=s.batches.send)
+    published = s.ledger.publish_pending()  # completion events whose publishing failed before
+    if published:
+        log.info("reconcile: %d pending completion events published", published)
+    for found, value in report.to_dict().items():
+        telemetry.record("chunking.reconcile", len(value) if isinstance(value, list) else value, found=found)
+    try:
+        _record_state(s)
+    except Exception as exc:  # a gauge is not worth failing the repair for
+        log.warning("reconcile: queue depths and ledger counts not recorded: %s", reason_of(exc))
     return report
 
 
@@ -345,8 +362,66 @@ def handle_repair() -> ReconcileReport:
 def _queues_idle(settings: Settings) -> bool:
     """No message at all (visible or invisible) on the chunk-batch and stage-1 job queues: nothing in flight can
     still complete a ``queued`` version. False when a queue cannot be asked."""
-    return all(queue_length(queue_client(settings, name)) == 0
-               for name in (settings.batch_queue, settings.stage_one.job_queue))
+    try:
+        return all(queue_depth(settings, name) == 0 for name in (settings.batch_queue, settings.stage_one.job_queue))
+    except StorageError:
+        return False
+
+
+#: The queue the Functions host moves a blob to after poisonBlobThreshold failed attempts.
+BLOB_POISON_QUEUE = "webjobs-blobtrigger-poison"
+
+
+def _record_state(s: Services) -> None:
+    """The gauges reconcile sets (docs/operations.md#metrics): ledger entries by status, and the approximate
+    depth of each queue of the pipeline and of its poison queues (0 for a queue not created yet)."""
+    for status, count in status_counts(s.ledger.entries()).items():
+        telemetry.record("chunking.ledger.documents", count, status=status)
+    names = (s.settings.batch_queue, s.settings.stage_one.job_queue, s.settings.blob_events_queue)
+    for name in (*names, *(f"{n}-poison" for n in names), BLOB_POISON_QUEUE):
+        telemetry.record("chunking.queue.depth", queue_depth(s.settings, name), queue=name)
+
+
+# -- the status API (HTTP-triggered functions; docs/operations.md#the-status-api) ----------------------------------
+
+#: What a status handler answers: the HTTP status code and the JSON body.
+Answer = tuple[int, dict]
+
+
+def handle_status_summary() -> Answer:
+    """``GET /api/status``: the counts by status, the failed documents with their reasons and the notes
+    (``chunking.ledger.summary``: what ``chunking status --json`` prints)."""
+    return 200, summary(services().ledger.entries())
+
+
+def handle_status_documents(params: dict[str, str]) -> Answer:
+    """``GET /api/status/documents?status=failed&limit=100&cursor=…``: one page of documents in path order
+    (``chunking.ledger.list_documents``); 400 with ``{"error": …}`` for an unknown status, a bad limit or cursor."""
+    raw = params.get("limit") or "100"
+    if not raw.isdigit():
+        return 400, {"error": f"limit must be a whole number, got {raw!r}"}
+    try:
+        limit = int(raw)
+        page = list_documents(services().ledger.entries(), status=params.get("status") or None, limit=limit,
+                              cursor=params.get("cursor") or None)
+    except ValueError as exc:
+        return 400, {"error": str(exc)}
+    return 200, page
+
+
+def handle_status_document(params: dict[str, str]) -> Answer:
+    """``GET /api/status/document?path=manuals/a.pdf[&container=…]``: one document
+    (``chunking.ledger.document_view``) of the documents container (or *container*); 400 without a path, 404
+    with ``{"error": …}`` when the ledger does not know it."""
+    s = services()
+    path = params.get("path") or ""
+    if not path:
+        return 400, {"error": "give the document's path: ?path=folder/name"}
+    container = params.get("container") or s.settings.documents_container
+    entry = s.ledger.get(make_doc_id(container, path))
+    if entry is None:
+        return 404, {"error": f"no document {container}/{path} in the ledger"}
+    return 200, document_view(entry)
 
 
 def handle_reprocess(*, every: bool = False, prefix: str | None = None, dry_run: bool = False,

@@ -6,7 +6,9 @@ file under the local state folder (the embedded default; ``sqlite_store``). Both
 write (optimistic concurrency on an ETag / revision); ``state`` holds the data, the statuses (named once there,
 asked through ``LedgerEntry``'s predicates) and the transitions over them; ``completion`` holds the rule of when
 a version is complete and which versions' chunks stay; ``repair`` when a document is due for stage 1 again
-and which recorded batches no longer belong in the index.
+and which recorded batches no longer belong in the index; ``views`` what the CLI's ``status`` and the status API
+answer (one function each); a transition to ``indexed``, ``failed`` or ``deleted`` records its completion event
+in the entry (``LedgerEntry.event``), published through the ``Ledger``'s *publish* (docs/events.md).
 Everything is importable from ``chunking.ledger``; ``chunking.services.make_ledger`` builds the one the settings
 choose.
 
@@ -36,6 +38,7 @@ from chunking.ledger.repair import (
 from chunking.ledger.sqlite_store import LocalLedgerStore
 from chunking.ledger.state import (
     DELETED,
+    EVENT_STATUSES,
     FAILED,
     IN_FLIGHT,
     INDEXED,
@@ -59,13 +62,15 @@ from chunking.ledger.state import (
     status_counts,
 )
 from chunking.ledger.table_store import TableLedgerStore
+from chunking.ledger.views import MAX_PAGE_SIZE, SUMMARY_STATUSES, document_view, list_documents, summary
 
-__all__ = ["DELETED", "FAILED", "IDLE_GRACE_S", "INDEXED", "IN_FLIGHT", "MAX_TRANSIENT_FAILURES", "PERMANENT",
-           "QUEUED", "RETRY_BASE_S", "RETRY_CAP_S", "SENDING", "STATUSES", "THROTTLED", "TRANSIENT", "UNSENT_AFTER_S",
-           "BatchFate", "BatchRecord", "Clock", "Completion", "Due", "Ledger", "LedgerEntry", "LedgerStore",
-           "LocalLedgerStore", "Status", "TableLedgerStore", "all_batches_in", "batch_fate", "clock",
-           "complete_if_done", "count_statuses", "due_for_repair", "is_wanted", "local_ledger_path",
-           "repair_candidates", "status_counts", "unwanted_batches"]
+__all__ = ["DELETED", "EVENT_STATUSES", "FAILED", "IDLE_GRACE_S", "INDEXED", "IN_FLIGHT", "MAX_PAGE_SIZE",
+           "MAX_TRANSIENT_FAILURES", "PERMANENT", "QUEUED", "RETRY_BASE_S", "RETRY_CAP_S", "SENDING", "STATUSES",
+           "SUMMARY_STATUSES", "THROTTLED", "TRANSIENT", "UNSENT_AFTER_S", "BatchFate", "BatchRecord", "Clock",
+           "Completion", "Due", "Ledger", "LedgerEntry", "LedgerStore", "LocalLedgerStore", "Status",
+           "TableLedgerStore", "all_batches_in", "batch_fate", "clock", "complete_if_done", "count_statuses",
+           "document_view", "due_for_repair", "is_wanted", "list_documents", "local_ledger_path",
+           "repair_candidates", "status_counts", "summary", "unwanted_batches"]
 
 
 def local_ledger_path(settings) -> Path:

@@ -8,14 +8,20 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import hashlib
+import json
+import logging
 from dataclasses import dataclass
 from typing import Callable, Iterable, Iterator, Literal, Protocol, get_args
 
+from chunking import telemetry
 from chunking.redact import redact
 
-__all__ = ["DELETED", "FAILED", "INDEXED", "IN_FLIGHT", "MAX_TRANSIENT_FAILURES", "PERMANENT", "QUEUED",
-           "RETRY_BASE_S", "RETRY_CAP_S", "SENDING", "STATUSES", "THROTTLED", "TRANSIENT", "BatchRecord", "Clock",
-           "Ledger", "LedgerEntry", "LedgerStore", "Status", "clock", "count_statuses", "status_counts"]
+log = logging.getLogger("chunking.ledger")
+
+__all__ = ["DELETED", "EVENT_STATUSES", "FAILED", "INDEXED", "IN_FLIGHT", "MAX_TRANSIENT_FAILURES", "PERMANENT",
+           "QUEUED", "RETRY_BASE_S", "RETRY_CAP_S", "SENDING", "STATUSES", "THROTTLED", "TRANSIENT", "BatchRecord",
+           "Clock", "Ledger", "LedgerEntry", "LedgerStore", "Status", "clock", "count_statuses", "status_counts"]
 
 # The statuses of an entry (see ``LedgerEntry.status``), named once: everything outside this package asks an
 # entry's predicates (``is_indexed``, ``in_flight`` …) or uses these names, never a string of its own.
@@ -85,6 +91,9 @@ class LedgerEntry:
             (``chunking.pipeline.backfill.stage_one_settings``: splitter fingerprint and namespace; '' if not recorded).
         requeued_at: when reconcile (or a command like it) last put the document back to stage 1
             ('' if never since its version began), so a backlog is not enqueued twice.
+        event: the completion event not yet published ('' if none): JSON of ``{"id", "status", "version",
+            "reason", "at"}``, written by the same conditional write as the transition to ``indexed``, ``failed``
+            or ``deleted`` that makes it (``Ledger``, docs/events.md), cleared once published.
     """
 
     doc_id: str
@@ -108,6 +117,7 @@ class LedgerEntry:
     made_with: str = ""
     indexed_made_with: str = ""
     requeued_at: str = ""
+    event: str = ""
 
     def to_dict(self) -> dict:
         return dataclasses.asdict(self)
@@ -208,10 +218,19 @@ class LedgerStore(Protocol):
 
 
 class Ledger:
-    """Document state transitions over a ``LedgerStore``. Every method is safe under concurrent callers."""
+    """Document state transitions over a ``LedgerStore``. Every method is safe under concurrent callers.
 
-    def __init__(self, store: LedgerStore) -> None:
+    Completion events (docs/events.md): a write that moves a document's (version, status) to ``indexed``,
+    ``failed`` or ``deleted`` records the event in the entry itself (``LedgerEntry.event``), in the same
+    conditional write, so exactly one writer makes each transition and its event, however often a trigger
+    delivers. That writer then hands the entry to *publish* (``chunking.messages.events``) and clears the event;
+    if publishing fails the event stays and ``publish_pending`` (reconcile) sends it again: at least once, under
+    one id per transition.
+    """
+
+    def __init__(self, store: LedgerStore, publish: Callable[[LedgerEntry], None] | None = None) -> None:
         self.store = store
+        self.publish = publish
 
     def get(self, doc_id: str) -> LedgerEntry | None:
         return self.store.read(doc_id)[0]
@@ -228,10 +247,38 @@ class Ledger:
             new = fn(base)
             if new is None:
                 return entry
-            new = dataclasses.replace(new, updated_at=_now())
+            new = _with_event(entry, dataclasses.replace(new, updated_at=_now()))
             if self.store.write(new, tag):
+                if new.event and new.event != base.event:  # this write made the transition
+                    telemetry.record("chunking.documents", 1, outcome=new.status)
+                    new = self._publish(new)
                 return new
         raise RuntimeError(f"ledger entry {doc_id} ({source}) kept changing under concurrent writers")
+
+    def _publish(self, entry: LedgerEntry) -> LedgerEntry:
+        """Publish *entry*'s pending event and clear it; on failure (logged, redacted) it stays pending. Without a
+        publisher nothing happens. Returns the entry as it is now."""
+        if self.publish is None or not entry.event:
+            return entry
+        try:
+            self.publish(entry)
+        except Exception as exc:  # the transition stands; reconcile publishes the event again
+            log.warning("completion event of %s not published yet: %s", entry.source,
+                        redact(f"{type(exc).__name__}: {exc}")[:300])
+            return entry
+        sent = entry.event
+        cleared = self._change(entry.doc_id, entry.source,
+                               lambda e: dataclasses.replace(e, event="") if e.event == sent else None)
+        return cleared or entry
+
+    def publish_pending(self) -> int:
+        """Publish every event still pending (one whose publishing failed, or made without a publisher);
+        returns how many were published."""
+        done = 0
+        for entry in self.store.entries():
+            if entry.event and self.publish is not None and not self._publish(entry).event:
+                done += 1
+        return done
 
     def begin_version(self, doc_id: str, source: str, version: str, chunk_count: int, batch_count: int,
                       container: str = "", note: str = "", status: Status = QUEUED,
@@ -416,6 +463,24 @@ class Ledger:
         """The source is gone and its chunks were removed."""
         return self._change(doc_id, source, lambda e: dataclasses.replace(  # type: ignore[return-value]
             e, status=DELETED, indexed_version="", error=""))
+
+
+#: The statuses a completion event is published for (docs/events.md).
+EVENT_STATUSES: tuple[Status, ...] = (INDEXED, FAILED, DELETED)
+
+
+def _with_event(old: LedgerEntry | None, new: LedgerEntry) -> LedgerEntry:
+    """*new* with a pending completion event when it moves the document to another (version, status) among
+    ``EVENT_STATUSES``; otherwise *new* as it is (a pending event of *old* stays pending)."""
+    if new.status not in EVENT_STATUSES:
+        return new
+    if old is not None and (old.version, old.status) == (new.version, new.status):
+        return new
+    at = new.updated_at
+    ident = hashlib.sha256(f"{new.doc_id}|{new.version}|{new.status}|{at}".encode()).hexdigest()[:32]
+    event = {"id": ident, "status": new.status, "version": new.version,
+             "reason": new.error if new.status == FAILED else "", "at": at}
+    return dataclasses.replace(new, event=json.dumps(event, separators=(",", ":")))
 
 
 def count_statuses(statuses: Iterable[str], among: Iterable[str] = STATUSES) -> dict[str, int]:

@@ -12,6 +12,11 @@ default: 64 KiB after the host's base64). A batch whose records cannot fit even 
 ``batch_count`` and ``chunk_count`` are 0 in the batches of a long document that stage 1 sent before it knew
 them (docs/architecture.md#long-documents); a message with ``"check": true`` and no records asks stage 2 to
 complete the version once the ledger has the totals.
+
+Two optional fields, absent from messages of older senders (whose decoding is unchanged): ``"trace"``, the W3C
+trace context of the document version's trace (``{"traceparent": "00-…", "tracestate": "…"}``,
+``chunking.telemetry.carrier``), and ``"uploaded_at"``, the blob's last modification (ISO 8601 UTC), from which
+stage 2 measures upload-to-indexed latency.
 """
 
 from __future__ import annotations
@@ -45,6 +50,8 @@ class BatchMessage:
     payload: str | None
     keep_old_versions: bool = False
     check: bool = False  # a completion check: no records (``BatchPacker.check_message``)
+    trace: dict[str, str] | None = None  # W3C trace context of the version's trace, if the sender traced it
+    uploaded_at: str = ""  # the blob's last modification, ISO 8601 UTC ('' if unknown)
 
     @property
     def where(self) -> str:
@@ -107,9 +114,14 @@ class BatchPacker:
     soon as it is full instead of holding the document's records."""
 
     def __init__(self, doc_id: str, version: str, source: str, *, max_message_bytes: int,
-                 max_records: int = MAX_RECORDS_PER_BATCH, keep_old_versions: bool = False) -> None:
+                 max_records: int = MAX_RECORDS_PER_BATCH, keep_old_versions: bool = False,
+                 trace: dict[str, str] | None = None, uploaded_at: str | None = None) -> None:
         self.header = {"type": CHUNK_BATCH, "schema": _SCHEMA, "doc_id": doc_id, "version": version,
                        "source": source, "keep_old_versions": keep_old_versions}
+        if trace:  # optional fields: only when known, so an untraced message is as before
+            self.header["trace"] = dict(trace)
+        if uploaded_at:
+            self.header["uploaded_at"] = uploaded_at
         self.max_message_bytes = max_message_bytes
         self.max_records = max_records
         # A generous fixed allowance for the per-message header (numbers grow at most a few digits).
@@ -182,9 +194,19 @@ def decode_message(body: str | bytes | dict[str, Any]) -> BatchMessage:
             payload=data.get("payload"),
             keep_old_versions=bool(data.get("keep_old_versions", False)),
             check=bool(data.get("check", False)),
+            trace=_trace(data.get("trace")),
+            uploaded_at=str(data.get("uploaded_at") or ""),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise MessageError(f"chunk-batch message lacks a valid field: {exc}") from None
+
+
+def _trace(value: Any) -> dict[str, str] | None:
+    """The ``"trace"`` field as a carrier of strings, or ``None`` (absent or malformed: the message is still
+    processed, in a trace of its own)."""
+    if not isinstance(value, dict):
+        return None
+    return {str(k): v for k, v in value.items() if isinstance(v, str)} or None
 
 
 def load_records(message: BatchMessage, payloads: PayloadStore) -> list[ChunkRecord]:

@@ -26,7 +26,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from chunking.messages.envelope import STAGE_ONE_JOB, MessageError, open_envelope
 
@@ -71,6 +71,8 @@ class StageOneJob:
         keep_old_versions: tell stage 2 not to delete older versions' chunks.
         reason: why it was enqueued, for logs (``"reconcile"``, ``"reprocess"``, ``"next page range"``).
         version, etag, range: set together, by stage 1, for the next page range of a long document.
+        trace: the W3C trace context of the document version's trace (``chunking.telemetry.carrier``), so the
+            next page range continues it; optional (``{}``: the job starts a trace of its own).
     """
 
     container: str
@@ -81,6 +83,7 @@ class StageOneJob:
     version: str = ""
     etag: str = ""
     range: RangeState | None = None
+    trace: Mapping[str, str] = dataclasses.field(default_factory=dict, hash=False)
 
 
 def encode_job(job: StageOneJob) -> str:
@@ -89,6 +92,8 @@ def encode_job(job: StageOneJob) -> str:
     if job.range is None:
         for name in ("range", "version", "etag"):
             data.pop(name)
+    if not job.trace:  # optional: an untraced job is as before
+        data.pop("trace")
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -107,6 +112,8 @@ def decode_job(body: str | bytes) -> StageOneJob:
             version=str(data.get("version", "")), etag=str(data.get("etag", "")),
             range=None if span is None else RangeState(**{f.name: _field(f.name, span.get(f.name, f.default))
                                                           for f in dataclasses.fields(RangeState)}),
+            trace={str(k): v for k, v in data["trace"].items() if isinstance(v, str)}
+            if isinstance(data.get("trace"), dict) else {},
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise MessageError(f"stage-1 job lacks a valid field: {exc}") from None

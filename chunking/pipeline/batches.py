@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
+from chunking import telemetry
 from chunking.ledger import QUEUED, SENDING, Ledger
 from chunking.messages.batches import BatchPacker, Group
 from chunking.model import ChunkRecord
@@ -24,12 +25,14 @@ class Batches:
 
     def __init__(self, result, settings: Settings, payloads: PayloadStore, ledger: Ledger,
                  container: str, send, keep_old_versions: bool, *, streamed: bool, first_batch_no: int,
-                 made_with: str = "") -> None:
+                 made_with: str = "", uploaded_at: str | None = None) -> None:
         self.result, self.payloads, self.ledger, self.container, self.send = (result, payloads, ledger, container,
                                                                                send)
+        # Each message carries the current trace context (stage 1's span), so stage 2 continues the trace.
         self.packer = BatchPacker(result.doc_id, result.version, result.source,
                                   max_message_bytes=settings.max_message_bytes, max_records=settings.batch_max_chunks,
-                                  keep_old_versions=keep_old_versions)
+                                  keep_old_versions=keep_old_versions, trace=telemetry.carrier(),
+                                  uploaded_at=uploaded_at)
         self.held: list[Group] = []
         self.made_with = made_with  # the stage-1 settings of the version (chunking.pipeline.backfill), for the ledger
         self.streamed = streamed  # the version was begun and batches went out before the totals were known

@@ -14,6 +14,7 @@ import logging
 import time
 from dataclasses import dataclass
 
+from chunking import telemetry
 from chunking.embeddings import Embedder, embed_all
 from chunking.errors import ServiceFailure, classify, describe_failure, reason_of
 from chunking.index.protocol import IndexWriter
@@ -64,7 +65,7 @@ def _next_attempt(failure: ServiceFailure | None) -> str:
 
 
 def run_stage_two(
-    body: str | bytes,
+    body: str | bytes | dict,
     *,
     settings: Settings,
     embedder: Embedder,
@@ -84,14 +85,41 @@ def run_stage_two(
     merge-or-upload on deterministic keys, so a duplicated or retried message changes nothing. When the version
     is complete the ledger says ``indexed`` and the document's other versions are deleted by their recorded keys.
 
+    The batch is the span ``chunking.stage_two``, a child of the stage-1 span whose context the message carries
+    (``"trace"``; a message without one starts a trace of its own), with the completion inside it as the span
+    ``chunking.complete`` (docs/operations.md#telemetry).
+
     Raises:
         MessageError: the message is not a chunk-batch message (it cannot succeed on retry).
         PayloadMissingError: its claim-checked payload is gone and the version is not complete.
         Errors of the embedder or index propagate (after being noted in the ledger), so the queue retries the
         message and finally poisons it.
     """
+    data = body if isinstance(body, dict) else read_envelope(body)  # *body* may be the envelope already read
+    trace = data.get("trace") if isinstance(data, dict) else None
+    with telemetry.span("chunking.stage_two", parent=trace if isinstance(trace, dict) else None,
+                        doc_id=data.get("doc_id") if isinstance(data, dict) else None,
+                        path=data.get("source") if isinstance(data, dict) else None) as current:
+        try:
+            result = _run_stage_two(data, settings=settings, embedder=embedder, index=index, payloads=payloads,
+                                    ledger=ledger)
+        except Exception as exc:
+            telemetry.record("chunking.failures", 1, stage="stage_two", failure_kind=classify(exc).kind)
+            raise
+        telemetry.set_attributes(current, version=result.version, batch_no=result.batch_no,
+                                 batch_count=result.batch_count, records=result.records, embedded=result.embedded,
+                                 reused=result.reused, embedding_tokens=result.embedding_tokens,
+                                 outcome=result.dropped or ("completed" if result.completed else "written"))
+        telemetry.record("chunking.stage.duration", result.seconds, stage="stage_two")
+        telemetry.record("chunking.embedding.tokens", result.embedding_tokens)
+        telemetry.record("chunking.embedding.requests", result.embedding_requests)
+        return result
+
+
+def _run_stage_two(data, *, settings: Settings, embedder: Embedder, index: IndexWriter, payloads: PayloadStore,
+                   ledger: Ledger) -> StageTwoResult:
+    """``run_stage_two`` on the envelope as read, without its span and metrics."""
     started = time.perf_counter()
-    data = read_envelope(body)  # once: the type picks the codec, which takes the envelope as read
     if type_of(data) == DOCUMENT_FIELDS:  # metadata or access lists changed, not the bytes: no embedding
         update, updated, dropped = apply_fields_body(data, index=index, ledger=ledger, payloads=payloads)
         return StageTwoResult(update.doc_id, update.version, update.source, 0, 1, records=updated, dropped=dropped,
@@ -235,8 +263,27 @@ def _complete(message, result: StageTwoResult, index: IndexWriter, ledger: Ledge
     if done is not Completion.COMPLETED:
         return
     result.completed = True
-    if not message.keep_old_versions:
-        result.removed = remove_other_versions(message.doc_id, message.version, index=index, ledger=ledger,
-                                               payloads=payloads)
-    # Only this version's payloads: another version may be in flight with payloads of its own.
-    payloads.delete_prefix(f"{message.doc_id}/{message.version}/")
+    with telemetry.span("chunking.complete", doc_id=message.doc_id, path=message.source, version=message.version,
+                        batch_count=message.batch_count or None) as current:
+        if not message.keep_old_versions:
+            result.removed = remove_other_versions(message.doc_id, message.version, index=index, ledger=ledger,
+                                                   payloads=payloads)
+        # Only this version's payloads: another version may be in flight with payloads of its own.
+        payloads.delete_prefix(f"{message.doc_id}/{message.version}/")
+        telemetry.set_attributes(current, removed=result.removed, outcome="indexed")
+        latency_s = _since(message.uploaded_at)
+        if latency_s is not None:
+            telemetry.set_attributes(current, upload_to_indexed_s=round(latency_s, 3))
+            telemetry.record("chunking.upload_to_indexed", latency_s)
+
+
+def _since(at: str) -> float | None:
+    """Seconds from the ISO 8601 time *at* until now; ``None`` if *at* is empty or not a time."""
+    try:
+        then = dt.datetime.fromisoformat(at.replace("Z", "+00:00")) if at else None
+    except ValueError:
+        return None
+    if then is None:
+        return None
+    then = then if then.tzinfo else then.replace(tzinfo=dt.timezone.utc)
+    return max(0.0, (dt.datetime.now(dt.timezone.utc) - then).total_seconds())

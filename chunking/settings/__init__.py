@@ -19,6 +19,7 @@ from typing import Mapping
 from .docintel import DocumentIntelligenceSettings
 from .figures import FigureOptions
 from .index_design import IndexDesignSettings
+from .observability import ObservabilityOptions
 from .isolation import ParseIsolation
 from .local_model import LocalModelOptions
 from .metadata import MetadataSettings
@@ -180,6 +181,8 @@ class Settings:
     stage_one: StageOneJobs = dataclasses.field(default_factory=StageOneJobs)  # page ranges, job queue
     # The Azure AI Search index definition: layout, vectorizer, compression, permission filters, analyzers.
     index_design: IndexDesignSettings = dataclasses.field(default_factory=IndexDesignSettings)
+    # Telemetry exporters and completion events (docs/operations.md#telemetry, docs/events.md).
+    observability: ObservabilityOptions = dataclasses.field(default_factory=ObservabilityOptions)
 
     @property
     def local_index_path(self) -> Path:
@@ -301,6 +304,7 @@ class Settings:
             figures_max_per_document=int_value(env, "FIGURES_MAX_PER_DOCUMENT", 50, 0),
             stage_one=StageOneJobs.from_env(env),
             index_design=index_design,
+            observability=ObservabilityOptions.from_env(env),
         )
 
 

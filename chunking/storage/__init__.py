@@ -20,7 +20,7 @@ from chunking.errors import StorageError  # the one exception this adapter raise
 
 __all__ = [
     "BlobChangedError", "BlobFile", "QueueSender", "blob_container", "blob_service", "create_container", "create_queue",
-    "download_to_file", "ensure_reachable", "queue_client", "queue_length", "storage_error", "table_service",
+    "download_to_file", "ensure_reachable", "queue_client", "queue_depth", "storage_error", "table_service",
 ]
 
 # Roles an identity-based connection needs for every call this app makes (docs/deploy.md#pointing-it-at-azure).
@@ -107,6 +107,25 @@ def create_queue(queue: Any) -> None:
     _create(queue, queue.create_queue, f"queue '{queue.queue_name}'")
 
 
+def queue_depth(settings: Any, queue: str) -> int:
+    """The approximate number of messages in *queue*, visible or not (the ``x-ms-approximate-messages-count`` of
+    the "Get Queue Metadata" REST operation: never lower than the real number, so 0 means empty); 0 when the queue
+    does not exist yet.
+
+    Raises:
+        StorageError: the queue service cannot be reached or refuses.
+    """
+    from azure.core.exceptions import AzureError, ResourceNotFoundError
+
+    client = queue_client(settings, queue)
+    try:
+        return int(client.get_queue_properties().approximate_message_count or 0)
+    except ResourceNotFoundError:
+        return 0
+    except AzureError as exc:
+        raise storage_error(exc, client, f"queue '{queue}'") from None
+
+
 def _create(client: Any, create: Any, resource: str) -> None:
     from azure.core.exceptions import AzureError, ResourceExistsError
 
@@ -159,19 +178,6 @@ def table_service(settings: Any, **kwargs: Any) -> Any:
         return TableServiceClient.from_connection_string(settings.storage_connection, **kwargs)
     return TableServiceClient(_account_url(settings, "table"), credential=_credential(), **kwargs)
 
-
-def queue_length(queue: Any) -> int | None:
-    """The approximate number of messages on *queue* (a ``QueueClient``), visible or not: never lower than the
-    real number (the ``x-ms-approximate-messages-count`` of the "Get Queue Metadata" REST operation), so 0 means
-    the queue is empty. A queue that does not exist holds 0; ``None`` if the service cannot be asked."""
-    from azure.core.exceptions import AzureError, ResourceNotFoundError
-
-    try:
-        return int(queue.get_queue_properties().approximate_message_count or 0)
-    except ResourceNotFoundError:
-        return 0
-    except AzureError:
-        return None
 
 
 class QueueSender:

@@ -52,7 +52,8 @@ def dotted(node: Any) -> str | None:
     """``a.b.c`` for a chain of property accessors (or a bare name), else None."""
     if isinstance(node, str):
         return node
-    if isinstance(node, dict) and node.get("operator", {}).get("type") == "property_accessor":
+    if isinstance(node, dict) and isinstance(node.get("operator"), dict) \
+            and node["operator"].get("type") == "property_accessor":
         operands = node["operator"]["operands"]
         head, tail = dotted(operands["operand_1"]), dotted(operands["operand_2"])
         return None if head is None or tail is None else f"{head}.{tail}"
@@ -100,7 +101,9 @@ def evaluate(tree: dict[str, Any], node: Any, given: dict[str, Any] | None = Non
         return node
     if isinstance(node, list):
         return [again(item) for item in node]
-    if isinstance(node, dict) and "operator" in node:
+    # An expression is {"operator": {"type", "operands"}}; a property named operator (an alert rule's criterion)
+    # holds a plain value.
+    if isinstance(node, dict) and isinstance(node.get("operator"), dict):
         kind, operands = node["operator"]["type"], node["operator"]["operands"]
         if kind == "property_accessor":
             name = dotted(node)

@@ -26,6 +26,7 @@ ROLE_IDS = {
     "Cognitive Services OpenAI User": "5e0bd9bd-7b93-4f28-af87-19fc36ad61bd",
     "Cognitive Services User": "a97b65f3-24c7-4388-baec-2e87135dc908",
     "Monitoring Metrics Publisher": "3913510d-42f4-4e42-8a64-420c390055eb",
+    "EventGrid Data Sender": "d5a91429-5739-47e2-a06b-3470a27159e7",
 }
 NAMES = {guid: name for name, guid in ROLE_IDS.items()}
 
@@ -51,6 +52,8 @@ CLIENT_ROLES = {
     "AzureOpenAI": ("openai", {"Cognitive Services OpenAI User"}),
     # Layout analysis: analyze requests and their results (Document Intelligence "Use Microsoft Entra ID").
     "DocumentIntelligenceClient": ("docintel", {"Cognitive Services User"}),
+    # Completion events published to the Event Grid namespace topic (infra/modules/completion-events.bicep).
+    "EventGridPublisherClient": ("eventgrid", {"EventGrid Data Sender"}),
     # Any OpenAI-compatible endpoint with its own key: no Azure role.
     "OpenAI": (None, set()),
 }
@@ -97,6 +100,13 @@ def _assigned() -> dict[str, set[str]]:
         guid = evaluate(tree, properties["roleDefinitionId"]["function"]["parameters"]["resource_name_1"])
         target = {"appInsights": "monitoring"}.get(resource["config"]["scope"], resource["config"]["scope"])
         roles.setdefault(target, set()).add(NAMES.get(guid, guid))
+    # The Event Grid namespace's module gives the identity its sender role itself (main.bicep passes it in).
+    events = parse(INFRA / "modules" / "completion-events.bicep")
+    assignment = events["resources"]["functionSendsEvents"]["config"]
+    if dotted(assignment["properties"]["principalId"]) == FUNCTION_IDENTITY and assignment["scope"] == "namespace":
+        guid = evaluate(events, assignment["properties"]["roleDefinitionId"]["function"]["parameters"][
+            "resource_name_1"])
+        roles.setdefault("eventgrid", set()).add(NAMES.get(guid, guid))
     return roles
 
 
@@ -114,6 +124,11 @@ def test_main_gives_the_roles_module_the_function_identity_and_what_it_runs_on()
     # The accounts exist before their roles are assigned, and the app starts with its roles.
     assert set(call["config"]["dependsOn"]) == {"monitoring", "search", "openAi", "docIntel"}
     assert tree["modules"]["functionApp"]["config"]["dependsOn"] == ["roles", "network"]
+
+
+def test_main_gives_the_completion_events_module_the_function_identity() -> None:
+    params = parse(MAIN)["modules"]["completionEvents"]["config"]["params"]
+    assert dotted(params["functionPrincipalId"]) == "identity.properties.principalId"
 
 
 def test_role_ids_in_the_bicep_are_the_built_in_ones() -> None:
@@ -171,4 +186,5 @@ def test_the_exact_roles_of_the_function_identity() -> None:
         "openai": {"Cognitive Services OpenAI User"},
         "docintel": {"Cognitive Services User"},
         "monitoring": {"Monitoring Metrics Publisher"},
+        "eventgrid": {"EventGrid Data Sender"},
     }

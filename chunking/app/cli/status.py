@@ -7,7 +7,8 @@ import json
 
 from chunking.app.cli.output import fail, plural, table
 from chunking.app.cli.watch import WAITING, follow, ledger_states, states
-from chunking.ledger import DELETED, FAILED, INDEXED, QUEUED, SENDING, status_counts
+from chunking.ids import doc_id
+from chunking.ledger import document_view, summary
 from chunking.parsers.pictures import pixel_counts
 from chunking.services import (
     index_known_empty,
@@ -29,6 +30,8 @@ def add_parser(sub, summary: str) -> None:
                             "reason and any document with a note, then, on the last line, the index's schema "
                             "version (and what the next ingest adds to it).")
     status.add_argument("--json", action="store_true", help="print as one JSON object")
+    status.add_argument("--document", metavar="PATH", help="print one document of the documents container as JSON "
+                        "(status, versions, counts, reason, timings: what GET /api/status/document answers)")
     status.add_argument("--watch", action="store_true",
                         help="follow the documents in progress (uploaded and not yet seen by the blob trigger, "
                         "sending, queued) and print each change until all are indexed or failed, then the counts "
@@ -48,20 +51,23 @@ def run(args: argparse.Namespace, settings) -> int:
     present = ledger_exists(settings)
     if args.watch:
         return _watch(args, settings, make_ledger(settings))
+    if args.document:
+        entry = make_ledger(settings).get(doc_id(settings.documents_container, args.document)) if present else None
+        if entry is None:
+            return fail(args, f"no document {settings.documents_container}/{args.document} in the ledger", status=1)
+        print(json.dumps(document_view(entry), ensure_ascii=False, indent=2))
+        return 0
     entries = make_ledger(settings).entries() if present else []
-    # Throttled entries are in none of these counts (nor in --watch's closing counts).
-    counts = status_counts(entries, (INDEXED, QUEUED, SENDING, FAILED, DELETED))
-    failed = [e for e in entries if e.is_failed]
-    noted = [e for e in entries if e.note and not e.is_failed]
+    # The same answer as the status API's summary (chunking.ledger.views): throttled entries are in none of these
+    # counts (nor in --watch's closing counts).
+    report = summary(entries)
+    counts, failed, noted = report["counts"], report["failed"], report["notes"]
     schema = _schema(settings)
     if args.json:
         print(json.dumps({"counts": counts, "waiting": _waiting(settings, entries), "index": schema.to_dict(),
-                          "failed": [
-            {"source": e.source, "doc_id": e.doc_id, "version": e.version, "error": e.error, "attempts": e.attempts,
-             "updated_at": e.updated_at} for e in failed],
-            "notes": [{"source": e.source, "status": e.status, "note": e.note} for e in noted],
-            "local_ocr": pixel_counts("; ".join(e.note for e in entries if e.note and not e.is_deleted))},
-            ensure_ascii=False, indent=2))
+                          "failed": failed, "notes": noted,
+                          "local_ocr": pixel_counts("; ".join(e.note for e in entries if e.note and not e.is_deleted))},
+                         ensure_ascii=False, indent=2))
         return 0
     waiting = _waiting(settings, entries)
     print(", ".join(f"{n} {s}" for s, n in counts.items())
@@ -77,10 +83,10 @@ def run(args: argparse.Namespace, settings) -> int:
               "`chunking ingest` writes local files again, `chunking reconcile` the container's blobs")
     if failed:
         print()
-        table(("failed source", "reason", "since"), [(e.source, e.error, e.updated_at) for e in failed])
+        table(("failed source", "reason", "since"), [(e["source"], e["error"], e["updated_at"]) for e in failed])
     if noted:
         print()
-        table(("source", "status", "note"), [(e.source, e.status, e.note) for e in noted])
+        table(("source", "status", "note"), [(e["source"], e["status"], e["note"]) for e in noted])
     if failed or noted:
         print()
     print(schema.describe())  # last, as the help says: the line scripts and people look for at the end

@@ -36,6 +36,7 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
+from chunking import telemetry
 from chunking.model import Page
 from chunking.parsers._common import ParseError, ReadContext
 from chunking.parsers.docintel.render import render_pages
@@ -97,6 +98,7 @@ class DocumentIntelligenceReader:
             if rest:
                 ranges.insert(0, rest)
         analysed = sum(len(result.get("pages") or ()) for result in results)
+        telemetry.record("chunking.docintel.pages", analysed)  # what the service bills
         requests = f"{len(results)} request{'s' if len(results) != 1 else ''}"
         log.info("document intelligence %s: %d pages analysed in %s (%s, %s)", source, analysed, requests,
                  settings.model_id, settings.api_version)
