@@ -33,8 +33,10 @@ __all__ = [
 #: Where a file declares its own title (``Format.title_source``; read by ``chunking.parsers.titles``):
 #: ``none``; ``pdf-info``, the ``/Title`` of a PDF's document information (PDFium reads it); ``ooxml-core``,
 #: ``dc:title`` in the ``docProps/core.xml`` part of an Office Open XML package; ``html-title``, the ``<title>``
-#: element; ``front-matter``, a ``title:`` line in Markdown's leading ``---`` block.
-TITLE_SOURCES = ("none", "pdf-info", "ooxml-core", "html-title", "front-matter")
+#: element; ``front-matter``, a ``title:`` line in Markdown's leading ``---`` block; ``epub-opf``, the
+#: ``dc:title`` of an EPUB's package document (OPF); ``odf-meta``, the ``dc:title`` of an OpenDocument package's
+#: ``meta.xml``; ``rtf-info``, the ``{\\info{\\title …}}`` group of an RTF file.
+TITLE_SOURCES = ("none", "pdf-info", "ooxml-core", "html-title", "front-matter", "epub-opf", "odf-meta", "rtf-info")
 
 
 @dataclass(frozen=True)
@@ -56,8 +58,8 @@ class Format:
         page_ranges: its local parser can read it in windows of pages (``start``/``end``), so stage 1 counts its
             pages first and reads a long one in ranges of ``STAGE1_PAGES_PER_JOB`` pages, the title and
             language coming from its first pages (docs/architecture.md#long-documents).
-        zip_package: the file is a ZIP package (Office Open XML): a part such as its declared title can only be
-            read from the whole file, never from its first bytes.
+        zip_package: the file is a ZIP package (Office Open XML, OpenDocument, EPUB): a part such as its declared
+            title can only be read from the whole file, never from its first bytes.
         docintel: the Document Intelligence layout model reads it, so ``DOCUMENT_INTELLIGENCE_ENDPOINT`` sends it
             there and ``PARSERS`` may name it with ``docintel``.
         program_code: program source, whose ``*`` and ``_`` are never emphasis (the CLI shows its hits verbatim;
@@ -112,6 +114,35 @@ FORMATS: dict[str, Format] = {
     # reStructuredText: cut with the recursive splitter's rst preset, but markup, whose * and _ are emphasis.
     ".rst": Format("text", "code:rst"),
 }
+
+# EPUB, OpenDocument, RTF and legacy Excel, more program sources and text files (docs/parsers.md#formats). None of
+# them goes to Document Intelligence: its layout model takes PDF, images, Office Open XML and HTML only.
+#: More program-source extensions → LangChain ``Language`` names (presets of ``chunking.splitters.languages``).
+_MORE_PROGRAM_LANGUAGES = {
+    ".cs": "csharp", ".kt": "kotlin", ".kts": "kotlin", ".scala": "scala", ".swift": "swift", ".php": "php",
+    ".rb": "ruby", ".lua": "lua", ".pl": "perl", ".pm": "perl", ".hs": "haskell", ".ex": "elixir",
+    ".exs": "elixir", ".ps1": "powershell", ".proto": "proto", ".sol": "sol", ".r": "r", ".cc": "cpp",
+    ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".jsx": "js", ".mjs": "js", ".cjs": "js", ".tsx": "ts",
+    ".cob": "cobol", ".cbl": "cobol",
+}  # fmt: skip
+FORMATS.update({
+    # An EPUB's chapters (the spine's XHTML documents) are its pages, each rendered as HTML is.
+    ".epub": Format("epub", "sentence", paginated=True, headings=True, title_source="epub-opf", zip_package=True),
+    # OpenDocument: a text document is one page with # headings; a sheet or a slide is a page, as in XLSX/PPTX.
+    ".odt": Format("odf", "sentence", headings=True, title_source="odf-meta", zip_package=True),
+    ".ods": Format("odf", "sentence", paginated=True, title_source="odf-meta", zip_package=True),
+    ".odp": Format("odf", "sentence", paginated=True, headings=True, title_source="odf-meta", zip_package=True),
+    ".rtf": Format("rtf", "sentence", title_source="rtf-info"),
+    # Excel 97-2003 workbooks (BIFF8): a sheet is a page, its cells' cached values a table, as in XLSX.
+    ".xls": Format("xls", "sentence", paginated=True),
+    # Tab-separated values are rows like CSV's: the CSV splitter groups them under their header row.
+    ".tsv": Format("text", "csv"),
+    # Text without a splitter preset of its own: SQL, shell scripts, configuration files.
+    **dict.fromkeys((".sql", ".sh", ".bash", ".toml", ".ini", ".cfg", ".conf", ".properties"), _TEXT),
+    **{ext: Format("text", f"code:{language}", program_code=True) for ext, language in _MORE_PROGRAM_LANGUAGES.items()},
+    # LaTeX: cut with the latex preset, but markup (its * and _ are not program code).
+    ".tex": Format("text", "code:latex"),
+})
 
 #: Lower-case file extensions, with the dot, that are parsed and indexed.
 SUPPORTED_EXTENSIONS: frozenset[str] = frozenset(FORMATS)

@@ -60,6 +60,25 @@ EXPECTED_TABLE = {
         (".cpp", "cpp"), (".rs", "rust"))},
     ".rst": ("text", "code:rst", "none", ""),
 }
+# EPUB, OpenDocument, RTF, legacy Excel, and more code and text files.
+EXPECTED_TABLE.update({
+    ".epub": ("epub", "sentence", "epub-opf", "phz"),
+    ".odt": ("odf", "sentence", "odf-meta", "hz"),
+    ".ods": ("odf", "sentence", "odf-meta", "pz"),
+    ".odp": ("odf", "sentence", "odf-meta", "phz"),
+    ".rtf": ("rtf", "sentence", "rtf-info", ""),
+    ".xls": ("xls", "sentence", "none", "p"),
+    ".tsv": ("text", "csv", "none", ""),
+    **{ext: ("text", "sentence", "none", "") for ext in (".sql", ".sh", ".bash", ".toml", ".ini", ".cfg", ".conf",
+                                                         ".properties")},
+    **{ext: ("text", f"code:{language}", "none", "c") for ext, language in (
+        (".cs", "csharp"), (".kt", "kotlin"), (".kts", "kotlin"), (".scala", "scala"), (".swift", "swift"),
+        (".php", "php"), (".rb", "ruby"), (".lua", "lua"), (".pl", "perl"), (".pm", "perl"), (".hs", "haskell"),
+        (".ex", "elixir"), (".exs", "elixir"), (".ps1", "powershell"), (".proto", "proto"), (".sol", "sol"),
+        (".r", "r"), (".cc", "cpp"), (".cxx", "cpp"), (".hpp", "cpp"), (".hh", "cpp"), (".jsx", "js"),
+        (".mjs", "js"), (".cjs", "js"), (".tsx", "ts"), (".cob", "cobol"), (".cbl", "cobol"))},
+    ".tex": ("text", "code:latex", "none", ""),
+})
 
 
 def test_every_row_of_the_format_table_column_by_column():
@@ -70,9 +89,11 @@ def test_every_row_of_the_format_table_column_by_column():
 
     assert {ext: row(fmt) for ext, fmt in FORMATS.items()} == EXPECTED_TABLE
     assert all(fmt.title_source in TITLE_SOURCES for fmt in FORMATS.values())
-    # Only a format that reads page windows is counted and read in page ranges; a ZIP package is Office Open XML.
+    # Only a format that reads page windows is counted and read in page ranges; a ZIP package is Office Open XML,
+    # OpenDocument or EPUB (its title is in one of its parts).
     assert all(fmt.paginated for fmt in FORMATS.values() if fmt.page_ranges)
-    assert all(fmt.title_source == "ooxml-core" for fmt in FORMATS.values() if fmt.zip_package)
+    assert all(fmt.title_source in ("ooxml-core", "odf-meta", "epub-opf") for fmt in FORMATS.values()
+               if fmt.zip_package)
     # The derived sets are the columns.
     assert SUPPORTED_EXTENSIONS == set(EXPECTED_TABLE)
     assert PAGINATED_EXTENSIONS == {ext for ext, (*_, flags) in EXPECTED_TABLE.items() if "p" in flags}
