@@ -202,3 +202,20 @@ def test_table_and_figure_sizes_come_from_the_settings():
                         ("SPLIT_MAX_TABLE_TOKENS", "many")):
         with pytest.raises(SettingsError, match=name):
             Settings.from_env({name: value})
+
+
+def test_new_code_and_text_rows_reach_their_splitters():
+    # C# is cut with the csharp preset at its declarations; a tab-separated file by rows under its header.
+    source = "namespace Shop\n{\n    class Cart\n    {\n        void Add() { total += 1; }\n    }\n" \
+             "    class Order\n    {\n        void Pay() { paid = true; }\n    }\n}\n"
+    chunks = splitter_for("Cart.cs", Settings(max_tokens=20)).split(parse_document(source.encode(), source="Cart.cs"))
+    assert splitter_for("Cart.cs", Settings()).name == "code:csharp"
+    assert [c.text for c in chunks] == ["namespace Shop\n{", "class Cart\n    {\n        void Add() { total += 1; }"
+                                        "\n    }", "class Order\n    {\n        void Pay() { paid = true; }\n    }\n}"]
+    table = "id\tname\n1\talpha\n2\tbeta\n"
+    cap = max(count_tokens("id\tname\n1\talpha"), count_tokens("id\tname\n2\tbeta"))
+    rows = splitter_for("t.tsv", Settings(max_tokens=cap)).split(
+        parse_document(table.encode(), source="t.tsv"))
+    assert [c.text for c in rows] == ["id\tname\n1\talpha", "id\tname\n2\tbeta"]
+    assert [splitter_for(f"x{ext}", Settings()).name for ext in (".sql", ".yaml", ".xml", ".log", ".tex", ".tsx")] == [
+        "sentence", "sentence", "sentence", "sentence", "code:latex", "code:ts"]

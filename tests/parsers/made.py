@@ -4,6 +4,7 @@ tests from their specifications' minimal layouts, and .xls workbooks made with x
 from __future__ import annotations
 
 import io
+import struct
 import zipfile
 
 ODF_NS = (
@@ -41,10 +42,10 @@ def odf(kind: str, body: str, *, title: str = "", manifest_extra: str = "") -> b
             f"<dc:title>{title}</dc:title></office:meta></office:document-meta>")
     manifest = ('<?xml version="1.0" encoding="UTF-8"?>\n<manifest:manifest xmlns:manifest='
                 '"urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.3">'
-                f'<manifest:file-entry manifest:full-path="/" manifest:media-type="{_MIMETYPES[kind]}"/>'
+                f'<manifest:file-entry manifest:full-path="/" manifest:media-type="{_MIMETYPES.get(kind, "application/vnd.oasis.opendocument.chart")}"/>'
                 f'<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml">{manifest_extra}'
                 "</manifest:file-entry></manifest:manifest>")
-    return zip_package({"mimetype": _MIMETYPES[kind], "content.xml": content, "meta.xml": meta,
+    return zip_package({"mimetype": _MIMETYPES.get(kind, "application/vnd.oasis.opendocument.chart"), "content.xml": content, "meta.xml": meta,
                         "META-INF/manifest.xml": manifest}, stored_first="mimetype")
 
 
@@ -54,11 +55,14 @@ def xhtml(title: str, body: str) -> str:
 
 
 def epub(chapters: list[tuple[str, str]], *, title: str = "A Book", extra: dict[str, bytes | str] | None = None,
-         spine_extra: str = "", manifest_extra: str = "") -> bytes:
-    """An EPUB 3 with one XHTML chapter per ``(file name, body)`` under ``OEBPS/text/``, in spine order."""
-    items = "".join(f'<item id="c{i}" href="text/{name}" media-type="application/xhtml+xml"/>'
+         spine_extra: str = "", manifest_extra: str = "", hrefs: dict[str, str] | None = None,
+         idrefs: dict[str, str] | None = None) -> bytes:
+    """An EPUB 3 with one XHTML chapter per ``(file name, body)`` under ``OEBPS/text/``, in spine order; *hrefs*
+    gives a chapter's manifest href another value than its name, *idrefs* an itemref another idref."""
+    hrefs, idrefs = hrefs or {}, idrefs or {}
+    items = "".join(f'<item id="c{i}" href="text/{hrefs.get(name, name)}" media-type="application/xhtml+xml"/>'
                     for i, (name, _) in enumerate(chapters))
-    refs = "".join(f'<itemref idref="c{i}"/>' for i in range(len(chapters)))
+    refs = "".join(f'<itemref idref="{idrefs.get(f"c{i}", f"c{i}")}"/>' for i in range(len(chapters)))
     opf = ('<?xml version="1.0" encoding="UTF-8"?>\n<package xmlns="http://www.idpf.org/2007/opf" version="3.0" '
            'unique-identifier="id"><metadata xmlns:dc="http://purl.org/dc/elements/1.1/">'
            f'<dc:identifier id="id">urn:uuid:0</dc:identifier><dc:title>{title}</dc:title><dc:language>en</dc:language>'
@@ -106,3 +110,20 @@ def xls(sheets: dict[str, list[list[object]]], *, formulas: dict[tuple[str, int,
     buffer = io.BytesIO()
     book.save(buffer)
     return buffer.getvalue()
+
+
+def flag_encrypted(data: bytes, name: str) -> bytes:
+    """*data* (a ZIP) with member *name* flagged as encrypted (general purpose bit 0) in its local header and its
+    central directory entry (PKWARE APPNOTE.TXT §4.3.7, §4.3.12); its bytes stay as they are."""
+    out = bytearray(data)
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        info = package.getinfo(name)
+    struct.pack_into("<H", out, info.header_offset + 6, info.flag_bits | 1)
+    central = out.find(b"PK\x01\x02")
+    while central != -1:
+        name_length = struct.unpack_from("<H", out, central + 28)[0]
+        if out[central + 46 : central + 46 + name_length] == name.encode():
+            struct.pack_into("<H", out, central + 8, info.flag_bits | 1)
+            return bytes(out)
+        central = out.find(b"PK\x01\x02", central + 4)
+    raise ValueError(name)
