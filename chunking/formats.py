@@ -29,6 +29,7 @@ __all__ = [
     "IMAGE_EXTENSIONS", "PAGINATED_EXTENSIONS", "SPLITTER_NAMES", "STRATEGY_NAMES", "SUPPORTED_EXTENSIONS",
     "TITLE_SOURCES", "default_splitter", "extension_of", "format_of", "is_strategy", "splitter_name",
 ]
+__all__ += ["MEMBER_EXTENSIONS", "member_depth", "member_root"]
 
 #: Where a file declares its own title (``Format.title_source``; read by ``chunking.parsers.titles``):
 #: ``none``; ``pdf-info``, the ``/Title`` of a PDF's document information (PDFium reads it); ``ooxml-core``,
@@ -64,6 +65,10 @@ class Format:
             there and ``PARSERS`` may name it with ``docintel``.
         program_code: program source, whose ``*`` and ``_`` are never emphasis (the CLI shows its hits verbatim;
             reStructuredText is markup, not code).
+        members: a container whose attachments or members are documents of their own, each parsed by its own
+            format's parser under an id below the container's (``mail.eml/attachments/report.pdf``,
+            ``project.zip/docs/a.pdf``); the container's own pages are its text (a mail's headers and body) or
+            the list of its members (docs/architecture.md#containers).
     """
 
     parser: str
@@ -75,6 +80,7 @@ class Format:
     zip_package: bool = False
     docintel: bool = False
     program_code: bool = False
+    members: bool = False
 
 
 _TEXT = Format("text", "sentence")
@@ -142,6 +148,10 @@ FORMATS.update({
     **{ext: Format("text", f"code:{language}", program_code=True) for ext, language in _MORE_PROGRAM_LANGUAGES.items()},
     # LaTeX: cut with the latex preset, but markup (its * and _ are not program code).
     ".tex": Format("text", "code:latex"),
+    # Containers: a mail (its headers and body are its page; its attachments are documents of their own) and a
+    # ZIP archive (its page lists the members; each member is a document of its own).
+    ".eml": Format("eml", "sentence", headings=True, members=True),
+    ".zip": Format("archive", "sentence", members=True),
 })
 
 #: Lower-case file extensions, with the dot, that are parsed and indexed.
@@ -166,6 +176,27 @@ ENRICH_SUFFIX = "+enrich"
 #: Names accepted in ``SPLITTERS``: the families, ``code:<language>`` for any preset, the strategies, and any of
 #: these with ``+enrich`` (context enrichment of what is embedded).
 SPLITTER_NAMES = (*FAMILY_NAMES, "code:<language>", *STRATEGY_NAMES, f"<name>{ENRICH_SUFFIX}")
+
+
+#: Formats whose attachments or members are documents of their own (``Format.members``).
+MEMBER_EXTENSIONS = frozenset(ext for ext, fmt in FORMATS.items() if fmt.members)
+
+
+def member_root(source: str) -> str | None:
+    """The outermost container *source* is a member of: the shortest leading part of the path that ends in a
+    ``MEMBER_EXTENSIONS`` extension and is followed by more path (``"in/mail.eml/attachments/a.zip/b.pdf"`` →
+    ``"in/mail.eml"``); ``None`` for a source that is no member (``"in/mail.eml"``, ``"docs/a.pdf"``)."""
+    parts = source.split("/")
+    for end in range(1, len(parts)):
+        if extension_of(parts[end - 1]) in MEMBER_EXTENSIONS:
+            return "/".join(parts[:end])
+    return None
+
+
+def member_depth(source: str) -> int:
+    """How many containers *source* lies in (``"a.zip/b.zip/c.pdf"`` → 2, ``"a.zip"`` → 0)."""
+    parts = source.split("/")
+    return sum(1 for part in parts[:-1] if extension_of(part) in MEMBER_EXTENSIONS)
 
 
 def extension_of(source: str) -> str:

@@ -39,8 +39,8 @@ def test_defaults_and_overrides():
 
 
 # Every row of the format table, every column: parser, splitter, paginated, headings, title_source, page_ranges,
-# zip_package, docintel, program_code ("p" paginated, "h" headings, "r" page ranges, "z" ZIP package,
-# "d" Document Intelligence, "c" program code).
+# zip_package, docintel, program_code, members ("p" paginated, "h" headings, "r" page ranges, "z" ZIP package,
+# "d" Document Intelligence, "c" program code, "m" members: a container).
 EXPECTED_TABLE = {
     ".pdf": ("pdf", "sentence", "pdf-info", "prd"),
     ".docx": ("docx", "sentence", "ooxml-core", "hzd"),
@@ -78,13 +78,15 @@ EXPECTED_TABLE.update({
         (".r", "r"), (".cc", "cpp"), (".cxx", "cpp"), (".hpp", "cpp"), (".hh", "cpp"), (".jsx", "js"),
         (".mjs", "js"), (".cjs", "js"), (".tsx", "ts"), (".cob", "cobol"), (".cbl", "cobol"))},
     ".tex": ("text", "code:latex", "none", ""),
+    ".eml": ("eml", "sentence", "none", "hm"),
+    ".zip": ("archive", "sentence", "none", "m"),
 })
 
 
 def test_every_row_of_the_format_table_column_by_column():
     def row(fmt: Format) -> tuple[str, str, str, str]:
         flags = [("p", fmt.paginated), ("h", fmt.headings), ("r", fmt.page_ranges), ("z", fmt.zip_package),
-                 ("d", fmt.docintel), ("c", fmt.program_code)]
+                 ("d", fmt.docintel), ("c", fmt.program_code), ("m", fmt.members)]
         return fmt.parser, fmt.splitter, fmt.title_source, "".join(letter for letter, on in flags if on)
 
     assert {ext: row(fmt) for ext, fmt in FORMATS.items()} == EXPECTED_TABLE

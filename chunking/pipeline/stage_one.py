@@ -28,7 +28,7 @@ from azure.core.exceptions import AzureError
 from chunking.documents.records import build_records
 from chunking.documents.splitter import DocumentSplitter, splitter_for
 from chunking.documents.version_fields import version_fields
-from chunking.formats import HEADING_EXTENSIONS, PAGINATED_EXTENSIONS, extension_of
+from chunking.formats import HEADING_EXTENSIONS, PAGINATED_EXTENSIONS, extension_of, format_of
 from chunking.ids import doc_id as make_doc_id
 from chunking.ids import document_version
 from chunking.ledger import Ledger
@@ -41,6 +41,7 @@ from chunking.parsers.sandbox import count_pages_bounded, read_pages_bounded
 from chunking.pipeline.backfill import stage_one_settings
 from chunking.pipeline.batches import HOLD_BATCHES, Batches
 from chunking.pipeline.fields import fields_message_if_changed
+from chunking.pipeline.members import stage_members
 from chunking.pipeline.namespaces import deployment_namespace
 from chunking.redact import redact
 from chunking.services import document_readers
@@ -79,6 +80,7 @@ class StageOneResult:
     seconds: float = 0.0
     ranges: int = 1
     continues: RangeState | None = None
+    members: list["StageOneResult"] = field(default_factory=list)  # a container's (chunking.pipeline.members)
 
 
 def source_version(data: bytes, splitter: DocumentSplitter, namespace: str = "") -> str:
@@ -183,6 +185,15 @@ def run_stage_one(
             result.seconds = time.perf_counter() - started
             log.info("unchanged %s: version %s already indexed", source, result.version[:8])
             return result
+    fmt = format_of(source)
+    if fmt is not None and fmt.members and resume is None:  # its members first (docs/architecture.md#containers)
+        try:
+            result.members = stage_members(local, source=source, doc_id=result.doc_id, version=result.version,
+                                           container=container, settings=settings, ledger=ledger, run=run_stage_one,
+                                           result=StageOneResult, payloads=payloads, force=force,
+                                           keep_old_versions=keep_old_versions, send=send, properties=properties)
+        except ParseError:
+            pass  # the container's own parse below fails with the same reason, and records it
     # What made this version, for backfill after a settings change (chunking.pipeline.backfill).
     made_with = stage_one_settings(splitter.fingerprint, namespace)
     out = Batches(result, settings, payloads, ledger, container, send, keep_old_versions,
@@ -203,7 +214,7 @@ def run_stage_one(
                 break
     except ValueError as exc:  # ParseError, or a text the configured splitter cannot take (json on Markdown)
         reason = exc.reason if isinstance(exc, ParseError) else str(exc)
-        result.outcome, result.error, result.messages = "failed", reason, []
+        result.outcome, result.error, result.messages = "failed", reason, _member_messages(result, send)
         ledger.mark_failed(result.doc_id, source, result.version, reason, container=container, made_with=made_with)
         result.seconds = time.perf_counter() - started
         log.error("rejected %s: %s", source, reason)
@@ -212,11 +223,18 @@ def run_stage_one(
         out.flush(final=True)
         if resume is not None:  # the last range's job: a duplicate of it is dropped too
             ledger.record_range(result.doc_id, result.version, done.range_no)
+    result.messages[:0] = _member_messages(result, send)
     result.seconds = time.perf_counter() - started
     log.info("split %s%s: %d pages, %d chunks, %d tokens, %d messages in %.2fs", source,
              f" (page range {done.range_no + 1} of {result.ranges})" if result.ranges > 1 else "", result.pages,
              result.chunks, result.tokens, out.sent, result.seconds)
     return result
+
+
+def _member_messages(result: StageOneResult, send: Callable[[list[str]], None] | None) -> list[str]:
+    """The messages of a container's members that the caller is to run (without *send*; with it they went out),
+    before the container's own: its completion then finds every member's version queued."""
+    return [message for member in result.members for message in member.messages] if send is None else []
 
 
 def _stale_range(ledger: Ledger, entry, doc_id: str, version: str, wanted: str, state: RangeState) -> str:
