@@ -390,7 +390,7 @@ class Ledger:
 
     def ranges_done(self, doc_id: str, version: str) -> set[int]:
         """The page ranges of *version* recorded by ``record_range``."""
-        return {-1 - b.batch_no for b in self.store.batches(doc_id, version) if b.batch_no < 0}
+        return {-1 - b.batch_no for b in self.store.batches(doc_id, version) if MEMBERS_BATCH_NO < b.batch_no < 0}
 
     def record_members(self, doc_id: str, version: str, sources: Iterable[str]) -> None:
         """*version* of the container *doc_id* has these members (their sources, ``"mail.eml/attachments/a.pdf"``;
