@@ -62,29 +62,30 @@ def mail(body: str, attachments: dict[str, bytes]) -> bytes:
 
 def test_an_archive_re_uploaded_keeps_exactly_its_current_members(env):
     tmp_path, docs, services = env
-    (docs / "project.zip").write_bytes(archive({"docs/a.txt": b"Aardvark notes.", "docs/b.md": b"# Badger\n\nBurrows.",
+    (docs / "project.zip").write_bytes(archive({"papers/a.txt": b"Aardvark notes.",
+                                               "papers/b.md": b"# Badger\n\nBurrows.",
                                                "c.txt": b"Caracal facts."}))
     first = run(tmp_path, services)
     assert first.count("added") == 1
     assert indexed(services) == {
-        "docs/project.zip": "Files in the archive:\n\n- docs/a.txt\n- docs/b.md\n- c.txt",
-        "docs/project.zip/docs/a.txt": "Aardvark notes.",
-        "docs/project.zip/docs/b.md": "# Badger\n\nBurrows.",
+        "docs/project.zip": "Files in the archive:\n\n- papers/a.txt\n- papers/b.md\n- c.txt",
+        "docs/project.zip/papers/a.txt": "Aardvark notes.",
+        "docs/project.zip/papers/b.md": "# Badger\n\nBurrows.",
         "docs/project.zip/c.txt": "Caracal facts.",
     }
     # a.txt changed, b.md removed, d.txt added, c.txt unchanged (skipped: not embedded again).
-    (docs / "project.zip").write_bytes(archive({"docs/a.txt": b"Aardvark news.", "c.txt": b"Caracal facts.",
+    (docs / "project.zip").write_bytes(archive({"papers/a.txt": b"Aardvark news.", "c.txt": b"Caracal facts.",
                                                "d.txt": b"Dingo dens."}))
     second = run(tmp_path, services)
     assert second.count("updated") == 1
     assert indexed(services) == {
-        "docs/project.zip": "Files in the archive:\n\n- docs/a.txt\n- c.txt\n- d.txt",
-        "docs/project.zip/docs/a.txt": "Aardvark news.",
+        "docs/project.zip": "Files in the archive:\n\n- papers/a.txt\n- c.txt\n- d.txt",
+        "docs/project.zip/papers/a.txt": "Aardvark news.",
         "docs/project.zip/c.txt": "Caracal facts.",
         "docs/project.zip/d.txt": "Dingo dens.",
     }
     ledger = services["ledger"]
-    assert {e.source: e.status for e in ledger.entries()}["docs/project.zip/docs/b.md"] == "deleted"
+    assert {e.source: e.status for e in ledger.entries()}["docs/project.zip/papers/b.md"] == "deleted"
     # The archive deleted (a full run without it): every member goes with it.
     (docs / "project.zip").unlink()
     (docs / "other.txt").write_text("Other.")
