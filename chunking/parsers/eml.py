@@ -47,7 +47,7 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
     if not isinstance(message, EmailMessage) or not message.keys():
         raise ParseError(source, "not a mail: no header lines")
     subject = " ".join(str(message.get("Subject", "") or "").split()) or "(no subject)"
-    lines = [f"# {subject}", ""]
+    lines = []
     for name in _HEADERS:
         value = message.get(name)
         if value:
@@ -56,7 +56,7 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
     if attachments:
         lines.append("Attachments: " + ", ".join(attachment_names(attachments)))
     body = _body(message, source=source, context=context)
-    text = "\n".join(lines) + "\n"
+    text = f"# {subject}\n" + ("\n" + "\n".join(lines) + "\n" if lines else "")
     if body:
         text += "\n" + body + "\n"
     return pages_from_texts([text])

@@ -187,8 +187,20 @@ def _csharp() -> bytes:
             b"    public class Pallet\n    {\n        public List<Crate> Crates { get; } = new();\n    }\n}\n")
 
 
+def _eml() -> bytes:
+    from email.message import EmailMessage
+
+    message = EmailMessage()
+    message["Subject"], message["From"], message["To"] = "Depot keys", "Alex <alex@example.com>", "ops@example.com"
+    message["Date"] = "Fri, 03 May 2024 09:00:00 +0000"
+    message.set_content("The keys are at the front desk.\n\nOn Thursday Sam wrote:\n> Where are the keys?\n")
+    message.add_attachment(b"Key 1: gate. Key 2: office.", maintype="text", subtype="plain", filename="keys.txt")
+    return message.as_bytes()
+
+
 EXAMPLES = (
     *EXAMPLES,
+    Example("Mail (the mail's own page; its attachment `keys.txt` is a document of its own)", "keys.eml", _eml),
     Example("EPUB (chapters as pages, headings from the XHTML)", "voyage.epub", _epub),
     Example("OpenDocument text (a heading, a footnote after its paragraph, a list)", "minutes.odt", _odt),
     Example("RTF", "letter.rtf", _rtf),
