@@ -255,7 +255,13 @@ def _cell_text(cell) -> str:
             return value
     elif value_type == "boolean" and cell.get(_q("office:boolean-value")):
         return render_value(cell.get(_q("office:boolean-value")) == "true")
-    return " ".join(_inline(p) for p in cell if p.tag in (_q("text:p"), _q("text:h"))).strip()
+    parts = []
+    for child in cell:
+        if child.tag in (_q("text:p"), _q("text:h")):
+            parts.append(_inline(child))
+        elif child.tag in (_q("table:table"), _q("text:list")):  # flattened into the cell's line
+            parts.extend(_inline(p) for p in child.iter(_q("text:p"), _q("text:h")))
+    return " ".join(part for part in parts if part).strip()
 
 
 def _rows(table, context: ReadContext, source: str, index: int) -> tuple[list[list[tuple[str, int, int]]], int]:
@@ -265,10 +271,7 @@ def _rows(table, context: ReadContext, source: str, index: int) -> tuple[list[li
     rows: list[list[tuple[str, int, int]]] = []
     header_rows = 0
     chars = 0
-    row_elements = []
-    for child in table.iter(_q("table:table-row")):
-        in_header = child.getparent().tag == _q("table:table-header-rows")
-        row_elements.append((child, in_header))
+    row_elements = list(_table_rows(table))
     for row_number, (row, in_header) in enumerate(row_elements, start=1):
         if row_number % 1000 == 0:
             context.check_time(source)
@@ -305,6 +308,23 @@ def _rows(table, context: ReadContext, source: str, index: int) -> tuple[list[li
     # The used range: columns empty in every row on the left are not part of it.
     lead = min((next((i for i, (text, _, _) in enumerate(r) if text), len(r)) for r in rows), default=0)
     return [r[lead:] for r in rows], header_rows
+
+
+_ROW_GROUPS = frozenset(_q(n) for n in ("table:table-header-rows", "table:table-rows", "table:table-row-group"))
+
+
+def _table_rows(table) -> Iterator[tuple[object, bool]]:
+    """``(row, in a header-rows group)`` of a table's own rows, through its row groups (OpenDocument 1.3 Part 3,
+    §9.1.3-9.1.9), never those of a table nested in one of its cells. Iterative."""
+    stack: list[tuple[object, bool]] = [(child, False) for child in reversed(table)]
+    while stack:
+        node, in_header = stack.pop()
+        tag = node.tag  # type: ignore[attr-defined]
+        if tag == _q("table:table-row"):
+            yield node, in_header
+        elif tag in _ROW_GROUPS:
+            header = in_header or tag == _q("table:table-header-rows")
+            stack.extend((child, header) for child in reversed(node))  # type: ignore[call-overload]
 
 
 def _table(table, context: ReadContext, source: str, *, caption: str, index: int = 0) -> str:

@@ -132,3 +132,12 @@ def test_limits_nesting_pages_and_zip_bomb():
     bomb = odf("text", "<text:p>" + "x" * 3_000_000 + "</text:p>")
     with pytest.raises(ParseError, match=r"MAX_DECOMPRESSED_BYTES"):
         parse_document(bomb, source="d.odt", context=ReadContext(Limits(max_decompressed_bytes=1 << 20)))
+
+
+def test_a_table_in_a_cell_is_not_read_as_rows_of_the_outer_table():
+    inner = ('<table:table table:name="In"><table:table-row><table:table-cell><text:p>inner</text:p>'
+             "</table:table-cell></table:table-row></table:table>")
+    outer = ('<table:table table:name="Out"><table:table-rows><table:table-row><table:table-cell><text:p>a</text:p>'
+             f"{inner}</table:table-cell></table:table-row></table:table-rows></table:table>")
+    assert [p.text for p in parse_document(odf("text", outer), source="t.odt")] == [
+        "<figure><table>\n<tr><td>a inner</td></tr>\n</table></figure>\n"]
