@@ -21,8 +21,8 @@ What the body holds decides the pages (OpenDocument 1.3 Part 3, §3.3 "Document 
 
 The package is checked first (``chunking.parsers.zipped``): ZIP, real inflated size, no encrypted member
 (OpenDocument's own encryption, ``META-INF/manifest.xml``'s ``manifest:encryption-data``, is refused by name too,
-since its ``content.xml`` is ciphertext). ``MAX_PAGES`` bounds sheets and slides, ``MAX_PAGE_CHARS`` each page,
-``MAX_NESTING_DEPTH`` the XML.
+since its ``content.xml`` is ciphertext). ``MAX_PAGES`` bounds sheets and slides, ``MAX_PAGE_CHARS`` each sheet
+and slide, ``MAX_DOCUMENT_CHARS`` a text document, ``MAX_NESTING_DEPTH`` the XML.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
         raise ParseError(source, f"not a valid {kind}: content.xml has no text, spreadsheet or presentation body")
     limits = context.limits
     if local == "text":
-        writer = _Writer(context, source)
+        writer = _Writer(context, source, whole=True)
         writer.blocks_of(element)
         texts = [writer.text()]
     else:
@@ -108,7 +108,7 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
             else:
                 texts.append(_slide_text(page, index, context, source))
     for index, text in enumerate(texts):
-        if len(text) > limits.max_page_chars:
+        if local != "text" and len(text) > limits.max_page_chars:
             raise ParseError(source, limits.page_chars_reason(index))
     return pages_from_texts(texts)
 
@@ -156,22 +156,28 @@ def _inline(element, notes: list[str] | None = None) -> str:
 class _Writer:
     """Blocks of a text body (or a frame's text box, a slide's frame) joined by blank lines."""
 
-    def __init__(self, context: ReadContext, source: str, index: int = 0) -> None:
+    def __init__(self, context: ReadContext, source: str, index: int = 0, *, whole: bool = False) -> None:
         self.blocks: list[str] = []
         self.notes: list[str] = []
         self._context = context
         self._source = source
         self._index = index  # the page, in reasons
+        self._whole = whole  # the whole document (ODT), not one slide
         self._chars = 0
 
     def text(self) -> str:
         return "\n\n".join(self.blocks) + "\n" if self.blocks else ""
 
     def add(self, block: str) -> None:
+        """Add *block*, counted against ``MAX_PAGE_CHARS`` for a slide, ``MAX_DOCUMENT_CHARS`` for a text document
+        (its one page is the whole document, as a DOCX's is)."""
         if block:
             self._chars += len(block) + 2
-            if self._chars > self._context.limits.max_page_chars:
-                raise ParseError(self._source, self._context.limits.page_chars_reason(self._index))
+            limits = self._context.limits
+            if self._whole and self._chars > limits.max_document_chars:
+                raise ParseError(self._source, limits.document_chars_reason())
+            if not self._whole and self._chars > limits.max_page_chars:
+                raise ParseError(self._source, limits.page_chars_reason(self._index))
             self.blocks.append(block)
 
     def blocks_of(self, container, list_depth: int = 0) -> None:

@@ -141,3 +141,11 @@ def test_a_table_in_a_cell_is_not_read_as_rows_of_the_outer_table():
              f"{inner}</table:table-cell></table:table-row></table:table-rows></table:table>")
     assert [p.text for p in parse_document(odf("text", outer), source="t.odt")] == [
         "<figure><table>\n<tr><td>a inner</td></tr>\n</table></figure>\n"]
+
+
+def test_a_text_document_is_bounded_by_document_characters_not_page_characters():
+    body = "<text:p>" + "word " * 400 + "</text:p>"
+    data = odf("text", body * 3)
+    assert len(parse_document(data, source="t.odt", context=ReadContext(Limits(max_page_chars=1000)))[0].text) > 5000
+    with pytest.raises(ParseError, match=r"more than 5000 characters of text \(MAX_DOCUMENT_CHARS\)"):
+        parse_document(data, source="t.odt", context=ReadContext(Limits(max_document_chars=5000)))
