@@ -18,14 +18,18 @@ them together is the ledger:
 - deleting the container deletes its members (``chunking.pipeline.reconcile.delete_document`` follows the
   member lists);
 - reconcile takes a member's entry as present while its container's blob is (``chunking.formats.member_root``),
-  and puts the container, not the member, back on the stage-1 queue.
+  and puts the container, not the member, back on the stage-1 queue;
+- a container uploaded again with the same bytes but other metadata or access lists sends a field update for
+  each member too (``member_field_updates``), so a member is never searchable under its container's old ACL.
 
-Every record of a member carries the container's storage fields (URL, metadata, access lists): a member is
-cited back to the container through its source and its URL.
+Every record of a member carries the container's storage fields (URL, time, metadata, tags, access lists; its
+content type and size are its own: ``member_properties``): a member is cited back to the container through its
+source and its URL.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 from pathlib import Path
@@ -36,14 +40,16 @@ from chunking.ids import doc_id as make_doc_id
 from chunking.ids import document_version
 from chunking.index.protocol import IndexWriter
 from chunking.ledger import Ledger
+from chunking.model import SourceProperties
 from chunking.parsers import ReadContext
 from chunking.parsers.limits import Deadline, Limits
 from chunking.parsers.members import iter_members
+from chunking.pipeline.fields import fields_message_if_changed
 from chunking.pipeline.reconcile import delete_document
 from chunking.settings import Settings
 from chunking.storage.claim_check import PayloadStore
 
-__all__ = ["remove_vanished_members", "stage_members"]
+__all__ = ["member_field_updates", "remove_vanished_members", "stage_members"]
 
 log = logging.getLogger("chunking.pipeline.members")
 
@@ -86,11 +92,36 @@ def stage_members(data: bytes | Path, *, source: str, doc_id: str, version: str,
                                       error=reason))
                 continue
             results.append(run(member.data, source=child, container=container, settings=settings, ledger=ledger,
-                               **stage_one))
+                               **{**stage_one, "properties": member_properties(stage_one.get("properties"))}))
     for note in context.notes:
         log.warning("%s: %s", source, note)
     ledger.record_members(doc_id, version, sources)
     return results
+
+
+def member_properties(properties: SourceProperties | None) -> SourceProperties | None:
+    """A member's source properties: its container's (URL, time, metadata, tags, access lists), but its content
+    type guessed from its own name and its size counted from its own bytes."""
+    return dataclasses.replace(properties, content_type="", size_bytes=None) if properties is not None else None
+
+
+def member_field_updates(doc_id: str, version: str, *, container: str, ledger: Ledger, properties, settings: Settings,
+                         payloads: PayloadStore) -> list[str]:
+    """Field-update messages for the members of the container version *version* (already indexed) whose source
+    fields differ from *properties*, the container blob's: its metadata or access lists changed, and every member
+    carries them (``chunking.pipeline.fields``). Members of members are followed too."""
+    messages: list[str] = []
+    for source in sorted(ledger.member_lists(doc_id).get(version, set())):
+        entry = ledger.get(make_doc_id(container, source))
+        if entry is None or not entry.is_indexed:
+            continue
+        update = fields_message_if_changed(entry, member_properties(properties), source=source, settings=settings,
+                                           payloads=payloads)
+        if update is not None:
+            messages.append(update)
+        messages += member_field_updates(entry.doc_id, entry.indexed_version, container=container, ledger=ledger,
+                                         properties=properties, settings=settings, payloads=payloads)
+    return messages
 
 
 def remove_vanished_members(doc_id: str, keep: str, *, index: IndexWriter, ledger: Ledger,

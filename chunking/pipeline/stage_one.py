@@ -41,7 +41,7 @@ from chunking.parsers.sandbox import count_pages_bounded, read_pages_bounded
 from chunking.pipeline.backfill import stage_one_settings
 from chunking.pipeline.batches import HOLD_BATCHES, Batches
 from chunking.pipeline.fields import fields_message_if_changed
-from chunking.pipeline.members import stage_members
+from chunking.pipeline.members import member_field_updates, stage_members
 from chunking.pipeline.namespaces import deployment_namespace
 from chunking.redact import redact
 from chunking.services import document_readers
@@ -180,8 +180,12 @@ def run_stage_one(
                                                payloads=payloads)
             if update is not None:  # same bytes, other metadata or access lists: fields only, nothing embedded
                 result.messages = [update]
-                if send is not None:
-                    send(result.messages)
+            if (fmt := format_of(source)) is not None and fmt.members:  # a container's members carry its fields
+                result.messages += member_field_updates(result.doc_id, entry.indexed_version, container=container,
+                                                        ledger=ledger, properties=properties, settings=settings,
+                                                        payloads=payloads)
+            if result.messages and send is not None:
+                send(result.messages)
             result.seconds = time.perf_counter() - started
             log.info("unchanged %s: version %s already indexed", source, result.version[:8])
             return result

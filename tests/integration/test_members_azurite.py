@@ -94,3 +94,18 @@ def test_mail_attachments_follow_the_mail_and_reconcile_repairs_a_member_through
     h.drain()
     h.assert_index_is_exactly_current()
     assert _statuses(h)["inbox/q3.eml/attachments/figures.txt"] == "indexed"
+
+
+def test_new_access_lists_on_the_same_archive_reach_every_member(h):
+    data = _zip({"a.txt": b"Aardvark notes.", "b.txt": b"Badger notes."})
+    h.container.upload_blob("team.zip", data, overwrite=True, metadata={"acl_groups": "red"})
+    h.app.ingest_document(h.container.get_blob_client("team.zip"))
+    h.drain()
+    calls = h.embedding_calls()
+    h.container.get_blob_client("team.zip").set_blob_metadata({"acl_groups": "blue"})
+    h.app.ingest_document(h.container.get_blob_client("team.zip"))  # same bytes: field updates only
+    h.drain()
+    h.settle()
+    groups = {r.source: r.acl_groups for did in h.s.index.doc_ids() for r in h.s.index.records_of(did)}
+    assert groups == {"team.zip": ("blue",), "team.zip/a.txt": ("blue",), "team.zip/b.txt": ("blue",)}
+    assert h.embedding_calls() == calls  # nothing embedded again
