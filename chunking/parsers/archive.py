@@ -27,7 +27,7 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
     context = context if context is not None else ReadContext()
     limits = context.limits
     with open_archive(data, source=source) as package:
-        names = [info.filename for info in package.infolist() if not info.is_dir()]
+        names = [info.filename for info in package.infolist() if not info.filename.endswith("/")]  # not folders
     lines = []
     for name in names[: limits.max_archive_members]:
         shown = " ".join(name.replace("\\", "/").split())

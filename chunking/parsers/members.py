@@ -95,7 +95,7 @@ def zip_members(data: bytes, *, source: str, context: ReadContext) -> Iterator[M
     with open_archive(data, source=source) as package:
         seen: set[str] = set()
         read = 0
-        files = [info for info in package.infolist() if not info.is_dir()]
+        files = [info for info in package.infolist() if not info.filename.endswith("/")]  # folders (is_dir fails on "")
         for info in files:
             name = info.filename
             label = _UNPRINTABLE.sub("?", name.replace("\\", "/"))

@@ -76,7 +76,8 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
 
     Raises:
         ParseError: ``not a valid OpenDocument: …`` (not a ZIP, no ``content.xml``, not well-formed, no document
-            body); ``not a valid OpenDocument: password-protected (content.xml is encrypted)``; ``N pages, more than M (MAX_PAGES)``;
+            body); ``not a valid OpenDocument: password-protected (content.xml is encrypted)``; ``N pages, more than
+            M (MAX_PAGES)``;
             ``page N has more than … characters (MAX_PAGE_CHARS)``; the ``MAX_DECOMPRESSED_BYTES``,
             ``MAX_NESTING_DEPTH`` and ``STAGE1_MAX_SECONDS`` reasons.
     """
@@ -225,7 +226,8 @@ class _Writer:
     def frame(self, frame) -> None:
         """A frame: an image's title and description as a ``<figure>`` line, then the frame's text."""
         if frame.tag == _q("draw:frame"):
-            alt = " ".join(" ".join((e.text or "").split()) for e in frame if e.tag in (_q("svg:title"), _q("svg:desc")))
+            alt = " ".join(" ".join((e.text or "").split()) for e in frame
+                           if e.tag in (_q("svg:title"), _q("svg:desc")))
             if alt.strip() and frame.find(_q("draw:image")) is not None:
                 self.add(f"<figure>{_html.escape(alt.strip(), quote=False)}</figure>")
         self.blocks_of(frame)

@@ -40,12 +40,13 @@ def odf(kind: str, body: str, *, title: str = "", manifest_extra: str = "") -> b
                f"<office:body><office:{kind}>{body}</office:{kind}></office:body></office:document-content>")
     meta = (f'<?xml version="1.0" encoding="UTF-8"?>\n<office:document-meta {ODF_NS}><office:meta>'
             f"<dc:title>{title}</dc:title></office:meta></office:document-meta>")
+    mimetype = _MIMETYPES.get(kind, "application/vnd.oasis.opendocument.chart")
     manifest = ('<?xml version="1.0" encoding="UTF-8"?>\n<manifest:manifest xmlns:manifest='
                 '"urn:oasis:names:tc:opendocument:xmlns:manifest:1.0" manifest:version="1.3">'
-                f'<manifest:file-entry manifest:full-path="/" manifest:media-type="{_MIMETYPES.get(kind, "application/vnd.oasis.opendocument.chart")}"/>'
+                f'<manifest:file-entry manifest:full-path="/" manifest:media-type="{mimetype}"/>'
                 f'<manifest:file-entry manifest:full-path="content.xml" manifest:media-type="text/xml">{manifest_extra}'
                 "</manifest:file-entry></manifest:manifest>")
-    return zip_package({"mimetype": _MIMETYPES.get(kind, "application/vnd.oasis.opendocument.chart"), "content.xml": content, "meta.xml": meta,
+    return zip_package({"mimetype": mimetype, "content.xml": content, "meta.xml": meta,
                         "META-INF/manifest.xml": manifest}, stored_first="mimetype")
 
 
@@ -82,7 +83,8 @@ def epub(chapters: list[tuple[str, str]], *, title: str = "A Book", extra: dict[
 def rtf(body: str, *, title: str = "") -> bytes:
     """An RTF document: a font table, an ``{\\info}`` group with *title*, then *body* (RTF already)."""
     info = f"{{\\info{{\\title {title}}}}}" if title else ""
-    return ("{\\rtf1\\ansi\\ansicpg1252\\deff0{\\fonttbl{\\f0\\fswiss Helvetica;}}" + info + body + "}").encode("latin-1")
+    head = "{\\rtf1\\ansi\\ansicpg1252\\deff0{\\fonttbl{\\f0\\fswiss Helvetica;}}"
+    return (head + info + body + "}").encode("latin-1")
 
 
 def xls(sheets: dict[str, list[list[object]]], *, formulas: dict[tuple[str, int, int], str] | None = None) -> bytes:

@@ -40,7 +40,8 @@ def test_chapters_are_pages_with_headings_and_the_opf_title():
 
 
 def test_a_spine_item_that_is_not_html_is_not_a_page():
-    data = epub([("a.xhtml", "<p>Text.</p>")], manifest_extra='<item id="pic" href="p.svg" media-type="image/svg+xml"/>',
+    data = epub([("a.xhtml", "<p>Text.</p>")],
+                manifest_extra='<item id="pic" href="p.svg" media-type="image/svg+xml"/>',
                 spine_extra='<itemref idref="pic"/>', extra={"OEBPS/p.svg": "<svg/>"})
     assert [page.text for page in parse_document(data, source="b.epub")] == ["Text.\n"]
 

@@ -9,7 +9,10 @@ import zipfile
 from email.message import EmailMessage
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from chunking.formats import member_root
 from chunking.parsers import ParseError, ReadContext, parse_document
 from chunking.parsers.limits import Deadline, Limits
 from chunking.parsers.members import Member, iter_members, unsafe_name
@@ -107,3 +110,22 @@ def test_an_html_only_mail_is_rendered_and_bytes_without_headers_are_refused():
         "# Hi\n\n## Agenda\n\nBudget\n"]
     with pytest.raises(ParseError, match="not a mail: no header lines"):
         parse_document(b"\n\njust text", source="m.eml")
+
+
+_NAME_PARTS = st.sampled_from(["a", "b.txt", "..", ".", "", "C:", "x\\..\\y.md", "é.txt", "\x00", "dir"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.lists(_NAME_PARTS, min_size=1, max_size=4).map("/".join), min_size=1, max_size=8))
+def test_any_names_give_members_below_the_archive_and_unique(names):
+    # Whatever the names: a member that is read has a safe name, no two members read share a name, every
+    # member (read or refused) stays below the archive, and each name is handed out exactly once, in order.
+    data = _zip([(name, b"text") for name in names])
+    with zipfile.ZipFile(io.BytesIO(data)) as package:  # zipfile cuts a name at a NUL, so "a/\x00" is a folder
+        files = [info.filename for info in package.infolist() if not info.filename.endswith("/")]
+    members = list(iter_members(data, source="box.zip", context=ReadContext()))
+    read = [m.name for m in members if not m.reason]
+    assert all(not unsafe_name(name) for name in read)
+    assert len(read) == len(set(read))
+    assert all(member_root(f"box.zip/{m.name}") == "box.zip" and ".." not in m.name.split("/") for m in members)
+    assert len(members) == len(files)
