@@ -131,8 +131,12 @@ def _safe_label(label: str) -> str:
 
 
 def _inflated(package: zipfile.ZipFile, info: zipfile.ZipInfo, label: str, limits) -> Member:
-    """The member's bytes, inflated in pieces and stopped past ``MAX_DECOMPRESSED_BYTES``."""
+    """The member's bytes, inflated in pieces and stopped past ``MAX_DECOMPRESSED_BYTES``. A member declaring more
+    is refused without inflating it; one declaring less than it inflates to stops at its declared size (``zipfile``
+    reads no further) and fails its CRC check, so no member costs more than the budget."""
     budget = limits.max_decompressed_bytes
+    if info.file_size > budget:
+        return Member(label, reason=limits.decompressed_reason())
     pieces: list[bytes] = []
     size = 0
     try:
