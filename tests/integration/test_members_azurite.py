@@ -109,3 +109,12 @@ def test_new_access_lists_on_the_same_archive_reach_every_member(h):
     groups = {r.source: r.acl_groups for did in h.s.index.doc_ids() for r in h.s.index.records_of(did)}
     assert groups == {"team.zip": ("blue",), "team.zip/a.txt": ("blue",), "team.zip/b.txt": ("blue",)}
     assert h.embedding_calls() == calls  # nothing embedded again
+
+    # Only the metadata changes, no trigger: the reconcile sweep finds it, for the members too.
+    h.container.get_blob_client("team.zip").set_blob_metadata({"acl_groups": "green"})
+    h.handlers.handle_reconcile()
+    assert h.drain() == 3
+    h.settle()
+    groups = {r.source: r.acl_groups for did in h.s.index.doc_ids() for r in h.s.index.records_of(did)}
+    assert set(groups.values()) == {("green",)} and len(groups) == 3
+    assert h.embedding_calls() == calls
