@@ -129,3 +129,18 @@ def test_a_mail_is_its_headers_and_body_and_its_attachments_are_documents(env):
     (docs / "move.eml").write_bytes(mail("Hello,\n\nthe move is on.\n", {"list.txt": b"Crates of quartz."}))
     run(tmp_path, services)
     assert set(indexed(services)) == {"docs/move.eml", "docs/move.eml/attachments/list.txt"}
+
+
+@pytest.mark.parametrize("cleanup", ["full", "scoped_full"])
+def test_the_cleanup_modes_leave_the_members_of_a_container_the_run_saw(env, cleanup):
+    tmp_path, docs, services = env
+    (docs / "box.zip").write_bytes(archive({"a.txt": b"Aardvark.", "b.txt": b"Badger."}))
+    (docs / "loose.txt").write_text("Loose.")
+    run(tmp_path, services, cleanup=cleanup)
+    again = run(tmp_path, services, cleanup=cleanup)
+    assert again.deleted == []
+    assert set(indexed(services)) == {"docs/box.zip", "docs/box.zip/a.txt", "docs/box.zip/b.txt", "docs/loose.txt"}
+    (docs / "box.zip").unlink()
+    assert sorted(run(tmp_path, services, cleanup=cleanup).deleted) == [
+        "docs/box.zip", "docs/box.zip/a.txt", "docs/box.zip/b.txt"]
+    assert set(indexed(services)) == {"docs/loose.txt"}
