@@ -44,11 +44,11 @@ class Limits:
         max_page_chars: characters of one PDF page's text.
         max_document_chars: characters of the document's text (all pages).
         max_nesting_depth: levels of JSON arrays/objects, HTML elements, Markdown lists and block quotes.
-        stage1_max_seconds: wall-clock seconds of one stage-1 invocation (parsing and splitting one document).
         max_archive_depth: containers (a ZIP, a mail) a document may lie in: 1 reads the members of an archive
             but not those of an archive inside it.
         max_archive_members: members (attachments, archive entries) of one container that are read; the
             others are refused.
+        stage1_max_seconds: wall-clock seconds of one stage-1 invocation (parsing and splitting one document).
     """
 
     max_decompressed_bytes: int = 100 * _MiB
@@ -56,9 +56,9 @@ class Limits:
     max_page_chars: int = 1_000_000
     max_document_chars: int = 10_000_000
     max_nesting_depth: int = 100
-    stage1_max_seconds: int = 300
     max_archive_depth: int = 2
     max_archive_members: int = 1_000
+    stage1_max_seconds: int = 300
 
     @classmethod
     def from_settings(cls, settings: Any) -> "Limits":

@@ -234,13 +234,6 @@ def ingest_files(
     return summary
 
 
-def _member_of_seen(source: str, seen: set[str]) -> bool:
-    """*source* is a member of a container this run saw (docs/architecture.md#containers): the container's own
-    run keeps its members exactly, so the cleanup modes leave them to it."""
-    root = member_root(source)
-    return root is not None and make_doc_id(LOCAL_CONTAINER, root) in seen
-
-
 def _prune_stale_versions(entry, index: IndexWriter, namespace: str) -> int:
     """Delete the chunks of *entry*'s document (of *namespace*) whose version is neither its current nor its
     indexed one (the indexed one stays searchable while a newer one is queued or failed); returns how many."""
@@ -281,3 +274,10 @@ def _record_failure(ledger: Ledger, source: str, reason: str, failure) -> None:
             ledger.mark_failed(did, source, entry.version if entry else "", reason, container=LOCAL_CONTAINER)
     except Exception as exc:  # the ledger itself is unreachable: the row still says why
         log.error("could not record the failure of %s in the ledger: %s", source, redact(str(exc)))
+
+
+def _member_of_seen(source: str, seen: set[str]) -> bool:
+    """*source* is a member of a container this run saw (docs/architecture.md#containers): the container's own
+    run keeps its members exactly, so the cleanup modes leave them to it."""
+    root = member_root(source)
+    return root is not None and make_doc_id(LOCAL_CONTAINER, root) in seen

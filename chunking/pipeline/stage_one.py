@@ -76,11 +76,11 @@ class StageOneResult:
     tokens: int = 0
     max_chunk_tokens: int = 0
     messages: list[str] = field(default_factory=list)
+    members: list["StageOneResult"] = field(default_factory=list)  # a container's (chunking.pipeline.members)
     error: str | None = None
     seconds: float = 0.0
     ranges: int = 1
     continues: RangeState | None = None
-    members: list["StageOneResult"] = field(default_factory=list)  # a container's (chunking.pipeline.members)
 
 
 def source_version(data: bytes, splitter: DocumentSplitter, namespace: str = "") -> str:
