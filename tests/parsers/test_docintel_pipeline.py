@@ -170,4 +170,3 @@ def test_the_heading_paths_enter_the_version_of_a_document_the_service_reads():
     # PDF's chunks now get change its version once more (a PDF indexed without them is split again).
     assert fingerprint["a.pdf", "local"] == fingerprint["a.docx", "local"]
     assert fingerprint["a.pdf", "service"] not in (fingerprint["a.docx", "service"], fingerprint["a.pdf", "local"])
-
