@@ -29,12 +29,15 @@ __all__ = [
     "IMAGE_EXTENSIONS", "PAGINATED_EXTENSIONS", "SPLITTER_NAMES", "STRATEGY_NAMES", "SUPPORTED_EXTENSIONS",
     "TITLE_SOURCES", "default_splitter", "extension_of", "format_of", "is_strategy", "splitter_name",
 ]
+__all__ += ["MEMBER_EXTENSIONS", "member_depth", "member_root"]
 
 #: Where a file declares its own title (``Format.title_source``; read by ``chunking.parsers.titles``):
 #: ``none``; ``pdf-info``, the ``/Title`` of a PDF's document information (PDFium reads it); ``ooxml-core``,
 #: ``dc:title`` in the ``docProps/core.xml`` part of an Office Open XML package; ``html-title``, the ``<title>``
-#: element; ``front-matter``, a ``title:`` line in Markdown's leading ``---`` block.
-TITLE_SOURCES = ("none", "pdf-info", "ooxml-core", "html-title", "front-matter")
+#: element; ``front-matter``, a ``title:`` line in Markdown's leading ``---`` block; ``epub-opf``, the
+#: ``dc:title`` of an EPUB's package document (OPF); ``odf-meta``, the ``dc:title`` of an OpenDocument package's
+#: ``meta.xml``; ``rtf-info``, the ``{\\info{\\title …}}`` group of an RTF file.
+TITLE_SOURCES = ("none", "pdf-info", "ooxml-core", "html-title", "front-matter", "epub-opf", "odf-meta", "rtf-info")
 
 
 @dataclass(frozen=True)
@@ -56,12 +59,16 @@ class Format:
         page_ranges: its local parser can read it in windows of pages (``start``/``end``), so stage 1 counts its
             pages first and reads a long one in ranges of ``STAGE1_PAGES_PER_JOB`` pages, the title and
             language coming from its first pages (docs/architecture.md#long-documents).
-        zip_package: the file is a ZIP package (Office Open XML): a part such as its declared title can only be
-            read from the whole file, never from its first bytes.
+        zip_package: the file is a ZIP package (Office Open XML, OpenDocument, EPUB): a part such as its declared
+            title can only be read from the whole file, never from its first bytes.
         docintel: the Document Intelligence layout model reads it, so ``DOCUMENT_INTELLIGENCE_ENDPOINT`` sends it
             there and ``PARSERS`` may name it with ``docintel``.
         program_code: program source, whose ``*`` and ``_`` are never emphasis (the CLI shows its hits verbatim;
             reStructuredText is markup, not code).
+        members: a container whose attachments or members are documents of their own, each parsed by its own
+            format's parser under an id below the container's (``mail.eml/attachments/report.pdf``,
+            ``project.zip/docs/a.pdf``); the container's own pages are its text (a mail's headers and body) or
+            the list of its members (docs/architecture.md#containers).
     """
 
     parser: str
@@ -73,6 +80,7 @@ class Format:
     zip_package: bool = False
     docintel: bool = False
     program_code: bool = False
+    members: bool = False
 
 
 _TEXT = Format("text", "sentence")
@@ -116,6 +124,39 @@ FORMATS: dict[str, Format] = {
     ".rst": Format("text", "code:rst"),
 }
 
+# EPUB, OpenDocument, RTF and legacy Excel, more program sources and text files (docs/parsers.md#formats). None of
+# them goes to Document Intelligence: its layout model takes PDF, images, Office Open XML and HTML only.
+#: More program-source extensions → LangChain ``Language`` names (presets of ``chunking.splitters.languages``).
+_MORE_PROGRAM_LANGUAGES = {
+    ".cs": "csharp", ".kt": "kotlin", ".kts": "kotlin", ".scala": "scala", ".swift": "swift", ".php": "php",
+    ".rb": "ruby", ".lua": "lua", ".pl": "perl", ".pm": "perl", ".hs": "haskell", ".ex": "elixir",
+    ".exs": "elixir", ".ps1": "powershell", ".proto": "proto", ".sol": "sol", ".r": "r", ".cc": "cpp",
+    ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp", ".jsx": "js", ".mjs": "js", ".cjs": "js", ".tsx": "ts",
+    ".cob": "cobol", ".cbl": "cobol",
+}  # fmt: skip
+FORMATS.update({
+    # An EPUB's chapters (the spine's XHTML documents) are its pages, each rendered as HTML is.
+    ".epub": Format("epub", "sentence", paginated=True, headings=True, title_source="epub-opf", zip_package=True),
+    # OpenDocument: a text document is one page with # headings; a sheet or a slide is a page, as in XLSX/PPTX.
+    ".odt": Format("odf", "sentence", headings=True, title_source="odf-meta", zip_package=True),
+    ".ods": Format("odf", "sentence", paginated=True, title_source="odf-meta", zip_package=True),
+    ".odp": Format("odf", "sentence", paginated=True, headings=True, title_source="odf-meta", zip_package=True),
+    ".rtf": Format("rtf", "sentence", title_source="rtf-info"),
+    # Excel 97-2003 workbooks (BIFF8): a sheet is a page, its cells' cached values a table, as in XLSX.
+    ".xls": Format("xls", "sentence", paginated=True),
+    # Tab-separated values are rows like CSV's: the CSV splitter groups them under their header row.
+    ".tsv": Format("text", "csv"),
+    # Text without a splitter preset of its own: SQL, shell scripts, configuration files.
+    **dict.fromkeys((".sql", ".sh", ".bash", ".toml", ".ini", ".cfg", ".conf", ".properties"), _TEXT),
+    **{ext: Format("text", f"code:{language}", program_code=True) for ext, language in _MORE_PROGRAM_LANGUAGES.items()},
+    # LaTeX: cut with the latex preset, but markup (its * and _ are not program code).
+    ".tex": Format("text", "code:latex"),
+    # Containers: a mail (its headers and body are its page; its attachments are documents of their own) and a
+    # ZIP archive (its page lists the members; each member is a document of its own).
+    ".eml": Format("eml", "sentence", headings=True, members=True),
+    ".zip": Format("archive", "sentence", members=True),
+})
+
 #: Lower-case file extensions, with the dot, that are parsed and indexed.
 SUPPORTED_EXTENSIONS: frozenset[str] = frozenset(FORMATS)
 #: Formats whose pages are real pages (citations say ``#page=N``).
@@ -138,6 +179,27 @@ ENRICH_SUFFIX = "+enrich"
 #: Names accepted in ``SPLITTERS``: the families, ``code:<language>`` for any preset, the strategies, and any of
 #: these with ``+enrich`` (context enrichment of what is embedded).
 SPLITTER_NAMES = (*FAMILY_NAMES, "code:<language>", *STRATEGY_NAMES, f"<name>{ENRICH_SUFFIX}")
+
+
+#: Formats whose attachments or members are documents of their own (``Format.members``).
+MEMBER_EXTENSIONS = frozenset(ext for ext, fmt in FORMATS.items() if fmt.members)
+
+
+def member_root(source: str) -> str | None:
+    """The outermost container *source* is a member of: the shortest leading part of the path that ends in a
+    ``MEMBER_EXTENSIONS`` extension and is followed by more path (``"in/mail.eml/attachments/a.zip/b.pdf"`` →
+    ``"in/mail.eml"``); ``None`` for a source that is no member (``"in/mail.eml"``, ``"docs/a.pdf"``)."""
+    parts = source.split("/")
+    for end in range(1, len(parts)):
+        if extension_of(parts[end - 1]) in MEMBER_EXTENSIONS:
+            return "/".join(parts[:end])
+    return None
+
+
+def member_depth(source: str) -> int:
+    """How many containers *source* lies in (``"a.zip/b.zip/c.pdf"`` → 2, ``"a.zip"`` → 0)."""
+    parts = source.split("/")
+    return sum(1 for part in parts[:-1] if extension_of(part) in MEMBER_EXTENSIONS)
 
 
 def extension_of(source: str) -> str:

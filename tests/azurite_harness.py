@@ -199,6 +199,9 @@ class _NoLedger:
     def mark_failed(self, *a, **k):
         return None
 
+    def record_members(self, *a, **k):  # a container's member list (chunking.pipeline.members)
+        return None
+
 
 def harness_fixture(prefix: str):
     """A pytest fixture ``h``: a ``Harness`` whose container, queue and table names are *prefix* plus a hash of

@@ -39,8 +39,8 @@ def test_defaults_and_overrides():
 
 
 # Every row of the format table, every column: parser, splitter, paginated, headings, title_source, page_ranges,
-# zip_package, docintel, program_code ("p" paginated, "h" headings, "r" page ranges, "z" ZIP package,
-# "d" Document Intelligence, "c" program code).
+# zip_package, docintel, program_code, members ("p" paginated, "h" headings, "r" page ranges, "z" ZIP package,
+# "d" Document Intelligence, "c" program code, "m" members: a container).
 EXPECTED_TABLE = {
     ".pdf": ("pdf", "sentence", "pdf-info", "prd"),
     ".docx": ("docx", "sentence", "ooxml-core", "hzd"),
@@ -61,19 +61,42 @@ EXPECTED_TABLE = {
         (".cpp", "cpp"), (".rs", "rust"))},
     ".rst": ("text", "code:rst", "none", ""),
 }
+# EPUB, OpenDocument, RTF, legacy Excel, and more code and text files.
+EXPECTED_TABLE.update({
+    ".epub": ("epub", "sentence", "epub-opf", "phz"),
+    ".odt": ("odf", "sentence", "odf-meta", "hz"),
+    ".ods": ("odf", "sentence", "odf-meta", "pz"),
+    ".odp": ("odf", "sentence", "odf-meta", "phz"),
+    ".rtf": ("rtf", "sentence", "rtf-info", ""),
+    ".xls": ("xls", "sentence", "none", "p"),
+    ".tsv": ("text", "csv", "none", ""),
+    **{ext: ("text", "sentence", "none", "") for ext in (".sql", ".sh", ".bash", ".toml", ".ini", ".cfg", ".conf",
+                                                         ".properties")},
+    **{ext: ("text", f"code:{language}", "none", "c") for ext, language in (
+        (".cs", "csharp"), (".kt", "kotlin"), (".kts", "kotlin"), (".scala", "scala"), (".swift", "swift"),
+        (".php", "php"), (".rb", "ruby"), (".lua", "lua"), (".pl", "perl"), (".pm", "perl"), (".hs", "haskell"),
+        (".ex", "elixir"), (".exs", "elixir"), (".ps1", "powershell"), (".proto", "proto"), (".sol", "sol"),
+        (".r", "r"), (".cc", "cpp"), (".cxx", "cpp"), (".hpp", "cpp"), (".hh", "cpp"), (".jsx", "js"),
+        (".mjs", "js"), (".cjs", "js"), (".tsx", "ts"), (".cob", "cobol"), (".cbl", "cobol"))},
+    ".tex": ("text", "code:latex", "none", ""),
+    ".eml": ("eml", "sentence", "none", "hm"),
+    ".zip": ("archive", "sentence", "none", "m"),
+})
 
 
 def test_every_row_of_the_format_table_column_by_column():
     def row(fmt: Format) -> tuple[str, str, str, str]:
         flags = [("p", fmt.paginated), ("h", fmt.headings), ("r", fmt.page_ranges), ("z", fmt.zip_package),
-                 ("d", fmt.docintel), ("c", fmt.program_code)]
+                 ("d", fmt.docintel), ("c", fmt.program_code), ("m", fmt.members)]
         return fmt.parser, fmt.splitter, fmt.title_source, "".join(letter for letter, on in flags if on)
 
     assert {ext: row(fmt) for ext, fmt in FORMATS.items()} == EXPECTED_TABLE
     assert all(fmt.title_source in TITLE_SOURCES for fmt in FORMATS.values())
-    # Only a format that reads page windows is counted and read in page ranges; a ZIP package is Office Open XML.
+    # Only a format that reads page windows is counted and read in page ranges; a ZIP package is Office Open XML,
+    # OpenDocument or EPUB (its title is in one of its parts).
     assert all(fmt.paginated for fmt in FORMATS.values() if fmt.page_ranges)
-    assert all(fmt.title_source == "ooxml-core" for fmt in FORMATS.values() if fmt.zip_package)
+    assert all(fmt.title_source in ("ooxml-core", "odf-meta", "epub-opf") for fmt in FORMATS.values()
+               if fmt.zip_package)
     # The derived sets are the columns.
     assert SUPPORTED_EXTENSIONS == set(EXPECTED_TABLE)
     assert PAGINATED_EXTENSIONS == {ext for ext, (*_, flags) in EXPECTED_TABLE.items() if "p" in flags}
@@ -182,3 +205,20 @@ def test_table_and_figure_sizes_come_from_the_settings():
                         ("SPLIT_MAX_TABLE_TOKENS", "many")):
         with pytest.raises(SettingsError, match=name):
             Settings.from_env({name: value})
+
+
+def test_new_code_and_text_rows_reach_their_splitters():
+    # C# is cut with the csharp preset at its declarations; a tab-separated file by rows under its header.
+    source = "namespace Shop\n{\n    class Cart\n    {\n        void Add() { total += 1; }\n    }\n" \
+             "    class Order\n    {\n        void Pay() { paid = true; }\n    }\n}\n"
+    chunks = splitter_for("Cart.cs", Settings(max_tokens=20)).split(parse_document(source.encode(), source="Cart.cs"))
+    assert splitter_for("Cart.cs", Settings()).name == "code:csharp"
+    assert [c.text for c in chunks] == ["namespace Shop\n{", "class Cart\n    {\n        void Add() { total += 1; }"
+                                        "\n    }", "class Order\n    {\n        void Pay() { paid = true; }\n    }\n}"]
+    table = "id\tname\n1\talpha\n2\tbeta\n"
+    cap = max(count_tokens("id\tname\n1\talpha"), count_tokens("id\tname\n2\tbeta"))
+    rows = splitter_for("t.tsv", Settings(max_tokens=cap)).split(
+        parse_document(table.encode(), source="t.tsv"))
+    assert [c.text for c in rows] == ["id\tname\n1\talpha", "id\tname\n2\tbeta"]
+    assert [splitter_for(f"x{ext}", Settings()).name for ext in (".sql", ".yaml", ".xml", ".log", ".tex", ".tsx")] == [
+        "sentence", "sentence", "sentence", "sentence", "code:latex", "code:ts"]

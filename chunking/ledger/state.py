@@ -217,6 +217,12 @@ class LedgerStore(Protocol):
     def remove_batches(self, doc_id: str, version: str) -> None: ...
 
 
+#: Batch numbers from this one down hold the member lists of a container's versions (``Ledger.record_members``);
+#: page ranges use -1, -2, … (``Ledger.record_range``), far above.
+MEMBERS_BATCH_NO = -1_000_000
+_MEMBERS_PER_RECORD = 200
+
+
 class Ledger:
     """Document state transitions over a ``LedgerStore``. Every method is safe under concurrent callers.
 
@@ -453,7 +459,27 @@ class Ledger:
 
     def ranges_done(self, doc_id: str, version: str) -> set[int]:
         """The page ranges of *version* recorded by ``record_range``."""
-        return {-1 - b.batch_no for b in self.store.batches(doc_id, version) if b.batch_no < 0}
+        return {-1 - b.batch_no for b in self.store.batches(doc_id, version) if MEMBERS_BATCH_NO < b.batch_no < 0}
+
+    def record_members(self, doc_id: str, version: str, sources: Iterable[str]) -> None:
+        """*version* of the container *doc_id* has these members (their sources, ``"mail.eml/attachments/a.pdf"``;
+        docs/architecture.md#containers). Stored beside the batch records, as batch numbers from
+        ``MEMBERS_BATCH_NO`` down, ``_MEMBERS_PER_RECORD`` names each and no keys, so they go with the version when
+        it is retired. Written once per version (the same bytes have the same members)."""
+        names = sorted(set(sources))
+        for part, start in enumerate(range(0, len(names), _MEMBERS_PER_RECORD)):
+            self.store.add_batch(BatchRecord(doc_id, version, MEMBERS_BATCH_NO - part,
+                                             tuple(names[start:start + _MEMBERS_PER_RECORD])))
+        if not names:  # an empty list is recorded too: "no members" replaces an earlier list
+            self.store.add_batch(BatchRecord(doc_id, version, MEMBERS_BATCH_NO, ()))
+
+    def member_lists(self, doc_id: str) -> dict[str, set[str]]:
+        """The members ``record_members`` recorded for each version of *doc_id* still in the ledger."""
+        lists: dict[str, set[str]] = {}
+        for record in self.store.batches(doc_id):
+            if record.batch_no <= MEMBERS_BATCH_NO:
+                lists.setdefault(record.version, set()).update(record.keys)
+        return lists
 
     def forget_batches(self, doc_id: str, version: str) -> None:
         """Remove the batch records of *version* (its chunks were deleted)."""

@@ -22,6 +22,7 @@ from azure.core.exceptions import AzureError
 from chunking.formats import FORMATS, SUPPORTED_EXTENSIONS, extension_of, format_of
 from chunking.model import Page
 from chunking.parsers import docx, html, image, json, pdf, pptx, text, xlsx
+from chunking.parsers import archive, eml, epub, odf, rtf, xls
 from chunking.parsers._common import ParseError, ReadContext, UnsupportedFileType
 from chunking.parsers.furniture import FurnitureKeys
 
@@ -33,6 +34,8 @@ _Parser = Callable[..., Iterator[Page]]
 #: The parser of each format: which extension goes to which module is decided in ``chunking.formats``.
 _MODULES: dict[str, _Parser] = {"pdf": pdf.parse, "docx": docx.parse, "html": html.parse, "json": json.parse,
                                 "text": text.parse, "pptx": pptx.parse, "xlsx": xlsx.parse, "image": image.parse}
+_MODULES.update({"epub": epub.parse, "odf": odf.parse, "rtf": rtf.parse, "xls": xls.parse, "eml": eml.parse,
+                 "archive": archive.parse})
 _PARSERS: dict[str, _Parser] = {ext: _MODULES[fmt.parser] for ext, fmt in FORMATS.items()}
 
 _MAX_DETAIL_CHARS = 300  # of a library's error message quoted in a reason, to keep ledger entries short

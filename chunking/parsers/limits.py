@@ -31,6 +31,7 @@ LIMIT_SETTINGS: dict[str, str] = {
     "STAGE1_MAX_SECONDS": "stage1_max_seconds",
     "FIGURES_MAX_PER_DOCUMENT": "figures_max_per_document",
 }
+LIMIT_SETTINGS.update({"MAX_ARCHIVE_DEPTH": "max_archive_depth", "MAX_ARCHIVE_MEMBERS": "max_archive_members"})
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,10 @@ class Limits:
         max_page_chars: characters of one PDF page's text.
         max_document_chars: characters of the document's text (all pages).
         max_nesting_depth: levels of JSON arrays/objects, HTML elements, Markdown lists and block quotes.
+        max_archive_depth: containers (a ZIP, a mail) a document may lie in: 1 reads the members of an archive
+            but not those of an archive inside it.
+        max_archive_members: members (attachments, archive entries) of one container that are read; the
+            others are refused.
         stage1_max_seconds: wall-clock seconds of one stage-1 invocation (parsing and splitting one document).
         figures_max_per_document: pictures inside one document (one page range of a long PDF) read by local OCR
             (``chunking.parsers.pictures``); 0 reads none.
@@ -54,6 +59,8 @@ class Limits:
     max_page_chars: int = 1_000_000
     max_document_chars: int = 10_000_000
     max_nesting_depth: int = 100
+    max_archive_depth: int = 2
+    max_archive_members: int = 1_000
     stage1_max_seconds: int = 300
     figures_max_per_document: int = 50
 
@@ -78,6 +85,12 @@ class Limits:
 
     def depth_reason(self, what: str) -> str:
         return f"{what} nested more than {self.max_nesting_depth} levels deep (MAX_NESTING_DEPTH)"
+
+    def archive_depth_reason(self) -> str:
+        return f"lies in more than {self.max_archive_depth} nested archives or mails (MAX_ARCHIVE_DEPTH)"
+
+    def archive_members_reason(self) -> str:
+        return f"past the first {self.max_archive_members} members of its container (MAX_ARCHIVE_MEMBERS)"
 
     def seconds_reason(self) -> str:
         return f"stage 1 took longer than {self.stage1_max_seconds} s (STAGE1_MAX_SECONDS)"

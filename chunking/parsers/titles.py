@@ -1,7 +1,8 @@
 """The title a file declares in its own properties, read by the process that parses it: PDF ``/Title``
 (document information), Office Open XML ``dc:title`` in ``docProps/core.xml`` (DOCX, PPTX, XLSX), HTML
-``<title>``, Markdown front matter ``title:``. ``chunking.documents.titles`` falls back to the first heading and
-the file name (docs/architecture.md#document-fields).
+``<title>``, Markdown front matter ``title:``, the ``dc:title`` of an EPUB's package document and of an
+OpenDocument's ``meta.xml``, an RTF file's ``{\\info{\\title …}}``. ``chunking.documents.titles`` falls back to
+the first heading and the file name (docs/architecture.md#document-fields).
 
 A property that is blank, ``untitled``, or a file name (``Microsoft Word - report.docx``, ``main.tex``) is no
 title. Reading a property never fails a document. Titles are one line of at most ``MAX_TITLE_CHARS`` characters.
@@ -78,9 +79,53 @@ def _front_matter_title(data: bytes) -> str:
     return line.group(1).strip().strip("'\"") if line else ""
 
 
+def _zip_part(package: zipfile.ZipFile, name: str) -> str:
+    """The member *name* as text, ``""`` when it is missing or declares more than ``_MAX_CORE_BYTES`` (and at
+    most that much is inflated, whatever it declares)."""
+    try:
+        info = package.getinfo(name)
+    except KeyError:
+        return ""
+    if info.file_size > _MAX_CORE_BYTES:
+        return ""
+    with package.open(info) as part:
+        return part.read(_MAX_CORE_BYTES).decode("utf-8", "replace")
+
+
+_DC_TITLE = re.compile(r"<dc:title(?:\s[^>]*)?>([^<]*)</dc:title>")
+
+
+def _epub_title(data: bytes) -> str:
+    """The first ``dc:title`` of the package document that ``META-INF/container.xml`` names (EPUB 3.3 §5.5.3.2)."""
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        rootfile = re.search(r"<(?:\w+:)?rootfile\s[^>]*full-path=\"([^\"]+)\"",
+                             _zip_part(package, "META-INF/container.xml"))
+        match = _DC_TITLE.search(_zip_part(package, html.unescape(rootfile.group(1)))) if rootfile else None
+    return html.unescape(match.group(1)) if match else ""
+
+
+def _odf_title(data: bytes) -> str:
+    """``dc:title`` of an OpenDocument package's ``meta.xml`` (ODF 1.3 Part 3 §4.3.2.4)."""
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        match = _DC_TITLE.search(_zip_part(package, "meta.xml"))
+    return html.unescape(match.group(1)) if match else ""
+
+
+def _rtf_title(data: bytes) -> str:
+    """The ``{\\title …}`` group of an RTF file's ``{\\info …}`` group (RTF 1.9.1, "Information Group"), plain
+    text only: a title with control words or ``\\'hh`` escapes inside is read without them."""
+    match = re.search(rb"\{\\title\s?((?:[^{}\\]|\\[{}\\]|\\'[0-9a-fA-F]{2}|\\[a-z]+-?\d* ?)*)\}", data)
+    if not match:
+        return ""
+    raw = re.sub(rb"\\'([0-9a-fA-F]{2})", lambda m: bytes([int(m.group(1), 16)]), match.group(1))
+    raw = re.sub(rb"\\([{}\\])", rb"\1", re.sub(rb"\\[a-z]+-?\d* ?", b"", raw))
+    return raw.decode("cp1252", "replace")
+
+
 #: The reader of each title source of the format table (``chunking.formats.TITLE_SOURCES``, ``none`` aside).
 _READERS: dict[str, Callable[[bytes], str]] = {"pdf-info": _pdf_title, "ooxml-core": _ooxml_title,
                                                "html-title": _html_title, "front-matter": _front_matter_title}
+_READERS.update({"epub-opf": _epub_title, "odf-meta": _odf_title, "rtf-info": _rtf_title})
 
 
 def property_title(data: bytes, source: str) -> str:

@@ -10,9 +10,11 @@ from __future__ import annotations
 import logging
 from typing import Any, Callable
 
+from chunking.formats import format_of
 from chunking.ids import doc_id as make_doc_id
 from chunking.ledger import Ledger
 from chunking.pipeline.fields import fields_message_if_changed
+from chunking.pipeline.members import member_field_updates
 from chunking.storage import storage_error
 from chunking.storage.claim_check import PayloadStore
 from chunking.storage.properties import listed_properties
@@ -58,6 +60,12 @@ def refresh_fields(container_client: Any, *, settings: Any, ledger: Ledger, payl
         if message is not None:
             send([message])
             sent += 1
+        if (fmt := format_of(item.name)) is not None and fmt.members:  # its members carry its fields too
+            updates = member_field_updates(entry.doc_id, entry.indexed_version, container=container, ledger=ledger,
+                                           properties=properties, settings=settings, payloads=payloads)
+            if updates:
+                send(updates)
+                sent += len(updates)
     if sent:
         log.info("field sweep: %d documents of %s have new metadata or access lists", sent, container)
     return sent

@@ -30,7 +30,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 from chunking.documents.fields import file_properties
 from chunking.embeddings import Embedder
 from chunking.errors import describe_failure
-from chunking.formats import SUPPORTED_EXTENSIONS
+from chunking.formats import SUPPORTED_EXTENSIONS, member_root
 from chunking.ids import doc_id as make_doc_id
 from chunking.index.protocol import IndexWriter
 from chunking.ledger import Ledger
@@ -245,7 +245,7 @@ def ingest_files(
         if entry.container != LOCAL_CONTAINER or entry.is_deleted:
             continue
         in_scope = cleanup == "full" or any(entry.source.startswith(scope) for scope in scopes)
-        if entry.doc_id not in seen and in_scope:
+        if entry.doc_id not in seen and not _member_of_seen(entry.source, seen) and in_scope:
             if cleanup in ("full", "scoped_full"):
                 delete_document(entry.doc_id, entry.source, index=index, ledger=ledger, namespace=namespace)
                 summary.deleted.append(entry.source)
@@ -321,3 +321,10 @@ def _record_failure(ledger: Ledger, source: str, reason: str, failure) -> None:
             ledger.mark_failed(did, source, entry.version if entry else "", reason, container=LOCAL_CONTAINER)
     except Exception as exc:  # the ledger itself is unreachable: the row still says why
         log.error("could not record the failure of %s in the ledger: %s", source, redact(str(exc)))
+
+
+def _member_of_seen(source: str, seen: set[str]) -> bool:
+    """*source* is a member of a container this run saw (docs/architecture.md#containers): the container's own
+    run keeps its members exactly, so the cleanup modes leave them to it."""
+    root = member_root(source)
+    return root is not None and make_doc_id(LOCAL_CONTAINER, root) in seen

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable
 from urllib.parse import unquote, urlparse
 
+from chunking.formats import member_root
 from chunking.ids import doc_id as make_doc_id
 from chunking.index.protocol import IndexWriter
 from chunking.ledger import UNSENT_AFTER_S, Due, Ledger, clock, due_for_repair, repair_candidates, unwanted_batches
@@ -39,9 +40,10 @@ def delete_document(doc_id: str, source: str, *, index: IndexWriter, ledger: Led
     and removes its own keys. The keys come from the ledger's batch records (exact, whatever the index has made
     visible yet), plus whatever an index query still finds (chunks written before batch records existed): with
     *namespace*, only chunks of that namespace or of none (another deployment's chunks stay)."""
-    ledger.mark_deleted(doc_id, source)
+    entry = ledger.mark_deleted(doc_id, source)
+    member_lists = ledger.member_lists(doc_id)  # a container's members go with it (architecture.md#containers)
     keys = {k for b in ledger.batch_records(doc_id) for k in b.keys}
-    versions = {b.version for b in ledger.batch_records(doc_id)}
+    versions = {b.version for b in ledger.batch_records(doc_id)} | set(member_lists)
     keys.update(index.keys_of(doc_id, namespace))
     if keys:
         index.delete(sorted(keys))
@@ -50,6 +52,10 @@ def delete_document(doc_id: str, source: str, *, index: IndexWriter, ledger: Led
     if payloads is not None:
         payloads.delete_prefix(f"{doc_id}/")
     log.info("deleted %s: %d chunks removed", source, len(keys))
+    container = entry.container if entry is not None else ""
+    for member in sorted(set().union(*member_lists.values())):
+        delete_document(make_doc_id(container, member), member, index=index, ledger=ledger, payloads=payloads,
+                        namespace=namespace)
     return len(keys)
 
 
@@ -171,6 +177,14 @@ def reconcile(
     report = ReconcileReport()
     paths = {make_doc_id(container, p): p for p in blob_paths}
     entries = {e.doc_id: e for e in ledger.entries()}
+    # A container's members (architecture.md#containers) are present while their container's blob is, and are
+    # repaired by enqueueing the container.
+    blobs = set(paths.values())
+    roots = {did: root for did, e in entries.items()
+             if did not in paths and e.container == container and not e.is_deleted
+             and (root := member_root(e.source)) is not None and root in blobs}
+    paths.update({did: entries[did].source for did in roots})
+    enqueue = _once(enqueue, roots, paths)
     indexed = index.doc_ids(namespace)
     stale: list[tuple[str, str, str]] = []  # (did, path, why) of documents indexed with other settings
     for did, path in sorted(paths.items(), key=lambda kv: kv[1]):
@@ -263,6 +277,21 @@ def repair_due(
         elif not entry.in_flight:
             _sweep(report, ledger, index, entry.doc_id, entry.source, namespace, payloads, ask_index=False)
     return report
+
+
+def _once(enqueue: Callable[[str], None], roots: dict[str, str], paths: dict[str, str]) -> Callable[[str], None]:
+    """*enqueue* taking a member's path to its container's (``roots``: member doc id → container path), and
+    enqueueing each container once per run however many of its members need it."""
+    root_of = {paths[did]: root for did, root in roots.items()}
+    done: set[str] = set()
+
+    def once(path: str) -> None:
+        target = root_of.get(path, path)
+        if target not in done:
+            enqueue(target)
+            done.add(target)
+
+    return once
 
 
 def _enqueue(enqueue: Callable[[str], None], ledger: Ledger, did: str, path: str, now: dt.datetime,

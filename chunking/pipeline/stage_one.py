@@ -30,7 +30,7 @@ from chunking.documents.records import build_records
 from chunking.documents.splitter import DocumentSplitter, splitter_for
 from chunking.documents.version_fields import HEAD_PAGES, version_fields
 from chunking.errors import classify
-from chunking.formats import HEADING_EXTENSIONS, PAGINATED_EXTENSIONS, extension_of
+from chunking.formats import HEADING_EXTENSIONS, PAGINATED_EXTENSIONS, extension_of, format_of
 from chunking.ids import doc_id as make_doc_id
 from chunking.ids import document_version
 from chunking.ledger import Ledger
@@ -43,6 +43,7 @@ from chunking.parsers.sandbox import read_pages_bounded, read_start_bounded
 from chunking.pipeline.backfill import stage_one_settings
 from chunking.pipeline.batches import HOLD_BATCHES, Batches
 from chunking.pipeline.fields import fields_message_if_changed
+from chunking.pipeline.members import member_field_updates, stage_members
 from chunking.pipeline.namespaces import deployment_namespace
 from chunking.redact import redact
 from chunking.services import document_readers
@@ -77,6 +78,7 @@ class StageOneResult:
     tokens: int = 0
     max_chunk_tokens: int = 0
     messages: list[str] = field(default_factory=list)
+    members: list["StageOneResult"] = field(default_factory=list)  # a container's (chunking.pipeline.members)
     error: str | None = None
     seconds: float = 0.0
     ranges: int = 1
@@ -228,11 +230,24 @@ def _run_stage_one(
                                                payloads=payloads)
             if update is not None:  # same bytes, other metadata or access lists: fields only, nothing embedded
                 result.messages = [update]
-                if send is not None:
-                    send(result.messages)
+            if (fmt := format_of(source)) is not None and fmt.members:  # a container's members carry its fields
+                result.messages += member_field_updates(result.doc_id, entry.indexed_version, container=container,
+                                                        ledger=ledger, properties=properties, settings=settings,
+                                                        payloads=payloads)
+            if result.messages and send is not None:
+                send(result.messages)
             result.seconds = time.perf_counter() - started
             log.info("unchanged %s: version %s already indexed", source, result.version[:8])
             return result
+    fmt = format_of(source)
+    if fmt is not None and fmt.members and resume is None:  # its members first (docs/architecture.md#containers)
+        try:
+            result.members = stage_members(local, source=source, doc_id=result.doc_id, version=result.version,
+                                           container=container, settings=settings, ledger=ledger, run=run_stage_one,
+                                           result=StageOneResult, payloads=payloads, force=force,
+                                           keep_old_versions=keep_old_versions, send=send, properties=properties)
+        except ParseError:
+            pass  # the container's own parse below fails with the same reason, and records it
     # What made this version, for backfill after a settings change (chunking.pipeline.backfill).
     made_with = stage_one_settings(splitter.fingerprint, namespace)
     out = Batches(result, settings, payloads, ledger, container, send, keep_old_versions,
@@ -258,7 +273,7 @@ def _run_stage_one(
                 break
     except ValueError as exc:  # ParseError, or a text the configured splitter cannot take (json on Markdown)
         reason = exc.reason if isinstance(exc, ParseError) else str(exc)
-        result.outcome, result.error, result.messages = "failed", reason, []
+        result.outcome, result.error, result.messages = "failed", reason, _member_messages(result, send)
         ledger.mark_failed(result.doc_id, source, result.version, reason, container=container, made_with=made_with)
         result.seconds = time.perf_counter() - started
         log.error("rejected %s: %s", source, reason)
@@ -267,11 +282,18 @@ def _run_stage_one(
         out.flush(final=True)
         if resume is not None:  # the last range's job: a duplicate of it is dropped too
             ledger.record_range(result.doc_id, result.version, done.range_no)
+    result.messages[:0] = _member_messages(result, send)
     result.seconds = time.perf_counter() - started
     log.info("split %s%s: %d pages, %d chunks, %d tokens, %d messages in %.2fs", source,
              f" (page range {done.range_no + 1} of {result.ranges})" if result.ranges > 1 else "", result.pages,
              result.chunks, result.tokens, out.sent, result.seconds)
     return result
+
+
+def _member_messages(result: StageOneResult, send: Callable[[list[str]], None] | None) -> list[str]:
+    """The messages of a container's members that the caller is to run (without *send*; with it they went out),
+    before the container's own: its completion then finds every member's version queued."""
+    return [message for member in result.members for message in member.messages] if send is None else []
 
 
 def _stale_range(ledger: Ledger, entry, doc_id: str, version: str, wanted: str, state: RangeState) -> str:

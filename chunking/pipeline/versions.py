@@ -12,6 +12,7 @@ import logging
 
 from chunking.index.protocol import IndexWriter
 from chunking.ledger import Ledger
+from chunking.pipeline.members import remove_vanished_members
 from chunking.storage.claim_check import PayloadStore
 
 __all__ = ["remove_other_versions", "retire_version"]
@@ -41,6 +42,7 @@ def remove_other_versions(doc_id: str, keep: str, *, index: IndexWriter, ledger:
     The ledger is read after the batch records were listed: a version whose records were listed had become
     current before, so re-reading the entry spares it; a version that becomes current later wrote none of the
     listed records."""
+    remove_vanished_members(doc_id, keep, index=index, ledger=ledger, payloads=payloads)  # a container's
     versions = {b.version for b in ledger.batch_records(doc_id)}
     entry = ledger.get(doc_id)
     spare = {keep} | ({entry.version, entry.indexed_version} if entry and not entry.is_deleted else set())

@@ -171,6 +171,8 @@ class Settings:
     max_page_chars: int = 1_000_000
     max_document_chars: int = 10_000_000
     max_nesting_depth: int = 100
+    max_archive_depth: int = 2  # containers (ZIP, mail) a document may lie in (chunking.parsers.limits)
+    max_archive_members: int = 1_000  # members of one container that are read
     stage1_max_seconds: int = 300
     figures_max_per_document: int = 50
     isolation: ParseIsolation = dataclasses.field(default_factory=ParseIsolation)  # where stage 1 parses
@@ -300,6 +302,8 @@ class Settings:
             max_page_chars=int_value(env, "MAX_PAGE_CHARS", 1_000_000, 1),
             max_document_chars=int_value(env, "MAX_DOCUMENT_CHARS", 10_000_000, 1),
             max_nesting_depth=int_value(env, "MAX_NESTING_DEPTH", 100, 2),
+            max_archive_depth=int_value(env, "MAX_ARCHIVE_DEPTH", 2, 0),
+            max_archive_members=int_value(env, "MAX_ARCHIVE_MEMBERS", 1_000, 1),
             stage1_max_seconds=int_value(env, "STAGE1_MAX_SECONDS", 300, 1),
             figures_max_per_document=int_value(env, "FIGURES_MAX_PER_DOCUMENT", 50, 0),
             stage_one=StageOneJobs.from_env(env),

@@ -73,3 +73,20 @@ def test_batch_record_with_many_long_keys(ledger):
     ledger.record_batch("d5", "v1", 0, keys)
     (record,) = ledger.batch_records("d5", "v1")
     assert record.keys == tuple(keys)
+
+
+def test_member_lists_are_kept_per_version_beside_the_batch_records(ledger):
+    # A container's members (docs/architecture.md#containers): one list per version, in parts of 200 names,
+    # written once, gone with the version's batch records, never taken for batches or page ranges.
+    names = [f"box.zip/f{i:03d}.txt" for i in range(450)]
+    ledger.record_members("d1", "v1", names)
+    ledger.record_members("d1", "v1", ["box.zip/other.txt"])  # a duplicate delivery writes nothing
+    ledger.record_members("d1", "v2", [])
+    ledger.record_batch("d1", "v1", 0, ["k1"])
+    ledger.record_range("d1", "v1", 0)
+    assert ledger.member_lists("d1") == {"v1": set(names), "v2": set()}
+    assert ledger.batches_done("d1", "v1") == {0}
+    assert ledger.ranges_done("d1", "v1") == {0}
+    assert [b.keys for b in ledger.batch_records("d1")] == [("k1",)]
+    ledger.forget_batches("d1", "v1")
+    assert ledger.member_lists("d1") == {"v2": set()}

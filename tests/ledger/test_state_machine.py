@@ -110,8 +110,8 @@ def test_the_table_covers_every_status_and_every_operation():
     assert TABLE.keys() == OPERATIONS.keys()
     assert all(len(row) == len(STARTS) for row in TABLE.values())
     methods = {name for name, value in vars(Ledger).items() if callable(value) and not name.startswith("_")}
-    reads = {"get", "entries", "batches_done", "batch_records", "ranges_done"}
-    batch_records = {"record_batch", "record_range", "forget_batches"}  # they change no entry
+    reads = {"get", "entries", "batches_done", "batch_records", "ranges_done", "member_lists"}
+    batch_records = {"record_batch", "record_range", "forget_batches", "record_members"}  # they change no entry
     events = {"publish_pending"}  # publishes pending completion events (tests/ledger/test_events.py)
     assert methods - reads - batch_records - events == {op.split()[0] for op in OPERATIONS}
 

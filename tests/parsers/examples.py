@@ -150,6 +150,66 @@ EXAMPLES = (
 )
 
 
+
+def _epub() -> bytes:
+    from tests.parsers.made import epub
+
+    return epub([("c1.xhtml", "<h1>Arrival</h1><p>The ship reached the harbour at dawn.</p>"),
+                 ("c2.xhtml", "<h1>The market</h1><p>Spices were sold by the ounce.</p>")], title="A voyage")
+
+
+def _odt() -> bytes:
+    from tests.parsers.made import odf
+
+    return odf("text", '<text:h text:outline-level="1">Minutes</text:h><text:p>The board met on 3 May'
+                       '<text:note text:note-class="footnote"><text:note-citation>1</text:note-citation>'
+                       "<text:note-body><text:p>By video call.</text:p></text:note-body></text:note>.</text:p>"
+                       "<text:list><text:list-item><text:p>Budget approved</text:p></text:list-item></text:list>",
+               title="Board minutes")
+
+
+def _rtf() -> bytes:
+    from tests.parsers.made import rtf
+
+    return rtf(r"{\pard Dear customer,\par}{\pard Your order 4711 ships on Monday.\par}", title="Order letter")
+
+
+def _xls() -> bytes:
+    import datetime
+
+    from tests.parsers.made import xls
+
+    return xls({"Stock": [["Part", "Count", "Checked"], ["Bolt", 40, datetime.date(2024, 5, 3)]]})
+
+
+def _csharp() -> bytes:
+    return (b"namespace Depot\n{\n    public class Crate\n    {\n        public int Weight { get; set; }\n    }\n\n"
+            b"    public class Pallet\n    {\n        public List<Crate> Crates { get; } = new();\n    }\n}\n")
+
+
+def _eml() -> bytes:
+    from email.message import EmailMessage
+
+    message = EmailMessage()
+    message["Subject"], message["From"], message["To"] = "Depot keys", "Alex <alex@example.com>", "ops@example.com"
+    message["Date"] = "Fri, 03 May 2024 09:00:00 +0000"
+    message.set_content("The keys are at the front desk.\n\nOn Thursday Sam wrote:\n> Where are the keys?\n")
+    message.add_attachment(b"Key 1: gate. Key 2: office.", maintype="text", subtype="plain", filename="keys.txt")
+    return message.as_bytes()
+
+
+EXAMPLES = (
+    *EXAMPLES,
+    Example("Mail (the mail's own page; its attachment `keys.txt` is a document of its own)", "keys.eml", _eml),
+    Example("EPUB (chapters as pages, headings from the XHTML)", "voyage.epub", _epub),
+    Example("OpenDocument text (a heading, a footnote after its paragraph, a list)", "minutes.odt", _odt),
+    Example("RTF", "letter.rtf", _rtf),
+    Example("XLS (Excel 97-2003: a sheet as a table, a date)", "stock.xls", _xls),
+    Example("C# (`SPLIT_MAX_TOKENS=30`: the csharp preset cuts at declarations)", "Depot.cs", _csharp,
+            env=(("SPLIT_MAX_TOKENS", "30"),)),
+)
+
+
 def chunks_of(example: Example) -> list[tuple[int, str, int, tuple[str, ...], str]]:
     """``(page, kind, tokens, headings, content)`` of each record stage 1 makes of *example* (page 1-based)."""
     env = dict(example.env)

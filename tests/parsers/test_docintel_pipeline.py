@@ -74,6 +74,26 @@ def test_with_document_intelligence_a_scan_is_indexed_with_page_citations_and_it
     ]
 
 
+def test_a_scan_attached_to_a_mail_goes_to_document_intelligence_as_a_document_of_its_own(tmp_path, monkeypatch):
+    # A container's members are parsed by their own format's reader (docs/architecture.md#containers).
+    from email.message import EmailMessage
+
+    message = EmailMessage()
+    message["Subject"], message["From"] = "Invoice", "billing@example.com"
+    message.set_content("The scan is attached.\n")
+    message.add_attachment(b"\x89PNG\r\n\x1a\n", maintype="image", subtype="png", filename="invoice.png")
+    stage = Stage(tmp_path, monkeypatch, {"DOCUMENT_INTELLIGENCE_ENDPOINT": ENDPOINT,
+                                          "DOCUMENT_INTELLIGENCE_API_KEY": "k"}, DocumentIntelligenceFake(SCAN))
+
+    one = stage.ingest("inbox/invoice.eml", message.as_bytes())
+
+    [member] = one.members
+    assert (member.source, stage.ledger.get(member.doc_id).status) == ("inbox/invoice.eml/attachments/invoice.png",
+                                                                       "indexed")
+    assert [r.sourcepage for r in sorted(stage.index.records_of(member.doc_id), key=lambda r: r.ordinal)] == [
+        "inbox/invoice.eml/attachments/invoice.png#page=1", "inbox/invoice.eml/attachments/invoice.png#page=2"]
+
+
 def test_a_service_still_throttling_after_the_retries_leaves_the_document_for_a_later_try(tmp_path, monkeypatch):
     fake = DocumentIntelligenceFake(SCAN)
     fake.throttle(10, retry_after_s=3)

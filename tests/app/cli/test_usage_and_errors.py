@@ -65,7 +65,7 @@ def test_folder_with_no_supported_file_says_so_exits_1_and_creates_nothing(cli):
     (cli.cwd / "emptydir").mkdir()
     assert cli("ingest", "emptydir") == (1, "", "chunking ingest: emptydir: no supported file\n")
     (cli.cwd / "emptydir" / "LICENSE").write_text("not a document type we read")
-    (cli.cwd / "emptydir" / "archive.zip").write_bytes(b"PK\x05\x06" + bytes(18))
+    (cli.cwd / "emptydir" / "archive.7z").write_bytes(b"7z\xbc\xaf\x27\x1c" + bytes(26))
     assert cli("ingest", "emptydir") == (
         1, "", "chunking ingest: emptydir: no supported file (2 files of unsupported types passed over)\n")
     assert sorted(p.name for p in cli.cwd.iterdir()) == ["emptydir"]  # no .chunking/

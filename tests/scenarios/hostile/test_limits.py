@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from chunking.ids import doc_id
+from chunking.ledger import Ledger, LocalLedgerStore
 from tests.scenarios.hostile import generate
 from tests.scenarios.hostile.measure import PEAK_RSS_BOUND_MB, stage_one
 
@@ -40,6 +42,13 @@ def _write(tmp_path, name: str, data: bytes):
         # one-second limit to fail every time).
         ("words-9mb.txt", lambda: b"word " * 1_900_000, {"STAGE1_MAX_SECONDS": "1"},
          "stage 1 took longer than 1 s (STAGE1_MAX_SECONDS)"),
+        # EPUB and OpenDocument packages are measured as DOCX is: their members inflated to count, sizes not trusted.
+        ("lying-zip-bomb.epub", lambda: generate.package([
+            ("mimetype", b"application/epub+zip", None),
+            ("OEBPS/c.xhtml", generate.paragraphs(200 << 20, b"<p>x</p>" * 100), 1000)]), {}, DECOMPRESSED),
+        ("lying-zip-bomb.odt", lambda: generate.package([
+            ("mimetype", b"application/vnd.oasis.opendocument.text", None),
+            ("content.xml", generate.paragraphs(200 << 20, b"<text:p>x</text:p>" * 100), 1000)]), {}, DECOMPRESSED),
         # One PDFium call of about 11 s: stopped at the deadline only because the parse runs in a child.
         ("slow-page.pdf", lambda: generate.text_pdf([b"BT /F1 1 Tf " + b"1 0 Td (ab) Tj " * 1_000_000 + b"ET\n"]),
          {"STAGE1_MAX_SECONDS": "1", "PARSE_ISOLATION": "process"}, "stage 1 took longer than 1 s (STAGE1_MAX_SECONDS)"),
@@ -107,3 +116,22 @@ def test_unreadable_pdf_reasons_say_what_is_wrong(tmp_path, name, data, reason):
 
     assert measured.reason == reason
     assert "Success" not in measured.reason
+
+
+def test_bombs_inside_an_archive_are_refused_member_by_member_within_the_memory_bound(tmp_path):
+    # 200 MiB declared honestly: refused unread; 200 MiB declared as 1,000 bytes: zipfile stops at the declared
+    # size and the CRC fails. The archive and its readable member are indexed (docs/architecture.md#containers).
+    archive = generate.package([
+        ("honest.txt", generate.paragraphs(200 << 20, b"zero " * 200), None),
+        ("lying.txt", generate.paragraphs(200 << 20, b"zero " * 200), 1000),
+        ("fine.txt", b"A fine member.", None)])
+    measured = stage_one(_write(tmp_path, "bombs.zip", archive), tmp_path / "state")
+
+    assert (measured.outcome, measured.status) == ("added", "queued")
+    assert measured.peak_rss_mb < PEAK_RSS_BOUND_MB
+    ledger = Ledger(LocalLedgerStore(tmp_path / "state" / "ledger.sqlite3"))
+    reasons = {name: ledger.get(doc_id("hostile", f"bombs.zip/{name}")) for name in ("honest.txt", "lying.txt",
+                                                                                      "fine.txt")}
+    assert reasons["honest.txt"].error == DECOMPRESSED
+    assert reasons["lying.txt"].error.startswith("damaged member: Bad CRC-32 for file 'lying.txt'")
+    assert (reasons["fine.txt"].status, reasons["fine.txt"].error) == ("queued", "")

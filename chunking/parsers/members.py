@@ -1,0 +1,205 @@
+"""The members of a container, one at a time: a ZIP archive's files and a mail's attachments, each the bytes of a
+document of its own (its name says its format), or a refusal with its reason. Stage 1 parses each member with its
+own format's parser under an id below the container's (docs/architecture.md#containers); this module only opens
+the container and hands the members out, never parsing them.
+
+A ZIP member is refused, the others going on, when its name is unsafe (absolute, a drive letter, a ``..``
+segment, a NUL: a path-traversal name), when a member of the same name came before, when it is encrypted (general
+purpose bit 0, PKWARE APPNOTE.TXT §4.4.4), when it inflates past ``MAX_DECOMPRESSED_BYTES`` (inflated in pieces
+of 1 MiB, never trusting the declared size, so a zip bomb costs at most that much), when its compression method
+is one ``zipfile`` cannot read, or when the container's deadline has passed. Folders are skipped. Past
+``MAX_ARCHIVE_MEMBERS`` members the rest are not read, and a note says how many.
+
+A mail's attachments (RFC 5322 and MIME, RFC 2045-2046, read by the standard library's ``email`` package with
+its default policy) are the parts ``EmailMessage.iter_attachments`` gives: named by their ``filename`` (its last
+path segment; ``attachment-N`` with the extension of their content type when unnamed; ``name (2).pdf`` for a
+second of the same name); an attached message (``message/rfc822``) is a ``.eml`` member of its own.
+"""
+
+from __future__ import annotations
+
+import io
+import mimetypes
+import re
+import zipfile
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
+
+from chunking.formats import extension_of, format_of
+from chunking.parsers._common import ParseError, ReadContext
+
+__all__ = ["Member", "attachment_names", "iter_members", "mail_attachments", "zip_members"]
+
+_PIECE_BYTES = 1 << 20
+_ENCRYPTED = 0x1
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_UNPRINTABLE = re.compile(r"[\x00-\x1f\x7f]")
+
+
+@dataclass(frozen=True)
+class Member:
+    """One member of a container.
+
+    Attributes:
+        name: its path below the container, ``/``-separated (``"docs/a.pdf"``, ``"attachments/report.pdf"``).
+        data: its bytes; empty when refused.
+        reason: why it is refused (``""``: it is not).
+    """
+
+    name: str
+    data: bytes = b""
+    reason: str = ""
+
+
+def iter_members(data: bytes, *, source: str, context: ReadContext) -> Iterator[Member]:
+    """The members of the container *source* (its format's parser: ``archive`` or ``eml``), one at a time.
+
+    Raises:
+        ParseError: the container itself cannot be opened (``not a valid ZIP: …``).
+    """
+    fmt = format_of(source)
+    if fmt is not None and fmt.parser == "archive":
+        return zip_members(data, source=source, context=context)
+    if fmt is not None and fmt.parser == "eml":
+        return mail_attachments(data, source=source, context=context)
+    return iter(())
+
+
+def open_archive(data: bytes, *, source: str) -> zipfile.ZipFile:
+    """*data* opened as a ZIP archive.
+
+    Raises:
+        ParseError: ``not a valid ZIP: …``.
+    """
+    try:
+        return zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, ValueError, OSError) as error:
+        raise ParseError(source, f"not a valid ZIP: {error}") from None
+
+
+def unsafe_name(name: str) -> bool:
+    """A member name that could reach outside the archive's folder if extracted: absolute (``/x``, ``\\x``), a
+    drive letter (``C:x``), a ``..`` segment (either separator), a NUL or other control character, or empty."""
+    segments = name.replace("\\", "/").split("/")
+    return (not name or name.startswith(("/", "\\")) or bool(_DRIVE.match(name)) or ".." in segments
+            or bool(_UNPRINTABLE.search(name)))
+
+
+def zip_members(data: bytes, *, source: str, context: ReadContext) -> Iterator[Member]:
+    """The files of a ZIP archive, in the order of its central directory (module docstring)."""
+    limits = context.limits
+    with open_archive(data, source=source) as package:
+        seen: set[str] = set()
+        read = 0
+        files = [info for info in package.infolist() if not info.filename.endswith("/")]  # folders (is_dir fails on "")
+        for info in files:
+            name = info.filename
+            label = _UNPRINTABLE.sub("?", name.replace("\\", "/"))
+            if read == limits.max_archive_members:
+                context.note(f"{len(files) - read} members not read: {limits.archive_members_reason()}")
+                return
+            read += 1
+            if unsafe_name(name):
+                yield Member(_safe_label(label), reason=f"unsafe member name {label!r} (absolute, or a .. segment)")
+                continue
+            if label in seen:
+                yield Member(label, reason="a member of the same name comes before it in the archive")
+                continue
+            seen.add(label)
+            if info.flag_bits & _ENCRYPTED:
+                yield Member(label, reason="encrypted member (password-protected)")
+                continue
+            if format_of(label) is None:  # refused without its bytes being inflated
+                extension = extension_of(label)
+                yield Member(label, reason=f"unsupported file type {extension}" if extension
+                             else "unsupported file type (no extension)")
+                continue
+            if context.deadline is not None and context.deadline.expired():
+                yield Member(label, reason=limits.seconds_reason())
+                continue
+            yield _inflated(package, info, label, limits)
+
+
+def _safe_label(label: str) -> str:
+    """A refused member's name below the container, without leading separators or ``..`` segments."""
+    parts = [part for part in label.split("/") if part not in ("", ".", "..")]
+    return "/".join(parts).lstrip(":") or "unnamed"
+
+
+def _inflated(package: zipfile.ZipFile, info: zipfile.ZipInfo, label: str, limits) -> Member:
+    """The member's bytes, inflated in pieces and stopped past ``MAX_DECOMPRESSED_BYTES``. A member declaring more
+    is refused without inflating it; one declaring less than it inflates to stops at its declared size (``zipfile``
+    reads no further) and fails its CRC check, so no member costs more than the budget."""
+    budget = limits.max_decompressed_bytes
+    if info.file_size > budget:
+        return Member(label, reason=limits.decompressed_reason())
+    pieces: list[bytes] = []
+    size = 0
+    try:
+        with package.open(info) as stream:
+            while piece := stream.read(_PIECE_BYTES):
+                size += len(piece)
+                if size > budget:
+                    return Member(label, reason=limits.decompressed_reason())
+                pieces.append(piece)
+    except NotImplementedError as error:  # a compression method zipfile does not read
+        return Member(label, reason=f"cannot be read: {error}")
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as error:  # damaged data, a CRC mismatch
+        return Member(label, reason=f"damaged member: {error}"[:300])
+    return Member(label, b"".join(pieces))
+
+
+def mail_attachments(data: bytes, *, source: str, context: ReadContext) -> Iterator[Member]:
+    """The attachments of a mail, in the order of its parts (module docstring)."""
+    message = BytesParser(policy=policy.default).parsebytes(data)
+    limits = context.limits
+    parts = list(message.iter_attachments()) if isinstance(message, EmailMessage) else []
+    for number, (name, part) in enumerate(zip(attachment_names(parts), parts), start=1):
+        if number > limits.max_archive_members:
+            context.note(f"{len(parts) - limits.max_archive_members} attachments not read: "
+                         f"{limits.archive_members_reason()}")
+            return
+        label = f"attachments/{name}"
+        if context.deadline is not None and context.deadline.expired():
+            yield Member(label, reason=limits.seconds_reason())
+            continue
+        yield Member(label, _part_bytes(part))
+
+
+def attachment_names(parts: list) -> list[str]:
+    """A name for each attachment part: its file name's last segment, else ``attachment-N`` with its content
+    type's extension; a repeated name gets `` (2)``, `` (3)``… before its extension."""
+    names: list[str] = []
+    taken: set[str] = set()
+    for number, part in enumerate(parts, start=1):
+        raw = part.get_filename() or ""
+        name = _UNPRINTABLE.sub("", raw.replace("\\", "/").split("/")[-1]).strip().strip(".") if raw else ""
+        if not name:
+            content_type = part.get_content_type()
+            extension = ".eml" if content_type == "message/rfc822" else (
+                mimetypes.guess_extension(content_type) or ".bin")
+            name = f"attachment-{number}{extension}"
+        elif part.get_content_type() == "message/rfc822" and format_of(name) is None:
+            name += ".eml"
+        stem, dot, extension = name.rpartition(".") if "." in name else (name, "", "")
+        candidate, copy = name, 2
+        while candidate.lower() in taken:
+            candidate = f"{stem} ({copy}){dot}{extension}" if dot else f"{name} ({copy})"
+            copy += 1
+        taken.add(candidate.lower())
+        names.append(candidate)
+    return names
+
+
+def _part_bytes(part) -> bytes:
+    """An attachment's bytes: the transfer encoding undone; an attached message as it was sent."""
+    if part.get_content_type() == "message/rfc822":
+        inner = part.get_payload()
+        inner = inner[0] if isinstance(inner, list) and inner else inner
+        return inner.as_bytes() if hasattr(inner, "as_bytes") else b""
+    payload = part.get_payload(decode=True)
+    return payload if isinstance(payload, bytes) else b""

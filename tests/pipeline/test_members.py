@@ -1,0 +1,146 @@
+"""Containers (docs/architecture.md#containers): a mail's attachments and a ZIP's members are documents of their own
+under the container's source, replaced and removed exactly with it; hostile members are refused one by one."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from email.message import EmailMessage
+from pathlib import Path
+
+import pytest
+
+from chunking.embeddings import OfflineLexicalEmbedder
+from chunking.index.local import LocalIndex
+from chunking.ledger import Ledger, LocalLedgerStore
+from chunking.pipeline.ingest import collect_files, ingest_files
+from chunking.settings import Settings
+from tests.parsers.made import flag_encrypted
+
+
+@pytest.fixture
+def env(tmp_path):
+    index = LocalIndex(tmp_path / "state" / "index.sqlite3", 64)
+    index.ensure()
+    services = {"settings": Settings(state_dir=tmp_path / "state", embedding_dimensions=64),
+                "embedder": OfflineLexicalEmbedder(64), "index": index,
+                "ledger": Ledger(LocalLedgerStore(tmp_path / "state" / "ledger.sqlite3"))}
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    return tmp_path, docs, services
+
+
+def run(tmp_path: Path, services, **kw):
+    files, scopes, _ = collect_files([tmp_path / "docs"], cwd=tmp_path)
+    return ingest_files(files, scopes=scopes, **services, **kw)
+
+
+def indexed(services) -> dict[str, str]:
+    """source → its chunks' text, of every document in the index."""
+    index = services["index"]
+    return {r.source: " ".join(x.content for x in index.records_of(did))
+            for did in index.doc_ids() for r in index.records_of(did)[:1]}
+
+
+def archive(members: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as package:
+        for name, data in members.items():
+            package.writestr(name, data)
+    return buffer.getvalue()
+
+
+def mail(body: str, attachments: dict[str, bytes]) -> bytes:
+    message = EmailMessage()
+    message["Subject"], message["From"], message["To"] = "Depot move", "Alex <alex@example.com>", "ops@example.com"
+    message["Date"] = "Fri, 03 May 2024 09:00:00 +0000"
+    message.set_content(body)
+    for name, data in attachments.items():
+        message.add_attachment(data, maintype="application", subtype="octet-stream", filename=name)
+    return message.as_bytes()
+
+
+def test_an_archive_re_uploaded_keeps_exactly_its_current_members(env):
+    tmp_path, docs, services = env
+    (docs / "project.zip").write_bytes(archive({"papers/a.txt": b"Aardvark notes.",
+                                               "papers/b.md": b"# Badger\n\nBurrows.",
+                                               "c.txt": b"Caracal facts."}))
+    first = run(tmp_path, services)
+    assert first.count("added") == 1
+    assert indexed(services) == {
+        "docs/project.zip": "Files in the archive:\n\n- papers/a.txt\n- papers/b.md\n- c.txt",
+        "docs/project.zip/papers/a.txt": "Aardvark notes.",
+        "docs/project.zip/papers/b.md": "# Badger\n\nBurrows.",
+        "docs/project.zip/c.txt": "Caracal facts.",
+    }
+    # a.txt changed, b.md removed, d.txt added, c.txt unchanged (skipped: not embedded again).
+    (docs / "project.zip").write_bytes(archive({"papers/a.txt": b"Aardvark news.", "c.txt": b"Caracal facts.",
+                                               "d.txt": b"Dingo dens."}))
+    second = run(tmp_path, services)
+    assert second.count("updated") == 1
+    assert indexed(services) == {
+        "docs/project.zip": "Files in the archive:\n\n- papers/a.txt\n- c.txt\n- d.txt",
+        "docs/project.zip/papers/a.txt": "Aardvark news.",
+        "docs/project.zip/c.txt": "Caracal facts.",
+        "docs/project.zip/d.txt": "Dingo dens.",
+    }
+    ledger = services["ledger"]
+    assert {e.source: e.status for e in ledger.entries()}["docs/project.zip/papers/b.md"] == "deleted"
+    # The archive deleted (a full run without it): every member goes with it.
+    (docs / "project.zip").unlink()
+    (docs / "other.txt").write_text("Other.")
+    run(tmp_path, services, cleanup="full")
+    assert indexed(services) == {"docs/other.txt": "Other."}
+
+
+def test_hostile_members_are_refused_one_by_one_with_their_reason(env):
+    tmp_path, docs, services = env
+    services["settings"] = services["settings"].replace(max_decompressed_bytes=1 << 20, max_archive_depth=1)
+    good = archive({"ok.txt": b"Okapi.", "../../etc/evil.txt": b"Evil.", "bomb.txt": b"0" * (3 << 20),
+                    "locked.txt": b"Locked.", "inner.zip": archive({"x.txt": b"Xerus."}), "tool.exe": b"MZ"})
+    (docs / "box.zip").write_bytes(flag_encrypted(good, "locked.txt"))
+    run(tmp_path, services)
+    failed = {e.source: e.error for e in services["ledger"].entries() if e.status == "failed"}
+    assert failed == {
+        "docs/box.zip/etc/evil.txt": "unsafe member name '../../etc/evil.txt' (absolute, or a .. segment)",
+        "docs/box.zip/bomb.txt": "expands past 1 MB when decompressed (MAX_DECOMPRESSED_BYTES)",
+        "docs/box.zip/locked.txt": "encrypted member (password-protected)",
+        "docs/box.zip/inner.zip": "lies in more than 1 nested archives or mails (MAX_ARCHIVE_DEPTH)",
+        "docs/box.zip/tool.exe": "unsupported file type .exe",
+    }
+    assert set(indexed(services)) == {"docs/box.zip", "docs/box.zip/ok.txt"}
+
+
+def test_a_mail_is_its_headers_and_body_and_its_attachments_are_documents(env):
+    tmp_path, docs, services = env
+    inner = archive({"plan.txt": b"Pallets of pumice."})
+    (docs / "move.eml").write_bytes(mail("Hello,\n\nthe move is on.\n\n> Is it?\n",
+                                         {"list.txt": b"Crates of quartz.", "bundle.zip": inner}))
+    run(tmp_path, services)
+    assert indexed(services) == {
+        "docs/move.eml": "# Depot move\n\nFrom: Alex <alex@example.com>\nTo: ops@example.com\n"
+                         "Date: Fri, 03 May 2024 09:00:00 +0000\nAttachments: list.txt, bundle.zip\n\nHello,\n\n"
+                         "the move is on.\n\n> Is it?",
+        "docs/move.eml/attachments/list.txt": "Crates of quartz.",
+        "docs/move.eml/attachments/bundle.zip": "Files in the archive:\n\n- plan.txt",
+        "docs/move.eml/attachments/bundle.zip/plan.txt": "Pallets of pumice.",
+    }
+    # The mail again without the zip: the zip and its member go, the rest stays.
+    (docs / "move.eml").write_bytes(mail("Hello,\n\nthe move is on.\n", {"list.txt": b"Crates of quartz."}))
+    run(tmp_path, services)
+    assert set(indexed(services)) == {"docs/move.eml", "docs/move.eml/attachments/list.txt"}
+
+
+@pytest.mark.parametrize("cleanup", ["full", "scoped_full"])
+def test_the_cleanup_modes_leave_the_members_of_a_container_the_run_saw(env, cleanup):
+    tmp_path, docs, services = env
+    (docs / "box.zip").write_bytes(archive({"a.txt": b"Aardvark.", "b.txt": b"Badger."}))
+    (docs / "loose.txt").write_text("Loose.")
+    run(tmp_path, services, cleanup=cleanup)
+    again = run(tmp_path, services, cleanup=cleanup)
+    assert again.deleted == []
+    assert set(indexed(services)) == {"docs/box.zip", "docs/box.zip/a.txt", "docs/box.zip/b.txt", "docs/loose.txt"}
+    (docs / "box.zip").unlink()
+    assert sorted(run(tmp_path, services, cleanup=cleanup).deleted) == [
+        "docs/box.zip", "docs/box.zip/a.txt", "docs/box.zip/b.txt"]
+    assert set(indexed(services)) == {"docs/loose.txt"}
