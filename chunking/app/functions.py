@@ -173,8 +173,10 @@ def _defer(s: Services, body: bytes | str, retry_after_s: float | None, exc: Exc
     data = read_envelope(body)
     if type_of(data) == DOCUMENT_FIELDS:
         return False
-    deferrals = int(data.get("deferrals", 0))
     message = decode_message(data)
+    deferrals = data.get("deferrals", 0)
+    if not isinstance(deferrals, int) or isinstance(deferrals, bool) or deferrals < 0:
+        deferrals = MAX_DEFERRALS  # a count we did not write: no more deferrals, the queue's retries decide
     if deferrals >= MAX_DEFERRALS:
         s.ledger.record_error(message.doc_id, message.source, message.version,
                               f"{reason_of(exc)} ({message.where}, throttled "
