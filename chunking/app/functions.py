@@ -4,6 +4,7 @@ touches the network: see docs/architecture.md#platform-facts-and-their-sources).
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import tempfile
@@ -21,6 +22,7 @@ from chunking.pipeline.namespaces import deployment_namespace
 from chunking.pipeline.reconcile import ReconcileReport, delete_document, parse_blob_events, reconcile
 from chunking.pipeline.reprocess import ReprocessReport, reprocess, select
 from chunking.pipeline.stage_two import StageOneResult, StageTwoResult, run_stage_one, run_stage_two
+from chunking.redact import redact_exception
 from chunking.services import Services, services
 from chunking.settings import Settings
 from chunking.storage import BlobChangedError, blob_service, create_container, download_to_file, storage_error
@@ -34,6 +36,26 @@ __all__ = [
 log = logging.getLogger("chunking.app.functions")
 
 
+def _to_host(handler):
+    """*handler* with what it raises made safe for the Functions host, which logs the exception of a failed
+    invocation (type, message, chain) outside our logging: every message in it is redacted
+    (``chunking.redact.redact_exception``), e.g. a service's error text that echoes a key header or a URL's
+    user-info. The type stays, so the host's retries and poison queues work as before."""
+
+    @functools.wraps(handler)
+    def run(*args, **kwargs):
+        try:
+            return handler(*args, **kwargs)
+        except Exception as exc:
+            clean = redact_exception(exc)
+            if clean is exc:
+                raise
+            raise clean from None
+
+    return run
+
+
+@_to_host
 def enqueue_stage_one_jobs(paths: list[str], *, force: bool = False, reason: str = "",
                            keep_old_versions: bool = False) -> int:
     """Put one whole-document stage-1 job per blob path of the documents container on the stage-1 job queue
@@ -48,6 +70,7 @@ def enqueue_stage_one_jobs(paths: list[str], *, force: bool = False, reason: str
                              keep_old_versions=keep_old_versions)
 
 
+@_to_host
 def handle_blob(blob, *, force: bool = False) -> StageOneResult | None:
     """Stage 1 for a blob-trigger invocation. *blob* is the storage SDK's ``BlobClient`` of the uploaded blob (the
     trigger's SDK-type binding: no bytes travel through the host); it is read in ranges to a local file, and a
@@ -67,6 +90,7 @@ def handle_blob(blob, *, force: bool = False) -> StageOneResult | None:
     return _stage_one(services(), blob, StageOneJob(blob.container_name, blob.blob_name, force=force))
 
 
+@_to_host
 def handle_stage_one_job(body: bytes | str) -> StageOneResult | None:
     """Stage 1 for a stage-1 job from the queue (``chunking.messages.jobs``): a whole document (reconcile,
     ``chunking reprocess``) or the next page range of a long one. The blob is read under the job's ETag: a blob
@@ -118,6 +142,7 @@ def _stage_one(s: Services, blob, job: StageOneJob) -> StageOneResult | None:
     return result
 
 
+@_to_host
 def handle_stage_one_poison(body: bytes | str) -> None:
     """A stage-1 job that failed on every attempt: the ledger says ``failed`` for its version (or the current
     one, for a whole-document job), with the last error; the previous indexed version stays searchable."""
@@ -146,6 +171,7 @@ DEFER_BACKOFF_S = 15
 DEFER_MAX_S = 900
 
 
+@_to_host
 def handle_batch(body: bytes | str) -> StageTwoResult | None:
     """Stage 2 for a queue-trigger invocation. A malformed message is logged and dropped (``None``): no retry
     can fix it. A batch throttled by the embedding or search service (429, 503 after the clients' retries) is
@@ -192,6 +218,7 @@ def _defer(s: Services, body: bytes | str, retry_after_s: float | None, exc: Exc
     return True
 
 
+@_to_host
 def handle_blob_poison(body: bytes | str) -> None:
     """A blob that failed stage 1 on every attempt (the host's ``webjobs-blobtrigger-poison`` message:
     ``{FunctionId, BlobType, ContainerName, BlobName, ETag}``): the ledger says ``failed``, with the last error."""
@@ -210,6 +237,7 @@ def handle_blob_poison(body: bytes | str) -> None:
     log.error("poisoned blob %s/%s: stage 1 failed on every attempt%s", container, path, last)
 
 
+@_to_host
 def handle_batch_poison(body: bytes | str) -> None:
     """A chunk batch that failed stage 2 on every attempt: its version is marked ``failed`` with the last error
     (unless another version has become current since). The previous indexed version stays searchable."""
@@ -237,6 +265,7 @@ def handle_batch_poison(body: bytes | str) -> None:
     log.error("poisoned batch of %s: %s", message.source, reason)
 
 
+@_to_host
 def handle_blob_event(body: bytes | str) -> int:
     """Event Grid storage events from the events queue: a ``BlobDeleted`` for a blob of the documents container
     that is really gone removes the document's chunks. Returns the number of documents deleted."""
@@ -269,6 +298,7 @@ def handle_blob_event(body: bytes | str) -> int:
     return deleted
 
 
+@_to_host
 def handle_reconcile() -> ReconcileReport:
     """The reconcile timer (also ``python -m chunking reconcile``): documents container vs ledger vs index.
     What needs stage 1 again goes on the stage-1 job queue as a forced job: reconcile never parses."""
@@ -298,6 +328,7 @@ def handle_reconcile() -> ReconcileReport:
     return report
 
 
+@_to_host
 def handle_reprocess(*, every: bool = False, prefix: str | None = None, dry_run: bool = False,
                      progress=lambda n: None, total=lambda n: None) -> ReprocessReport:
     """``chunking reprocess``: forced stage-1 jobs for the stale documents of the documents container (all of

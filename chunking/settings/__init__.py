@@ -25,7 +25,7 @@ from .reconcile import ReconcileOptions
 from .search import SearchOptions
 from .stage_one import JOB_QUEUE_DEFAULT, StageOneJobs
 from .strategy import SEMANTIC_THRESHOLD_TYPES, StrategyOptions
-from .values import SettingsError, bool_value, int_value, str_value
+from .values import SettingsError, bool_value, connection_string, https_url, int_value, str_value
 
 __all__ = [
     "BINDING_DEFAULTS", "SEMANTIC_THRESHOLD_TYPES", "Settings", "SettingsError", "StageOneJobs", "StrategyOptions", "binding_setting",
@@ -216,6 +216,10 @@ class Settings:
         identity = {k: str_value(env, f"AzureWebJobsStorage__{k}") for k in
                     ("accountName", "blobServiceUri", "queueServiceUri", "tableServiceUri")}
         connection = str_value(env, "AzureWebJobsStorage", "" if any(identity.values()) else "UseDevelopmentStorage=true")
+        connection = connection_string(connection, "AzureWebJobsStorage")
+        if not connection:  # keyless storage: the service URIs carry a token, which needs HTTPS
+            for k in ("blobServiceUri", "queueServiceUri", "tableServiceUri"):
+                identity[k] = https_url(env, f"AzureWebJobsStorage__{k}")
         ledger_backend = str_value(env, "LEDGER_BACKEND", "table" if str_value(env, "AzureWebJobsStorage") or
                               any(identity.values()) else "local")
         if ledger_backend not in ("local", "table"):

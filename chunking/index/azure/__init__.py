@@ -59,6 +59,7 @@ from chunking.index.odata import check_filter, parse_filter
 from chunking.index.protocol import SearchHit
 from chunking.index.schema_info import SchemaInfo
 from chunking.model import DOCUMENT_FIELDS, ChunkRecord
+from chunking.redact import mask_url
 
 _T = TypeVar("_T")
 
@@ -210,7 +211,7 @@ class AzureSearchIndex:
     def schema_info(self) -> SchemaInfo:
         """The index's schema as the service holds it (nothing is changed)."""
         existing = self._existing_index()
-        return doc_fields.schema_info(existing, f"{self.endpoint}/indexes/{self.index_name}", self.metadata_fields,
+        return doc_fields.schema_info(existing, f"{mask_url(self.endpoint)}/indexes/{self.index_name}", self.metadata_fields,
                                       self.count() if existing is not None else None)
 
     def _check(self, existing: m.SearchIndex) -> None:
