@@ -26,9 +26,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlparse
 
-from chunking.redact import describe_storage, redact
+from chunking.redact import describe_storage, redact, url_host
 
 __all__ = ["EmbeddingError", "Failure", "IndexError_", "ServiceFailure", "StorageError", "classify",
            "describe_failure", "reason_of"]
@@ -182,8 +181,8 @@ def _openai(error: BaseException, settings: Any) -> ServiceFailure | None:
     if request is not None:
         url = str(getattr(request, "url", ""))
     azure = getattr(settings, "embedding_backend", "") == "azure_openai" or "openai.azure.com" in url
-    host = urlparse(url).netloc or urlparse(getattr(settings, "azure_openai_endpoint", "") if azure else
-                                            getattr(settings, "openai_base_url", "") or "https://api.openai.com").netloc
+    host = url_host(url) or url_host(getattr(settings, "azure_openai_endpoint", "") if azure else
+                                     getattr(settings, "openai_base_url", "") or "https://api.openai.com")
     service = f"{'Azure OpenAI' if azure else 'OpenAI-compatible endpoint'} at {host}"
     endpoint_setting = "AZURE_OPENAI_ENDPOINT" if azure else "OPENAI_BASE_URL"
     key_setting = "AZURE_OPENAI_API_KEY" if azure else "OPENAI_API_KEY"
@@ -227,11 +226,33 @@ def _azure(error: BaseException, settings: Any) -> ServiceFailure | None:
     return None
 
 
+# Where a connection error names its host (urllib3: ``HTTPSConnection(host='h', port=443)``; aiohttp: ``Cannot
+# connect to host h:443``): a ServiceRequestError carries no request, so its text is all there is.
+_HOST_IN_TEXT = re.compile(r"host='([^']+)', port=(\d+)|connect to host ([^\s:]+):(\d+)")
+
+
+def _endpoint_matches(endpoint: str, url: str, text: str) -> bool:
+    """Whether the failed call went to *endpoint*: same host (and port, when the endpoint names one) as *url*,
+    or as the host a connection error's *text* names."""
+    host = url_host(endpoint)
+    if not host:
+        return False
+    name, _, port = host.partition(":")
+    seen = [url_host(url)] if url else []
+    seen += [f"{m.group(1) or m.group(3)}:{m.group(2) or m.group(4)}" for m in _HOST_IN_TEXT.finditer(text)]
+    for other in seen:
+        other_name, _, other_port = other.partition(":")
+        if other_name.lower() == name.lower() and (not port or not other_port or port == other_port):
+            return True
+    return False
+
+
 def _azure_service(url: str, text: str, settings: Any) -> tuple[str, dict[str, str]]:
     search = getattr(settings, "search_endpoint", "") or ""
-    search_host = urlparse(search).netloc
-    host = urlparse(url).netloc
-    if (search_host and (search_host == host or search_host in text)) or ".search.windows.net" in host:
+    search_host = url_host(search)
+    host = url_host(url)
+    if (search_host and (_endpoint_matches(search, url, text) or search_host in text)) or \
+            ".search.windows.net" in host:
         return f"Azure AI Search at {search_host or host}", {
             "unreachable": "check AZURE_SEARCH_ENDPOINT and the network",
             "auth": "check AZURE_SEARCH_API_KEY, or that the signed-in identity has the role Search Index Data "
@@ -239,8 +260,8 @@ def _azure_service(url: str, text: str, settings: Any) -> tuple[str, dict[str, s
             "missing": "check AZURE_SEARCH_INDEX",
         }
     docintel = getattr(getattr(settings, "document_intelligence", None), "endpoint", "") or ""
-    if (docintel and urlparse(docintel).netloc == host) or "/documentintelligence/" in url:
-        return f"Document Intelligence at {urlparse(docintel).netloc or host}", {
+    if (docintel and _endpoint_matches(docintel, url, text)) or "/documentintelligence/" in url:
+        return f"Document Intelligence at {url_host(docintel) or host}", {
             "unreachable": "check DOCUMENT_INTELLIGENCE_ENDPOINT and the network",
             "auth": "check DOCUMENT_INTELLIGENCE_API_KEY, or that the signed-in identity has the role Cognitive "
                     "Services User on the account",

@@ -204,8 +204,10 @@ def member_depth(source: str) -> int:
 
 def extension_of(source: str) -> str:
     """Lower-case extension with its dot (``".pdf"``), or ``""``; a Windows path's backslashes separate folders
-    (``"docs\\v1.2\\README"`` has none)."""
-    return PurePosixPath(source.replace("\\", "/")).suffix.lower()
+    (``"docs\\v1.2\\README"`` has none). Blanks and dots at the end of the name are not part of it
+    (``"trail.txt "`` is a ``.txt``): Windows drops them from file names, and a blob name keeps them by accident."""
+    name = source.replace("\\", "/").rstrip(" \t\r\n.")
+    return PurePosixPath(name).suffix.lower() if name and not name.endswith("/") else ""
 
 
 def format_of(source: str) -> Format | None:

@@ -48,7 +48,7 @@ from chunking.index.local import LocalIndex
 from chunking.ledger import Ledger, LocalLedgerStore, TableLedgerStore, local_ledger_path
 from chunking.messages.events import EventGridPublisher, QueuePublisher
 from chunking.model import Page
-from chunking.redact import install_log_redaction, register_settings
+from chunking.redact import install_log_redaction, mask_url, register_settings
 from chunking.settings import Settings
 from chunking.settings.index_design import VECTORIZER_MODELS
 from chunking.storage import QueueSender, blob_service, queue_client, table_service
@@ -297,7 +297,7 @@ def index_known_empty(settings: Settings) -> bool:
 
 def index_location(settings: Settings) -> str:
     """Where the index of *settings* is, for messages: the local index file, or the search service endpoint."""
-    return str(settings.local_index_path) if settings.index_backend == "local" else settings.search_endpoint
+    return str(settings.local_index_path) if settings.index_backend == "local" else mask_url(settings.search_endpoint)
 
 
 def vector_floor(settings: Settings) -> float | None:

@@ -4,6 +4,7 @@ touches the network: see docs/architecture.md#platform-facts-and-their-sources).
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import tempfile
@@ -23,6 +24,7 @@ from chunking.pipeline.namespaces import deployment_namespace
 from chunking.pipeline.reconcile import ReconcileReport, delete_document, parse_blob_events, reconcile, repair_due
 from chunking.pipeline.reprocess import ReprocessReport, reprocess, select
 from chunking.pipeline.stage_two import StageOneResult, StageTwoResult, run_stage_one, run_stage_two
+from chunking.redact import redact_exception
 from chunking.services import Services, services
 from chunking.settings import Settings
 from chunking.storage import (BlobChangedError, blob_service, create_container, download_to_file, queue_depth,
@@ -39,6 +41,26 @@ __all__ = [
 log = logging.getLogger("chunking.app.functions")
 
 
+def _to_host(handler):
+    """*handler* with what it raises made safe for the Functions host, which logs the exception of a failed
+    invocation (type, message, chain) outside our logging: every message in it is redacted
+    (``chunking.redact.redact_exception``), e.g. a service's error text that echoes a key header or a URL's
+    user-info. The type stays, so the host's retries and poison queues work as before."""
+
+    @functools.wraps(handler)
+    def run(*args, **kwargs):
+        try:
+            return handler(*args, **kwargs)
+        except Exception as exc:
+            clean = redact_exception(exc)
+            if clean is exc:
+                raise
+            raise clean from None
+
+    return run
+
+
+@_to_host
 def enqueue_stage_one_jobs(paths: list[str], *, force: bool = False, reason: str = "",
                            keep_old_versions: bool = False) -> int:
     """Put one whole-document stage-1 job per blob path of the documents container on the stage-1 job queue
@@ -53,6 +75,7 @@ def enqueue_stage_one_jobs(paths: list[str], *, force: bool = False, reason: str
                              keep_old_versions=keep_old_versions)
 
 
+@_to_host
 def handle_blob(blob, *, force: bool = False) -> StageOneResult | None:
     """Stage 1 for a blob-trigger invocation. *blob* is the storage SDK's ``BlobClient`` of the uploaded blob (the
     trigger's SDK-type binding: no bytes travel through the host); it is read in ranges to a local file, and a
@@ -72,6 +95,7 @@ def handle_blob(blob, *, force: bool = False) -> StageOneResult | None:
     return _stage_one(services(), blob, StageOneJob(blob.container_name, blob.blob_name, force=force))
 
 
+@_to_host
 def handle_stage_one_job(body: bytes | str) -> StageOneResult | None:
     """Stage 1 for a stage-1 job from the queue (``chunking.messages.jobs``): a whole document (reconcile,
     ``chunking reprocess``) or the next page range of a long one. The blob is read under the job's ETag: a blob
@@ -130,6 +154,7 @@ def _traced_stage_one(s: Services, blob, job: StageOneJob) -> StageOneResult | N
     return result
 
 
+@_to_host
 def handle_stage_one_poison(body: bytes | str) -> None:
     """A stage-1 job that failed on every attempt: the ledger says ``failed`` for its version (or the current
     one, for a whole-document job), with the last error; the previous indexed version stays searchable."""
@@ -159,6 +184,7 @@ DEFER_BACKOFF_S = 15
 DEFER_MAX_S = 900
 
 
+@_to_host
 def handle_batch(body: bytes | str) -> StageTwoResult | None:
     """Stage 2 for a queue-trigger invocation. A malformed message is logged and dropped (``None``): no retry
     can fix it. A batch throttled by the embedding or search service (429, 503 after the clients' retries) is
@@ -186,8 +212,10 @@ def _defer(s: Services, body: bytes | str, retry_after_s: float | None, exc: Exc
     data = read_envelope(body)
     if type_of(data) == DOCUMENT_FIELDS:
         return False
-    deferrals = int(data.get("deferrals", 0))
     message = decode_message(data)
+    deferrals = data.get("deferrals", 0)
+    if not isinstance(deferrals, int) or isinstance(deferrals, bool) or deferrals < 0:
+        deferrals = MAX_DEFERRALS  # a count we did not write: no more deferrals, the queue's retries decide
     if deferrals >= MAX_DEFERRALS:
         s.ledger.record_error(message.doc_id, message.source, message.version,
                               f"{reason_of(exc)} ({message.where}, throttled "
@@ -205,6 +233,7 @@ def _defer(s: Services, body: bytes | str, retry_after_s: float | None, exc: Exc
     return True
 
 
+@_to_host
 def handle_blob_poison(body: bytes | str) -> None:
     """A blob that failed stage 1 on every attempt (the host's ``webjobs-blobtrigger-poison`` message:
     ``{FunctionId, BlobType, ContainerName, BlobName, ETag}``): the ledger says ``failed``, with the last error."""
@@ -224,6 +253,7 @@ def handle_blob_poison(body: bytes | str) -> None:
     log.error("poisoned blob %s/%s: stage 1 failed on every attempt%s", container, path, last)
 
 
+@_to_host
 def handle_batch_poison(body: bytes | str) -> None:
     """A chunk batch that failed stage 2 on every attempt: its version is marked ``failed`` with the last error
     (unless another version has become current since). The previous indexed version stays searchable."""
@@ -252,6 +282,7 @@ def handle_batch_poison(body: bytes | str) -> None:
     log.error("poisoned batch of %s: %s", message.source, reason)
 
 
+@_to_host
 def handle_blob_event(body: bytes | str) -> int:
     """Event Grid storage events from the events queue: a ``BlobDeleted`` for a blob of the documents container
     that is really gone removes the document's chunks. Returns the number of documents deleted."""
@@ -284,6 +315,7 @@ def handle_blob_event(body: bytes | str) -> int:
     return deleted
 
 
+@_to_host
 def handle_reconcile() -> ReconcileReport:
     """The reconcile timer (also ``python -m chunking reconcile``): documents container vs ledger vs index.
     What needs stage 1 again goes on the stage-1 job queue as a forced job: reconcile never parses."""
@@ -323,6 +355,7 @@ def handle_reconcile() -> ReconcileReport:
     return report
 
 
+@_to_host
 def handle_repair() -> ReconcileReport:
     """The frequent repair timer (``REPAIR_SCHEDULE``, every 5 minutes by default; ``chunking reconcile --due``
     runs it once): only the ledger's rows that need something now (``chunking.pipeline.reconcile.repair_due``):
@@ -388,12 +421,14 @@ def _record_state(s: Services) -> None:
 Answer = tuple[int, dict]
 
 
+@_to_host
 def handle_status_summary() -> Answer:
     """``GET /api/status``: the counts by status, the failed documents with their reasons and the notes
     (``chunking.ledger.summary``: what ``chunking status --json`` prints)."""
     return 200, summary(services().ledger.entries())
 
 
+@_to_host
 def handle_status_documents(params: dict[str, str]) -> Answer:
     """``GET /api/status/documents?status=failed&limit=100&cursor=…``: one page of documents in path order
     (``chunking.ledger.list_documents``); 400 with ``{"error": …}`` for an unknown status, a bad limit or cursor."""
@@ -409,6 +444,7 @@ def handle_status_documents(params: dict[str, str]) -> Answer:
     return 200, page
 
 
+@_to_host
 def handle_status_document(params: dict[str, str]) -> Answer:
     """``GET /api/status/document?path=manuals/a.pdf[&container=…]``: one document
     (``chunking.ledger.document_view``) of the documents container (or *container*); 400 without a path, 404
@@ -424,6 +460,7 @@ def handle_status_document(params: dict[str, str]) -> Answer:
     return 200, document_view(entry)
 
 
+@_to_host
 def handle_reprocess(*, every: bool = False, prefix: str | None = None, dry_run: bool = False,
                      progress=lambda n: None, total=lambda n: None) -> ReprocessReport:
     """``chunking reprocess``: forced stage-1 jobs for the stale documents of the documents container (all of

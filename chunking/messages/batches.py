@@ -21,15 +21,19 @@ stage 2 measures upload-to-indexed latency.
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
+import re
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from chunking.messages.envelope import CHUNK_BATCH, MessageError, open_envelope
 from chunking.model import ChunkRecord
 from chunking.storage.claim_check import PayloadStore
 
-__all__ = ["BatchMessage", "BatchPacker", "Group", "decode_message", "encode_batches", "load_records"]
+__all__ = ["BatchMessage", "BatchPacker", "Group", "decode_message", "decode_records", "encode_batches",
+           "load_records"]
 
 _SCHEMA = 1
 # Records per batch at most by default (setting BATCH_MAX_CHUNKS): keeps each stage-2 invocation short.
@@ -176,29 +180,44 @@ class BatchPacker:
 
 
 def decode_message(body: str | bytes | dict[str, Any]) -> BatchMessage:
-    """Parse one queue message body (or its envelope already read: ``chunking.messages.envelope.read_envelope``).
+    """Parse one queue message body (or its envelope already read: ``chunking.messages.envelope.read_envelope``),
+    checking every part of it: the header's fields and types, and each inline record (``decode_records``), so
+    that a message stage 2 accepts can be written to the index as it is.
 
     Raises:
-        MessageError: not JSON, not a chunk-batch message, or a field is missing.
+        MessageError: not JSON, not a chunk-batch message, a header field missing or of the wrong type, neither
+            records nor a payload (or both), or a record that is not a valid record of the header's version.
     """
     data = open_envelope(body, CHUNK_BATCH, _SCHEMA)
     try:
-        return BatchMessage(
-            doc_id=str(data["doc_id"]),
-            version=str(data["version"]),
-            source=str(data["source"]),
-            batch_no=int(data["batch_no"]),
-            batch_count=int(data["batch_count"]),
-            chunk_count=int(data["chunk_count"]),
+        message = BatchMessage(
+            doc_id=_text(data, "doc_id"),
+            version=_text(data, "version"),
+            source=_text(data, "source"),
+            batch_no=_whole(data, "batch_no", minimum=-1),
+            batch_count=_whole(data, "batch_count"),
+            chunk_count=_whole(data, "chunk_count"),
             records=data.get("records"),
             payload=data.get("payload"),
-            keep_old_versions=bool(data.get("keep_old_versions", False)),
-            check=bool(data.get("check", False)),
+            keep_old_versions=_flag(data, "keep_old_versions"),
+            check=_flag(data, "check"),
             trace=_trace(data.get("trace")),
             uploaded_at=str(data.get("uploaded_at") or ""),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise MessageError(f"chunk-batch message lacks a valid field: {exc}") from None
+    if message.payload is not None and (not isinstance(message.payload, str) or not message.payload
+                                        or message.records is not None):
+        raise MessageError("chunk-batch message has an invalid payload name (or both records and a payload)")
+    if message.records is None and message.payload is None:
+        raise MessageError("chunk-batch message has neither records nor payload")
+    if message.records is not None:
+        decode_records(message.records, message)
+    if message.check and (message.records != [] or message.batch_no != -1):
+        raise MessageError("a completion-check message carries records or a batch number")
+    if not message.check and (message.batch_no < 0 or message.records == []):
+        raise MessageError("chunk-batch message has a negative batch_no or an empty record list")
+    return message
 
 
 def _trace(value: Any) -> dict[str, str] | None:
@@ -214,10 +233,118 @@ def load_records(message: BatchMessage, payloads: PayloadStore) -> list[ChunkRec
 
     Raises:
         PayloadMissingError: the claim-checked payload is gone.
+        MessageError: the payload is not JSON, or not a list of valid records of the message's version.
     """
     items = message.records
     if items is None:
         if not message.payload:
             raise MessageError("chunk-batch message has neither records nor payload")
-        items = json.loads(payloads.get(message.payload))
-    return [ChunkRecord.from_dict(item) for item in items]
+        try:
+            items = json.loads(payloads.get(message.payload))
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise MessageError(f"claim-checked payload {message.payload} is not JSON: {exc}") from None
+    records = decode_records(items, message)
+    if not records:
+        raise MessageError(f"claim-checked payload {message.payload} holds no records")
+    return records
+
+
+# The key alphabet of Azure AI Search (docs/architecture.md#platform-facts-and-their-sources; chunking.ids).
+_KEY = re.compile(r"[A-Za-z0-9=-][A-Za-z0-9_=-]*")
+
+
+def decode_records(items: Any, message: BatchMessage) -> list[ChunkRecord]:
+    """The ``ChunkRecord``s of a batch's record list *items* (JSON values as read), each checked field by field
+    against the record's declared types, its ``doc_id`` and ``version`` against *message*'s and its key against
+    the index's key alphabet: what passes can be embedded and written without a ``TypeError`` later.
+
+    Raises:
+        MessageError: *items* is not a list, or an item is not a valid record of *message*'s version (the reason
+            names the record's position and the field).
+    """
+    if not isinstance(items, list):
+        raise MessageError(f"chunk-batch records are a {type(items).__name__}, not a list")
+    out: list[ChunkRecord] = []
+    for i, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise MessageError(f"chunk-batch record {i} is a {type(item).__name__}, not an object")
+        problem = _record_problem(item)
+        if problem:
+            raise MessageError(f"chunk-batch record {i}: {problem}")
+        try:
+            record = ChunkRecord.from_dict(item)
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:  # _record_problem should catch all
+            raise MessageError(f"chunk-batch record {i}: {type(exc).__name__}: {exc}") from None
+        if (record.doc_id, record.version) != (message.doc_id, message.version):
+            raise MessageError(f"chunk-batch record {i} belongs to another document version than its message")
+        out.append(record)
+    return out
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_str_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+# What a record field may hold in a message (JSON as ``ChunkRecord.to_dict`` writes it); ``None`` is allowed
+# where ``ChunkRecord.from_dict`` reads it as the field's empty value.
+_RECORD_FIELDS: dict[str, Callable[[Any], bool]] = {
+    "id": lambda v: isinstance(v, str) and _KEY.fullmatch(v) is not None,
+    "doc_id": lambda v: isinstance(v, str) and bool(v), "version": lambda v: isinstance(v, str) and bool(v),
+    "source": lambda v: isinstance(v, str), "sourcepage": lambda v: isinstance(v, str),
+    "ordinal": lambda v: _is_int(v) and v >= 0,
+    "page_start": _is_int, "page_end": _is_int, "char_start": _is_int, "char_end": _is_int,
+    "content": lambda v: isinstance(v, str), "content_hash": lambda v: isinstance(v, str),
+    "token_count": lambda v: _is_int(v) and v >= 0,
+    "headings": lambda v: v is None or _is_str_list(v),
+    "embedding": lambda v: v is None or (isinstance(v, list) and all(
+        (isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)) for x in v)),
+    "parent_id": lambda v: v is None or isinstance(v, str), "level": lambda v: _is_int(v) and v >= 0,
+    "kind": lambda v: isinstance(v, str), "embedding_text": lambda v: isinstance(v, str),
+    "embedding_hash": lambda v: isinstance(v, str), "has_vector": lambda v: isinstance(v, bool),
+    "namespace": lambda v: isinstance(v, str),
+    "title": lambda v: v is None or isinstance(v, str), "storage_url": lambda v: v is None or isinstance(v, str),
+    "content_type": lambda v: v is None or isinstance(v, str),
+    "last_modified": lambda v: v is None or isinstance(v, str),
+    "size_bytes": lambda v: v is None or (_is_int(v) and v >= 0),
+    "language": lambda v: v is None or isinstance(v, str),
+    "acl_users": lambda v: v is None or _is_str_list(v), "acl_groups": lambda v: v is None or _is_str_list(v),
+    "metadata": lambda v: v is None or (isinstance(v, dict) and all(isinstance(x, str) for x in v.values())),
+}
+_REQUIRED = tuple(f.name for f in dataclasses.fields(ChunkRecord)
+                  if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING)
+
+
+def _record_problem(item: dict[str, Any]) -> str:
+    """What is wrong with one record object, ``""`` if nothing."""
+    for name in _REQUIRED:
+        if name not in item:
+            return f"field {name!r} is missing"
+    for name, valid in _RECORD_FIELDS.items():
+        if name in item and not valid(item[name]):
+            return f"field {name!r} has an invalid value of type {type(item[name]).__name__}"
+    return ""
+
+
+def _text(data: dict[str, Any], name: str) -> str:
+    value = data[name]
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"{name} is not a non-empty string")
+    return value
+
+
+def _whole(data: dict[str, Any], name: str, minimum: int = 0) -> int:
+    value = data[name]
+    if not _is_int(value) or value < minimum:
+        raise ValueError(f"{name} is not an integer >= {minimum}")
+    return value
+
+
+def _flag(data: dict[str, Any], name: str) -> bool:
+    value = data.get(name, False)
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} is not a boolean")
+    return value

@@ -63,8 +63,47 @@ def decode_fields_message(body: str | bytes | dict[str, Any], payloads: PayloadS
     """
     data = open_envelope(body, DOCUMENT_FIELDS, _SCHEMA)
     try:
-        fields = data["fields"] if "fields" in data else json.loads(payloads.get(data["payload"]))
-        return FieldsMessage(str(data["doc_id"]), str(data["version"]), str(data["source"]),
-                             str(data["fields_hash"]), dict(fields))
+        fields = data["fields"] if "fields" in data else json.loads(payloads.get(_name(data["payload"])))
+        message = FieldsMessage(_name(data["doc_id"]), _name(data["version"]), _name(data["source"]),
+                                _name(data["fields_hash"]), dict(fields))
     except (ValueError, KeyError, TypeError, AttributeError) as exc:
         raise MessageError(f"malformed {DOCUMENT_FIELDS} message: {exc}") from None
+    problem = _fields_problem(message.fields)
+    if problem:
+        raise MessageError(f"malformed {DOCUMENT_FIELDS} message: {problem}")
+    return message
+
+
+def _name(value: Any) -> str:
+    if not isinstance(value, str) or not value:
+        raise ValueError("an id, version, source, hash or payload name is not a non-empty string")
+    return value
+
+
+def _is_str_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+# What each of the ``DocumentFields`` may hold in a message (``DocumentFields.source_values``, JSON).
+_FIELD_VALUES = {
+    "title": lambda v: isinstance(v, str), "language": lambda v: isinstance(v, str),
+    "size_bytes": lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+    "storage_url": lambda v: isinstance(v, str), "content_type": lambda v: isinstance(v, str),
+    "last_modified": lambda v: v is None or isinstance(v, str),
+    "acl_users": _is_str_list, "acl_groups": _is_str_list,
+    "metadata": lambda v: isinstance(v, dict) and all(isinstance(x, str) for x in v.values()),
+}
+
+
+def _fields_problem(fields: dict[str, Any]) -> str:
+    """What is wrong with the ``fields`` of a field update (``""``: nothing): every name one of the
+    ``DocumentFields``, every value of its type."""
+    if not fields:
+        return "no fields"
+    for name, value in fields.items():
+        valid = _FIELD_VALUES.get(name)
+        if valid is None:
+            return f"{name!r} is not a document field"
+        if not valid(value):
+            return f"field {name!r} has an invalid value of type {type(value).__name__}"
+    return ""

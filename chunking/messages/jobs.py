@@ -106,30 +106,58 @@ def decode_job(body: str | bytes) -> StageOneJob:
     data = open_envelope(body, STAGE_ONE_JOB, _SCHEMA)
     try:
         span = data.get("range")
+        if span is not None and not isinstance(span, dict):
+            raise TypeError("range is not an object")
         job = StageOneJob(
-            container=str(data["container"]), path=str(data["path"]), force=bool(data.get("force", False)),
-            keep_old_versions=bool(data.get("keep_old_versions", False)), reason=str(data.get("reason", "")),
-            version=str(data.get("version", "")), etag=str(data.get("etag", "")),
+            container=_typed(data, "container", str), path=_typed(data, "path", str),
+            force=_typed(data, "force", bool, False), keep_old_versions=_typed(data, "keep_old_versions", bool, False),
+            reason=_typed(data, "reason", str, ""), version=_typed(data, "version", str, ""),
+            etag=_typed(data, "etag", str, ""),
             range=None if span is None else RangeState(**{f.name: _field(f.name, span.get(f.name, f.default))
                                                           for f in dataclasses.fields(RangeState)}),
             trace={str(k): v for k, v in data["trace"].items() if isinstance(v, str)}
             if isinstance(data.get("trace"), dict) else {},
         )
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise MessageError(f"stage-1 job lacks a valid field: {exc}") from None
     if not job.path or (job.range is not None and not job.version):
         raise MessageError("stage-1 job names no blob, or a page range without its version")
     return job
 
 
+_MISSING = object()
+
+
+def _typed(data: dict, name: str, kind: type, default=_MISSING):
+    """``data[name]`` when it is a *kind* (an ``int`` is not a ``bool``), else *default* when it is absent.
+
+    Raises:
+        KeyError: absent without a default. TypeError: of another type.
+    """
+    if name not in data:
+        if default is _MISSING:
+            raise KeyError(name)
+        return default
+    value = data[name]
+    if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+        raise TypeError(f"{name} is not a {kind.__name__}")
+    return value
+
+
 def _field(name: str, value):
     if value is dataclasses.MISSING:
         raise KeyError(name)
     if name == "text_seen":
-        return bool(value)
+        if not isinstance(value, bool):
+            raise TypeError(f"range {name} is not a bool")
+        return value
     if name.endswith("_keys"):
-        return tuple(str(k) for k in value)
-    return int(value)
+        if not isinstance(value, (list, tuple)) or not all(isinstance(k, str) for k in value):
+            raise TypeError(f"range {name} is not a list of strings")
+        return tuple(value)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        raise TypeError(f"range {name} is not an integer >= 0")
+    return value
 
 
 def enqueue_stage_one(send: Callable[[Sequence[str]], None], container: str, paths: Sequence[str], *,

@@ -1,7 +1,8 @@
 """What every parser shares: the error type, text decoding and turning page texts into ``Page`` objects.
 
 Decoding uses the standard library's codecs first and charset-normalizer (MIT, pure Python, already a
-dependency of the Azure SDKs) only as the last resort, because guessing is slow and can be wrong.
+dependency of the Azure SDKs) only as the last resort, because guessing is slow and can be wrong; European
+single-byte text is then decided by ``chunking.parsers.charsets`` (which letters each reading holds).
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from charset_normalizer import from_bytes
+from charset_normalizer.utils import is_multi_byte_encoding
 
 from chunking.model import Page
+from chunking.parsers.charsets import choose_single_byte
 from chunking.parsers.limits import Deadline, Limits
 
 # Longest BOM first: the UTF-32-LE mark begins with the UTF-16-LE one.
@@ -99,7 +102,8 @@ def decode_text(data: bytes, *, source: str, declared: str | None = None,
         declared: an encoding named by the document itself (HTML ``<meta charset>``), tried after the BOM.
         note: called with one line when the declared encoding is wrong for the bytes (they do not decode with
             it, or they are valid UTF-8 with non-ASCII characters under another label), and the text was read
-            otherwise.
+            otherwise; and when undeclared single-byte text was read in a guessed encoding that another one
+            reads nearly as well (``chunking.parsers.charsets``).
 
     Returns:
         The text, without BOM; newlines are left as they are.
@@ -135,7 +139,7 @@ def decode_text(data: bytes, *, source: str, declared: str | None = None,
         return text
     if codec == "utf-8" and note is not None:
         note(f"declared charset {declared} does not fit the bytes; read as a detected encoding")
-    text = _detect(data)
+    text = _detect(data, note)
     if text is None or "\x00" in text:
         raise ParseError(source, _UNDECODABLE)
     return text
@@ -224,15 +228,34 @@ def _html_codec(label: str | None) -> str | None:
     return _PREFERRED_SINGLE_BYTE if name in ("latin-1", "iso8859-1", "ascii") else name
 
 
-def _detect(data: bytes) -> str | None:
+# Single-byte encodings of scripts other than the European ones ``chunking.parsers.charsets`` decides (Greek,
+# Hebrew, Arabic, Thai, Turkish, Vietnamese, the KOI8 and DOS Cyrillic pages): when the detector's cleanest
+# reading is in one of these, it stands.
+_OTHER_SCRIPTS = ("1253", "8859_7", "greek", "737", "869", "1255", "8859_8", "hebrew", "862", "1256", "8859_6",
+                  "arabic", "720", "864", "874", "tis", "thai", "1254", "8859_9", "turkish", "857", "1258", "koi8",
+                  "866", "855", "mac_cyrillic", "8859_5", "kz1048", "ptcp154")
+
+
+def _detect(data: bytes, note: Callable[[str], None] | None = None) -> str | None:
     matches = list(from_bytes(data))
-    if not matches:
+    candidates: list = []
+    if matches:
+        least_chaos = min(m.chaos for m in matches)
+        candidates = [m for m in matches if m.chaos <= least_chaos]
+        first = candidates[0].encoding.lower()
+        if is_multi_byte_encoding(first) or any(mark in first for mark in _OTHER_SCRIPTS):
+            return str(candidates[0])
+    # European single-byte text: the detector's chaos cannot tell cp1252 French from cp1257 ("crème" →
+    # "crčme"), so the reading whose letters a language writes wins (chunking.parsers.charsets).
+    choice = choose_single_byte(data)
+    if choice is not None:
+        if choice.close and note is not None:
+            note(f"no charset declared: read as {choice.encoding}, a guess ({choice.close} reads nearly as "
+                 "well); declare the charset if the text looks wrong")
+        return choice.text
+    if not candidates:
         return None
-    least_chaos = min(m.chaos for m in matches)
-    candidates = [m for m in matches if m.chaos <= least_chaos]
-    # NOTE: on short Western texts charset-normalizer ranks cp1250 or even cp1006 above cp1252 with the
-    # same (zero) chaos, turning "crème" into "crčme"; among equally clean readings, prefer cp1252.
-    for match in candidates:
+    for match in candidates:  # among equally clean readings of an unknown kind, cp1252 first
         if _PREFERRED_SINGLE_BYTE in match.could_be_from_charset:
             try:
                 return data.decode(_PREFERRED_SINGLE_BYTE)

@@ -17,6 +17,7 @@ import zipfile
 from collections.abc import Callable
 
 from chunking.formats import format_of
+from chunking.parsers._common import ParseError, decode_text
 
 __all__ = ["MAX_TITLE_CHARS", "clean_title", "property_title"]
 
@@ -62,10 +63,10 @@ def _html_title(data: bytes) -> str:
     try:
         text = head.decode("utf-8")
     except UnicodeDecodeError:
-        from charset_normalizer import from_bytes
-
-        best = from_bytes(head).best()
-        text = str(best) if best is not None else head.decode("latin-1")
+        try:  # the body's own rules (chunking.parsers._common): cp1252 French is not read as cp1257
+            text = decode_text(head, source="")
+        except ParseError:
+            text = head.decode("latin-1")
     match = re.search(r"<title[^>]*>(.*?)</title>", text, re.I | re.S)
     return html.unescape(re.sub(r"<[^>]+>", "", match.group(1))) if match else ""
 

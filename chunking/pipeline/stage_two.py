@@ -20,7 +20,7 @@ from chunking.errors import ServiceFailure, classify, describe_failure, reason_o
 from chunking.index.protocol import IndexWriter
 from chunking.ledger import BatchFate, Completion, Ledger, LedgerEntry, batch_fate, complete_if_done, is_wanted
 from chunking.messages.batches import decode_message, load_records
-from chunking.messages.envelope import DOCUMENT_FIELDS, read_envelope, type_of
+from chunking.messages.envelope import DOCUMENT_FIELDS, MessageError, read_envelope, type_of
 from chunking.pipeline.fields import apply_fields_body
 from chunking.pipeline.stage_one import StageOneResult, _crash, document_records, run_stage_one, source_version
 from chunking.pipeline.vector_reuse import reusable_vectors, vector_keys
@@ -89,8 +89,13 @@ def run_stage_two(
     (``"trace"``; a message without one starts a trace of its own), with the completion inside it as the span
     ``chunking.complete`` (docs/operations.md#telemetry).
 
+    Every part of the message is checked before anything is read or written (``decode_message``; a claim-checked
+    payload when it is read): a message that cannot be decoded into records of its version changes neither the
+    ledger nor the index.
+
     Raises:
-        MessageError: the message is not a chunk-batch message (it cannot succeed on retry).
+        MessageError: the message (or its claim-checked payload) is not a valid chunk-batch or field-update
+            message, whatever part is malformed (it cannot succeed on retry: the caller drops it).
         PayloadMissingError: its claim-checked payload is gone and the version is not complete.
         Errors of the embedder or index propagate (after being noted in the ledger), so the queue retries the
         message and finally poisons it.
@@ -164,6 +169,8 @@ def _run_stage_two(data, *, settings: Settings, embedder: Embedder, index: Index
             _record_error(ledger, message, exc)
             raise
         keys, hashes = None, []
+    except MessageError:
+        raise  # a claim-checked payload that is not records: dropped by the caller, never the document's failure
     except Exception as exc:
         where = message.where
         failure = describe_failure(exc, settings)

@@ -27,11 +27,12 @@ from .reconcile import ReconcileOptions
 from .search import SearchOptions
 from .stage_one import JOB_QUEUE_DEFAULT, StageOneJobs
 from .strategy import SEMANTIC_THRESHOLD_TYPES, StrategyOptions
-from .values import SettingsError, bool_value, int_value, str_value
+from .values import SettingsError, bool_value, connection_string, https_url, int_value, str_value
 
 __all__ = [
-    "BINDING_DEFAULTS", "SEMANTIC_RANKER_PLANS", "SEMANTIC_THRESHOLD_TYPES", "Settings", "SettingsError", "StageOneJobs", "StrategyOptions", "binding_setting",
-    "read_local_settings", "semantic_ranker_value",
+    "BINDING_DEFAULTS", "MAX_SPLIT_TOKENS", "SEMANTIC_RANKER_PLANS", "SEMANTIC_THRESHOLD_TYPES", "Settings",
+    "SettingsError", "StageOneJobs", "StrategyOptions", "binding_setting", "read_local_settings",
+    "semantic_ranker_value",
 ]
 
 # The settings that name what the Functions bindings read and write, with their defaults. The Functions host has
@@ -97,6 +98,20 @@ def _overrides(raw: str) -> dict[str, str]:
         result[ext] = name.strip()
     return result
 
+
+
+#: The most tokens a chunk may have, for every format and strategy: the embedding models' input limit
+#: (text-embedding-3-small/-large and ada-002 take 8,191 tokens), which the sentence splitter enforces as its
+#: hard cap; ``SPLIT_MAX_TOKENS`` and ``split --max-tokens`` above it are refused up front.
+MAX_SPLIT_TOKENS = 8191
+
+
+def _split_max_tokens(env: Mapping[str, str]) -> int:
+    value = int_value(env, "SPLIT_MAX_TOKENS", 500, 1)
+    if value > MAX_SPLIT_TOKENS:
+        raise SettingsError(f"SPLIT_MAX_TOKENS must be at most {MAX_SPLIT_TOKENS} (the embedding input limit, for "
+                            f"every format), got {value}")
+    return value
 
 @dataclass(frozen=True)
 class Settings:
@@ -232,6 +247,10 @@ class Settings:
         identity = {k: str_value(env, f"AzureWebJobsStorage__{k}") for k in
                     ("accountName", "blobServiceUri", "queueServiceUri", "tableServiceUri")}
         connection = str_value(env, "AzureWebJobsStorage", "" if any(identity.values()) else "UseDevelopmentStorage=true")
+        connection = connection_string(connection, "AzureWebJobsStorage")
+        if not connection:  # keyless storage: the service URIs carry a token, which needs HTTPS
+            for k in ("blobServiceUri", "queueServiceUri", "tableServiceUri"):
+                identity[k] = https_url(env, f"AzureWebJobsStorage__{k}")
         ledger_backend = str_value(env, "LEDGER_BACKEND", "table" if str_value(env, "AzureWebJobsStorage") or
                               any(identity.values()) else "local")
         if ledger_backend not in ("local", "table"):
@@ -263,7 +282,7 @@ class Settings:
             ledger_backend=ledger_backend,
             ledger_table=str_value(env, "LEDGER_TABLE", "chunkingledger"),
             stuck_after_seconds=int_value(env, "STUCK_AFTER_SECONDS", 3600, 1),
-            max_tokens=int_value(env, "SPLIT_MAX_TOKENS", 500, 1),
+            max_tokens=_split_max_tokens(env),
             max_chars=int_value(env, "SPLIT_MAX_CHARS", 1000, 1),
             splitters=_overrides(env.get("SPLITTERS", "")),
             max_document_bytes=int_value(env, "MAX_DOCUMENT_BYTES", 200 * 1024 * 1024, 1),

@@ -85,3 +85,49 @@ def boolean(raw: str) -> bool:
     if lowered not in ("true", "false", "1", "0", "yes", "no"):
         raise ValueError(raw)
     return lowered in ("true", "1", "yes")
+
+
+def connection_string(raw: str, name: str) -> str:
+    """A storage connection string with the blanks around its ``;``-separated parts and around each part's first
+    ``=`` removed (``AccountName = a ; AccountKey = k`` is read as ``AccountName=a;AccountKey=k``, as the portal's
+    copy button never writes it but hands often do). Empty parts are dropped.
+
+    Raises:
+        SettingsError: a part has no ``=`` (the message names the variable and the part's position, never the
+            value, which may hold a key).
+    """
+    parts = []
+    for n, part in enumerate(raw.split(";"), 1):
+        if not part.strip():
+            continue
+        key, eq, value = part.partition("=")
+        if not eq or not key.strip():
+            raise SettingsError(f"{name} is not a connection string: part {n} is not Key=Value "
+                                "(parts are separated by ';', e.g. AccountName=...;AccountKey=...)")
+        parts.append(f"{key.strip()}={value.strip()}")
+    return ";".join(parts)
+
+
+def https_url(env: Mapping[str, str], name: str) -> str:
+    """The URL in *name* (``""`` when unset), which must be an ``https://`` URL with a host: an Azure SDK sends
+    a Microsoft Entra token only over HTTPS (azure-core's ``BearerTokenCredentialPolicy`` refuses plain HTTP).
+
+    Raises:
+        SettingsError: another scheme, or no host (the message shows the scheme and host only, never user-info
+            or query, which may hold secrets).
+    """
+    from urllib.parse import urlsplit
+
+    value = str_value(env, name)
+    if not value:
+        return value
+    try:
+        parts = urlsplit(value)
+        host = parts.hostname or ""
+    except ValueError:
+        parts, host = None, ""
+    if parts is None or parts.scheme.lower() != "https" or not host:
+        shown = f"{parts.scheme}://{host}/…" if parts is not None and parts.scheme else "a value that is not a URL"
+        raise SettingsError(f"{name} must be an https:// URL with a host (a token credential is sent only over "
+                            f"HTTPS), got {shown}")
+    return value

@@ -21,7 +21,7 @@ from chunking.messages.fields import decode_fields_message, encode_fields_messag
 from chunking.storage.claim_check import MemoryPayloadStore
 
 BATCH = json.dumps({"type": CHUNK_BATCH, "schema": 1, "doc_id": "d1", "version": "v1", "source": "a.pdf",
-                    "batch_no": 0, "batch_count": 1, "chunk_count": 0, "records": []})
+                    "batch_no": -1, "batch_count": 0, "chunk_count": 0, "check": True, "records": []})
 
 
 def test_the_type_is_read_from_the_object_not_its_text():

@@ -177,8 +177,12 @@ def check_invariants(pages: Sequence[Page], chunks: Sequence[Chunk], config: Sen
             if tokens(block) <= budget:
                 assert len(holders) == 1 and block in holders[0].text, f"figure {block[:60]!r} not intact once"
             else:
-                parts = [c for c in chunks if c.kind == "figure_part" and lo <= c.char_start < hi]
-                assert parts and parts[0].char_start == lo and parts[-1].char_end == hi
+                parts = [c for c in chunks if c.kind == "figure_part" and c.char_start < hi and lo < c.char_end]
+                assert parts and parts[-1].char_end == hi
+                # The first part starts at the figure, or at the one line before it that travels with it (a caption).
+                caption = (p.text or "")[parts[0].char_start - p.offset: start].strip()
+                assert parts[0].char_start == lo or (parts[0].char_start < lo and "\n" not in caption
+                                                     and "<figure" not in caption.lower())
                 assert [c.part_index for c in parts] == list(range(len(parts)))
                 assert all(a.char_end == b.char_start for a, b in zip(parts, parts[1:]))
     # 10. bounded duplication

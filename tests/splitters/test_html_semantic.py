@@ -28,10 +28,17 @@ def test_sections_in_document_order_with_links_media_and_metadata():
     ]
 
 
-def test_a_header_replaces_the_previous_one_as_in_langchain():
-    html = "<h1>A</h1><p>a</p><h2>B</h2><p>b</p>"
-    splitter = HTMLSemanticPreservingSplitter([("h1", "H1"), ("h2", "H2")])
-    assert docs(splitter.split_text(html)) == [("a", {"H1": "A"}), ("b", {"H2": "B"})]
+def test_a_section_keeps_every_enclosing_header_unlike_langchain():
+    # LangChain gives the second section {"H2": "B"} only; a header of the same or a higher level closes the
+    # deeper ones; a tag that is not h1-h6 ranks after them in list order.
+    html = "<h1>A</h1><p>a</p><h2>B</h2><p>b</p><h3>C</h3><p>c</p><h2>D</h2><p>d</p><h1>E</h1><p>e</p>"
+    splitter = HTMLSemanticPreservingSplitter([("h1", "H1"), ("h2", "H2"), ("h3", "H3")])
+    assert docs(splitter.split_text(html)) == [
+        ("a", {"H1": "A"}), ("b", {"H1": "A", "H2": "B"}), ("c", {"H1": "A", "H2": "B", "H3": "C"}),
+        ("d", {"H1": "A", "H2": "D"}), ("e", {"H1": "E"})]
+    custom = HTMLSemanticPreservingSplitter([("h2", "H2"), ("dt", "Term")])
+    assert docs(custom.split_text("<h2>B</h2><dt>x</dt><p>1</p><dt>y</dt><p>2</p><h2>C</h2><p>3</p>")) == [
+        ("1", {"H2": "B", "Term": "x"}), ("2", {"H2": "B", "Term": "y"}), ("3", {"H2": "C"})]
 
 
 def test_preserved_elements_are_never_cut_and_count_by_their_text():

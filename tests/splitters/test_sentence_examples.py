@@ -146,9 +146,13 @@ def test_digit_start_continues_an_unfinished_sentence():
 @pytest.mark.parametrize("first_line", ["Installation Notes", "1. First step.", "4.9 Pieces of code", "- an item",
                                         "\u2022 a bullet", "a) first case", "# Title"])
 def test_heading_or_list_item_on_the_next_page_is_not_a_continuation(first_line):
+    # Not glued as one sentence: the heading starts a line of its own. The fragment before it is a runt without
+    # a sentence end, which joins what follows (as a title page does) instead of standing alone.
     chunks = list(SentenceTextSplitter().split_pages(pages("We met with", first_line + "\nMore text here.")))
-    assert [(c.own_text, c.page_start, c.page_end) for c in chunks][0] == ("We met with", 0, 0)
-    assert chunks[1].page_start == 1
+    assert [(c.own_text, c.page_start, c.page_end) for c in chunks] == [
+        ("We met with\n" + first_line + "\nMore text here.", 0, 1)]
+    finished = list(SentenceTextSplitter().split_pages(pages("We met.", first_line + "\nMore text here.")))
+    assert [(c.own_text, c.page_start) for c in finished][0] == ("We met.", 0)
 
 
 def test_a_finished_sentence_is_not_continued_by_a_capital():
@@ -232,3 +236,52 @@ def test_dot_leader_cuts_do_not_depend_on_where_the_scan_starts(text, cuts):
     assert boundaries.sentence_cuts(text) == cuts
     for cmin in range(1, len(text)):
         assert boundaries.cuts_between(text, 0, len(text), cmin, len(text)) == [c for c in cuts if c >= cmin]
+
+
+_PROSE = "The firewall tools are many. " * 20
+
+
+def _table(rows: int, cell: str = "filters packets on port") -> str:
+    body = "".join(f"<tr><td>tool{i}</td><td>{cell} {i}</td></tr>" for i in range(rows))
+    return f"<figure><table><tr><th>Tool</th><th>Use</th></tr>{body}</table></figure>"
+
+
+def test_a_caption_before_an_oversize_table_travels_with_its_first_part():
+    text = _PROSE + "\nCuadro 5.7: Relación de herramientas de cortafuegos\n" + _table(40) + "\nAfter it."
+    chunks = SentenceTextSplitter(max_tokens=500).split_text(text)
+    assert [(c.kind, c.part_index) for c in chunks] == [("text", None), ("figure_part", 0), ("figure_part", 1),
+                                                       ("text", None)]
+    assert chunks[0].text == _PROSE.strip()
+    assert chunks[1].text.startswith("Cuadro 5.7: Relación de herramientas de cortafuegos\n<figure><table><tr><th>")
+    assert chunks[1].char_start == text.index("Cuadro") and chunks[1].token_count <= 500
+    assert all(c.token_count <= 500 for c in chunks)
+
+
+def test_a_caption_before_a_table_that_fits_alone_travels_with_it():
+    table = _table(6)  # about 160 tokens: alone within 200, not with the prose before it
+    text = _PROSE + "\nTable 2: Ports of the tools\n" + table
+    chunks = SentenceTextSplitter(max_tokens=200).split_text(text)
+    figure = [c for c in chunks if c.kind == "figure"]
+    assert len(figure) == 1 and figure[0].text == "Table 2: Ports of the tools\n" + table
+    assert not any("Table 2" in c.text for c in chunks if c.kind == "text")
+
+
+def test_a_title_page_joins_the_page_after_it():
+    pages = [Page(0, 0, "Guía de referencia de Debian\nOsamu Aoki\n"),
+             Page(1, 40, "Capítulo 1\n" + "Debian es un sistema operativo libre. " * 30)]
+    chunks = list(SentenceTextSplitter().split_pages(pages))
+    assert chunks[0].text.startswith("Guía de referencia de Debian\nOsamu Aoki\nCapítulo 1\nDebian es un")
+    assert (chunks[0].page_start, chunks[0].page_end, chunks[0].char_start) == (0, 1, 0)
+    assert min(c.token_count for c in chunks) >= 50
+
+
+def test_no_runts_in_the_repository_pdfs():
+    # docs/splitters.md#chunk-quality: chunks under 50 tokens are at most 0.5 % of the PDFs' chunks (none now;
+    # the title page of the AMC manuals was one before it joined the page after it).
+    from chunking.parsers import parse_document
+    from tests.sample_documents import document_path
+
+    for name in ("amc-manual.en.pdf", "amc-manual.ja.pdf"):
+        pages = list(parse_document(document_path(name).read_bytes(), source=name))
+        chunks = list(SentenceTextSplitter().split_pages(pages))
+        assert [c.text[:40] for c in chunks if c.token_count < 50] == [], name

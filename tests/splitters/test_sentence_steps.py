@@ -340,9 +340,14 @@ def test_r11_r12_offsets_locate_the_own_text_and_the_look_ahead():
 def test_r13_heading_like_first_line_blocks_merge_and_look_ahead():
     assert is_heading_like("中ABC DEF") and is_heading_like("II) Scope") and is_heading_like("- item")
     assert not is_heading_like("more text follows here.")
+    # The heading is not glued as a continuation (no " " join, no look-ahead into it); the fragment before it is
+    # a runt without a sentence end, which joins what follows on a line of its own (as a title page does).
     assert rows(split(pages("The list goes on with", "中ABC DEF\nmore text follows here."))) == [
-        ("The list goes on with", 0, 21, 0, 0, 5, 0, "text"),
-        ("中ABC DEF\nmore text follows here.", 21, 53, 1, 1, 9, 0, "text"),
+        ("The list goes on with\n中ABC DEF\nmore text follows here.", 0, 53, 0, 1, 15, 0, "text"),
+    ]
+    assert rows(split(pages("The list goes on.", "中ABC DEF\nmore text follows here."))) == [
+        ("The list goes on.", 0, 17, 0, 0, 5, 0, "text"),
+        ("中ABC DEF\nmore text follows here.", 17, 49, 1, 1, 9, 0, "text"),
     ]
 
 

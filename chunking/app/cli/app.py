@@ -44,7 +44,7 @@ to use Azure instead; every setting is in docs/settings.md.
 Page numbers: fields (page_start, page_end, --format jsonl) are 0-based; sourcepage (#page=N) and the tables
 printed for people are 1-based.
 Exit status: 0 success; 1 a document failed (ingest, split, reconcile, reprocess), a check failed (smoke) or a folder held no supported file
-(ingest); 2 bad usage (unknown option, bad value, missing file) or a service that cannot be reached or
+(ingest, upload); 2 bad usage (unknown option, bad value, missing file) or a service that cannot be reached or
 refuses; 130 interrupted; 141 the output was closed early (piped into head), as for other Unix tools.
 """
 
@@ -83,7 +83,9 @@ def main(argv: Sequence[str] | None = None, prog: str | None = None) -> int:
         print(f"{args.prog}: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # a service error is one line, and nothing printed carries a secret
-        failure = None if _is_service_error(exc) else describe_failure(exc, settings)
+        failure = describe_failure(exc, settings)
+        if failure is not None and _is_service_error(exc) and failure.service.startswith("storage"):
+            failure = None  # storage errors of ours already name the account and the resource
         if failure is not None:
             print(f"{args.prog}: {failure.line}", file=sys.stderr)
             return 2

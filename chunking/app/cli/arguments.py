@@ -7,9 +7,10 @@ import argparse
 __all__ = ["count_at_least", "metadata_item"]
 
 
-def count_at_least(minimum: int):
-    """An argparse ``type`` for whole numbers ≥ *minimum*: ``--max-tokens 0`` is refused by the parser with
-    ``argument --max-tokens: must be at least 1, got 0`` (exit status 2), before anything runs."""
+def count_at_least(minimum: int, maximum: int | None = None, why: str = ""):
+    """An argparse ``type`` for whole numbers ≥ *minimum* (and ≤ *maximum*, when given; *why* says why in the
+    message): ``--max-tokens 0`` is refused by the parser with ``argument --max-tokens: must be at least 1, got
+    0`` (exit status 2), before anything runs."""
 
     def parse(text: str) -> int:
         try:
@@ -18,6 +19,8 @@ def count_at_least(minimum: int):
             raise argparse.ArgumentTypeError(f"must be a whole number, got {text!r}") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"must be at most {maximum}{f' ({why})' if why else ''}, got {value}")
         return value
 
     return parse

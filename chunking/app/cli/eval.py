@@ -84,6 +84,9 @@ def run(args: argparse.Namespace, settings) -> int:
         strategies = [parse_strategy(s) for s in (args.strategy or ["default"])]
     except ValueError as exc:
         return fail(args, str(exc))
+    if not args.generate and not args.questions.is_file():  # before any document is read or indexed
+        what = "is a folder, not a question set" if args.questions.is_dir() else "no such question set"
+        return fail(args, f"{what} (JSON lines; --generate N drafts one)", path=args.questions)
     question_file = args.questions.resolve()
     files, _, _ = collect_files(args.paths, exclude=args.exclude)
     files = [(p, s) for p, s in files if p.resolve() != question_file]  # the question set is not a document

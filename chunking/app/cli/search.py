@@ -11,6 +11,7 @@ from chunking.app.cli.hits import print_hit
 from chunking.app.cli.output import fail
 from chunking.app.cli.search_filters import add_filter_arguments, search_filter, user_token
 from chunking.index.odata import FilterError
+from chunking.model import DOCUMENT_FIELDS, ChunkRecord
 from chunking.retrieval import search
 from chunking.retrieval.small_to_big import ParentDocumentRetriever
 from chunking.services import index_known_empty, make_embedder, make_index, vector_floor
@@ -51,8 +52,9 @@ def run(args: argparse.Namespace, settings) -> int:
         return fail(args, str(exc))
     if args.token is not None and index_known_empty(settings):  # a local index: it has no permission filters
         return fail(args, _LOCAL_TOKEN)
-    if index_known_empty(settings):
-        print("[]" if args.json else f"no hits (the index is empty: run `{_ingest_hint(args)}` first)")
+    if index_known_empty(settings):  # no index file: say that, not "empty" (an index that exists may be empty)
+        print("[]" if args.json else f"no hits: no index yet ({settings.local_index_path}): run "
+              f"`{_ingest_hint(args)}` first")
         return 0
     index = make_index(settings)
     token = user_token(args)
@@ -83,8 +85,7 @@ def run(args: argparse.Namespace, settings) -> int:
         print(json.dumps([
             {"source": h.record.source, "title": h.record.title, "sourcepage": h.record.sourcepage,
              "content": h.record.content, "score": h.score, "lexical": h.lexical, "vector": h.vector,
-             "id": h.record.id, "page_start": h.record.page_start, "page_end": h.record.page_end,
-             "headings": list(h.record.headings)}
+             **record_fields(h.record)}
             for h in hits
         ], ensure_ascii=False, indent=2))
         return 0
@@ -98,6 +99,19 @@ def run(args: argparse.Namespace, settings) -> int:
 
 _LOCAL_TOKEN = ("--token is for Azure AI Search with SEARCH_PERMISSION_FILTERS (the local index trims with --user "
                 "and --groups)")
+
+
+def record_fields(record: ChunkRecord) -> dict[str, object]:
+    """What a ``--json`` hit says of its chunk besides its text and scores: its key, document, version, place
+    (ordinal, pages 0-based, characters), heading path, kind and level, and every document field the index stores
+    (``title``, ``storage_url``, ``content_type``, ``last_modified``, ``size_bytes``, ``language``, the access
+    lists ``acl_users``/``acl_groups``, and ``metadata``: the ``METADATA_FIELDS`` values by index field)."""
+    fields = {name: list(value) if isinstance(value, tuple) else value
+              for name, value in ((n, getattr(record, n)) for n in DOCUMENT_FIELDS)}
+    return {"id": record.id, "doc_id": record.doc_id, "version": record.version, "ordinal": record.ordinal,
+            "page_start": record.page_start, "page_end": record.page_end, "char_start": record.char_start,
+            "char_end": record.char_end, "headings": list(record.headings), "kind": record.kind,
+            "level": record.level, "parent_id": record.parent_id, **fields, "metadata": dict(record.metadata)}
 
 
 def _not_applied(args: argparse.Namespace) -> str:
@@ -135,9 +149,7 @@ def _print_contexts(args: argparse.Namespace, index, embedder, settings, hits) -
     if args.json:
         print(json.dumps([
             {"source": r.record.source, "title": r.record.title, "sourcepage": r.record.sourcepage,
-             "content": r.text, "score": r.score,
-             "id": r.record.id, "level": r.record.level, "headings": list(r.record.headings),
-             "char_start": r.record.char_start, "char_end": r.record.char_end,
+             "content": r.text, "score": r.score, **record_fields(r.record),
              "children": [{"id": c.id, "score": c.score, "char_start": c.char_start, "char_end": c.char_end}
                           for c in r.children]}
             for r in results

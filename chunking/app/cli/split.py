@@ -18,6 +18,7 @@ from chunking.pipeline.ingest import LOCAL_CONTAINER, source_name
 from chunking.pipeline.namespaces import deployment_namespace
 from chunking.pipeline.stage_two import document_records, source_version
 from chunking.services import document_readers
+from chunking.settings import MAX_SPLIT_TOKENS
 
 __all__ = ["add_parser", "run"]
 
@@ -36,7 +37,8 @@ def add_parser(sub, summary: str) -> None:
                        help="auto (the format's default); sentence, markdown, html, json, csv, code:<language> "
                        "(e.g. code:python); or a strategy: semantic, hierarchical, small_to_big, sentence_window, "
                        "propositions, llm, router, and any of these with +enrich")
-    split.add_argument("--max-tokens", type=count_at_least(1), default=None, metavar="N",
+    split.add_argument("--max-tokens", type=count_at_least(1, MAX_SPLIT_TOKENS, "the embedding input limit, for every "
+                                                          "format"), default=None, metavar="N",
                        help="token cap of a chunk (default 500: SPLIT_MAX_TOKENS). In PDF, DOCX, HTML and text a "
                        "table over it is split by rows, its header repeated in each part (SPLIT_MAX_TABLE_TOKENS "
                        "sets another limit); an image figure stays whole up to SPLIT_MAX_FIGURE_TOKENS (8191) and "

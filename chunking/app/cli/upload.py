@@ -7,7 +7,7 @@ from pathlib import Path
 
 from chunking.app.cli import status
 from chunking.app.cli.arguments import metadata_item
-from chunking.app.cli.output import fail
+from chunking.app.cli.output import fail, plural
 from chunking.pipeline.ingest import collect_files
 from chunking.storage import blob_service, ensure_reachable, storage_error
 
@@ -73,7 +73,8 @@ def _content_settings(name: str):
 
 
 def run(args: argparse.Namespace, settings) -> int:
-    """Upload and print one line per file; 2 on a missing path or a storage error."""
+    """Upload and print one line per file; 1 when the paths hold no supported file (as ``ingest``), 2 on a
+    missing path or a storage error."""
     from azure.core.exceptions import AzureError
 
     try:
@@ -81,8 +82,10 @@ def run(args: argparse.Namespace, settings) -> int:
     except (FileNotFoundError, ValueError) as exc:
         return fail(args, str(exc))
     if not pairs:
-        return fail(args, "no files to upload" + (f" ({len(ignored)} of unsupported types passed over)"
-                                                  if ignored else ""))
+        # As `ingest` says it (docs/operations.md#the-command-line): nothing to do is exit status 1, not usage.
+        where = ", ".join(str(p) for p in args.paths)
+        passed = f" ({plural(len(ignored), 'file')} of unsupported types passed over)" if ignored else ""
+        return fail(args, f"no supported file{passed}", path=where, status=1)
     ensure_reachable(settings, container=settings.documents_container)
     container = blob_service(settings).get_container_client(settings.documents_container)
     total = 0

@@ -67,6 +67,7 @@ from chunking.index.odata import check_filter, parse_filter
 from chunking.index.protocol import SearchHit
 from chunking.index.schema_info import SchemaInfo
 from chunking.model import DOCUMENT_FIELDS, ChunkRecord
+from chunking.redact import mask_url
 
 _T = TypeVar("_T")
 log = logging.getLogger(__name__)
@@ -279,8 +280,9 @@ class AzureSearchIndex:
     def schema_info(self) -> SchemaInfo:
         """The index's schema as the service holds it (nothing is changed)."""
         existing = self._existing_index()
-        return doc_fields.schema_info(existing, f"{self.endpoint}/indexes/{self.index_name}", self.metadata_fields,
-                                      self.count() if existing is not None else None, self.design)
+        return doc_fields.schema_info(existing, f"{mask_url(self.endpoint)}/indexes/{self.index_name}",
+                                      self.metadata_fields, self.count() if existing is not None else None,
+                                      self.design)
 
     def _check(self, existing: m.SearchIndex) -> None:
         check_index(existing, self.index_name, self.dimensions, SEMANTIC_CONFIG if self.semantic_ranker else None)

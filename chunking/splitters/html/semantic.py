@@ -6,8 +6,10 @@
 2. Prepare the tree (``_html_semantic_dom.prepare_tree``): media and links become Markdown text, then the allow
    and deny lists remove elements.
 3. Read it in document order (``_html_semantic_dom.read_events``): a configured header closes the current section
-   and becomes the metadata of the next (``{key: header text}``, that header only, as LangChain); a preserved
-   element is one atom; every other text string is cleaned (``normalize_text``, ``stopword_removal``) and added.
+   and opens the next, whose metadata is the header path: every enclosing header still open (a header of a higher
+   level, ``h1`` above ``h2``; tags that are not ``h1``-``h6`` rank in ``headers_to_split_on`` order after them)
+   and this one, outermost first (LangChain keeps this header only); a preserved element is one atom; every other
+   text string is cleaned (``normalize_text``, ``stopword_removal``) and added.
 4. A section's content is its strings and atoms joined by one space, whitespace runs collapsed, stripped; each
    atom stands for one placeholder character (a private-use code point absent from the document).
 5. Content within ``max_chunk_size`` (characters, an atom counting as its text's length) is one Document; longer
@@ -89,6 +91,9 @@ class HTMLSemanticPreservingSplitter:
           and its output is never normalised outside preserved elements.
         - Media text survives an allowlist (LangChain removes it with its wrapper tag).
         - No blank Document, no chunk with leading or trailing whitespace; Documents do not share metadata.
+        - A section's metadata holds every enclosing header, not only its own (``<h1>A</h1>…<h2>B</h2>…`` gives
+          the second section ``{"Header 1": "A", "Header 2": "B"}``; LangChain gives ``{"Header 2": "B"}``), as
+          :class:`HTMLHeaderTextSplitter` does in both libraries.
         - Stop words are never downloaded (LangChain calls ``nltk.download``).
     """
 
@@ -119,6 +124,8 @@ class HTMLSemanticPreservingSplitter:
             chunk_overlap=chunk_overlap)
         self._recursive = RecursiveCharacterTextSplitter(**self._recursive_options)  # validates the sizes
         self._headers = dict(headers_to_split_on)
+        # The level of each metadata key: h1-h6 by their number, other tags after them in list order.
+        self._levels = {key: _header_level(tag, n) for n, (tag, key) in enumerate(headers_to_split_on)}
         self._max_chunk_size = max_chunk_size
         self._preserve = frozenset(elements_to_preserve or ())
         self._media = {"img": preserve_images, "video": preserve_videos, "audio": preserve_audio}
@@ -146,7 +153,10 @@ class HTMLSemanticPreservingSplitter:
         for event in read_events(soup, options):
             if event.kind == "header":
                 documents.extend(self._section_documents(section, headers, taken))
-                section, headers = [], {event.key: event.text}
+                level = self._levels[event.key]
+                section = []
+                headers = {k: v for k, v in headers.items() if self._levels[k] < level and k != event.key}
+                headers[event.key] = event.text
             else:
                 section.append(event)
         documents.extend(self._section_documents(section, headers, taken))
@@ -209,6 +219,14 @@ class HTMLSemanticPreservingSplitter:
         if length(content) <= self._max_chunk_size:
             return [content]
         return RecursiveCharacterTextSplitter(length_function=length, **self._recursive_options).split_text(content)
+
+
+def _header_level(tag: str, position: int) -> int:
+    """``h1``-``h6`` → 1-6; any other header tag ranks after them, in its ``headers_to_split_on`` *position*."""
+    name = tag.lower()
+    if len(name) == 2 and name[0] == "h" and name[1] in "123456":
+        return int(name[1])
+    return 7 + position
 
 
 def _free_placeholders(taken: set[str]) -> Iterable[str]:

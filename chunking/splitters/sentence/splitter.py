@@ -9,6 +9,8 @@ one held chunk ``P``):
 2. cut each text block after every sentence end into spans;
 3. accumulate spans up to ``max_chars`` / ``max_tokens``, ending chunks at paragraph and line ends where the text
    allows and leaving no runts (``cuts.py``); a figure joins the text before it while both fit ``max_tokens``;
+   a caption line before a figure moves into it, and a runt without a sentence end (a title block) joins the
+   chunk after it, within the page and from ``P`` to the next page (``_keep_small_pieces_with_what_follows``);
 4. cut a span over the caps (``oversize.py``); 5. split a figure over its budget, ``max_table_tokens`` for a
    table and ``max_figure_tokens`` otherwise (``figures.py``);
 6. merge ``P`` with the page's first chunk, or carry ``P``'s broken fragment forward, re-accumulating it with
@@ -29,7 +31,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 from chunking.model import Chunk, Page
 
-from .boundaries import GAP_EMPTY, Boundaries, figure_blocks, gap_class
+from .boundaries import GAP_EMPTY, Boundaries, figure_blocks, gap_class, join_separator
 from .config import SentenceSplitterConfig
 from .cuts import balanced_cut, chunk_end, is_runt, paragraph_cuts
 from .draft import Draft
@@ -106,10 +108,14 @@ class SentenceTextSplitter:
                 gap_after_held = max(gap_after_held, gap_class(text))
                 continue
             drafts = self._page_drafts(text, offset, page_num)
+            self._keep_small_pieces_with_what_follows(drafts, text, offset)
             if held is not None:
                 gap = max(gap_after_held, gap_class(text[: first.start()]))
                 cont = self._repair.continues(held, drafts[0])
                 held, gap = self._repair.cross_page(held, drafts, gap, cont)
+                if held is not None and drafts and not cont and self._joins_runt(held, drafts[0], gap,
+                                                                                  line_break=True):
+                    del drafts[0]  # a title page (a runt) joins the page after it, heading or not
                 if held is not None and drafts and cont and self._repair.continues(held, drafts[0]):
                     self._repair.look_ahead(held, drafts[0], gap)
             for a, b in zip(drafts, drafts[1:]):
@@ -132,6 +138,86 @@ class SentenceTextSplitter:
                 yield from self._finish(draft)
         if held is not None:
             yield from self._finish(held)
+
+    # ---- step 3b: captions and runts stay with what follows ------------------------------------------------
+
+    def _keep_small_pieces_with_what_follows(self, drafts: list[Draft], text: str, offset: int) -> None:
+        """Within one page's chunk list (docs/splitters.md#step-3-accumulate, *captions and runts*): a short last
+        line of prose right before a figure chunk (its caption: ``Table 5.7: Firewall tools``) moves into that
+        figure chunk when both fit; then a runt chunk that ends without a sentence end (a title block, a lone
+        heading) joins the chunk after it when both fit the caps."""
+        for i in range(len(drafts) - 1):
+            if drafts[i].kind == "text" and drafts[i + 1].kind in ("figure", "figure_part"):
+                self._move_caption(drafts[i], drafts[i + 1])
+        i = 0
+        while i + 1 < len(drafts):
+            a, b = drafts[i], drafts[i + 1]
+            if self._joins_runt(a, b, gap_class(text[a.end - offset: b.start - offset])):
+                del drafts[i + 1]
+            else:
+                i += 1
+
+    def _figure_limit(self, f: Draft) -> int:
+        """The most tokens the chunk of figure draft *f* may reach with text added: the cap of a text chunk, or
+        a figure part's own budget."""
+        if f.kind == "figure":
+            return self.config.max_tokens
+        return figure_budget(f.text, table_tokens=self.config.table_tokens, figure_tokens=self.config.max_figure_tokens)
+
+    def _move_caption(self, d: Draft, f: Draft) -> None:
+        """Move the last line of prose draft *d* to the front of figure draft *f* when it is a runt, *d* keeps
+        other text, and the figure chunk stays within its limit (``_figure_limit``)."""
+        if f.part_index not in (None, 0) or f.hard_left or d.hard_right or "\n" not in d.text:
+            return
+        k = d.text.rfind("\n")
+        head = d.text[:k].rstrip()
+        line_start = k + 1
+        while line_start < len(d.text) and d.text[line_start].isspace():
+            line_start += 1
+        line = d.text[line_start:]
+        if not head or not line or "<" in line:
+            return
+        tokens = self._measure.count(line)
+        cfg = self.config
+        if not is_runt(tokens, len(line), cfg.max_tokens, cfg.max_chars) or tokens + f.est > self._figure_limit(f):
+            return
+        if is_runt(d.est - tokens, len(head), cfg.max_tokens, cfg.max_chars):
+            return  # the prose would be left a runt: the caption stays with it
+        joined = self._measure.count(line + "\n" + f.text)  # exact: a figure part has no repair after it
+        if joined > self._figure_limit(f):
+            return
+        try:
+            start, page = d.locate(line_start)
+            head_end, head_page = d.locate(len(head) - 1)
+        except IndexError:  # the line is not all page text (a join separator inside): leave it
+            return
+        line_parts, head_parts = d.sub_parts(line_start, len(d.text)), d.sub_parts(0, len(head))
+        f.text, f.parts = line + "\n" + f.text, line_parts + ["\n"] + f.parts
+        f.start, f.page_start, f.est, f.exact = start, page, joined, joined
+        d.text, d.parts, d.end, d.page_end = head, head_parts, head_end + 1, head_page
+        d.est, d.exact = max(1, d.est - tokens), None
+
+    def _joins_runt(self, a: Draft, b: Draft, gap: int, *, line_break: bool = False) -> bool:
+        """Merge *b* into *a* when *a* is a runt of text (under a quarter of both caps) that does not end with a
+        sentence end (a title block, a heading, an author line) and the two fit the caps together (a figure chunk after it: ``max_tokens``); True when merged. *line_break*: *b* starts
+        something new on the next page (not a continuation), so the two are joined by a line break."""
+        cfg = self.config
+        if a.kind != "text" or b.kind not in ("text", "figure") or a.hard_right or b.hard_left or not a.text:
+            return False
+        if not is_runt(a.est, len(a.text), cfg.max_tokens, cfg.max_chars):
+            return False
+        ends = self._boundaries.sentence_cuts(a.text, 0, len(a.text))
+        if ends and ends[-1] >= len(a.text):  # a finished sentence stands on its own; a title block does not
+            return False
+        sep = "\n" if line_break else join_separator(gap, a.text[-1], b.text[0])
+        if a.est + b.est > cfg.max_tokens or (b.kind == "text" and len(a.text) + len(sep) + len(b.text) >
+                                                 cfg.hard_chars):
+            return False
+        a.text = a.text + sep + b.text
+        a.parts = a.parts + ([sep] if sep else []) + b.parts
+        a.end, a.page_end, a.est, a.exact, a.kind = b.end, b.page_end, a.est + b.est, None, b.kind
+        a.hard_right = b.hard_right
+        return True
 
     # ---- steps 1-5 -----------------------------------------------------------------------------------------
 
@@ -285,13 +371,41 @@ class SentenceTextSplitter:
         # Only a figure within its budget needs its exact count; counting a larger one stops at the budget.
         f = self._measure.count_within(text[fs:fe], budget)
         if f is None:
-            if builder is not None:
-                self._add_range(out, text, builder[0], builder[1], builder[2], offset, page_num, builder[3])
+            # A caption right before the figure (its last line, a runt) goes with the first part when cutting every
+            # part a little smaller leaves it room without an extra part (docs/splitters.md#step-5-oversize-figure).
+            caption = self._caption_before(text, builder) if builder is not None else None
+            room = budget - caption[2] - 2 if caption is not None else budget
             parts = split_figure(text, fs, fe, budget=budget, boundaries=self._boundaries,
                                  count=self._measure.count, count_within=self._measure.count_within)
+            if caption is not None and _NON_SPACE.search(text, builder[1], caption[0]) and is_runt(
+                    builder[3] - caption[2], caption[0] - builder[1], cfg.max_tokens, cfg.max_chars):
+                caption = None  # the prose before it would be left a runt
+            if caption is not None and room >= budget // 2:
+                roomy = split_figure(text, fs, fe, budget=room, boundaries=self._boundaries,
+                                     count=self._measure.count, count_within=self._measure.count_within)
+                if len(roomy) == len(parts):  # the caption costs no extra part
+                    parts = roomy
+                else:
+                    caption = None
+            else:
+                caption = None
+            if builder is not None:
+                end = caption[0] if caption is not None else builder[2]
+                self._add_range(out, text, builder[0], builder[1], end, offset, page_num,
+                                builder[3] - (caption[2] if caption is not None else 0))
             for k, part in enumerate(parts):
                 d = Draft(part.text, [part.text], offset + part.start, offset + part.end, page_num, page_num,
                           part.tokens, "figure_part", exact=part.tokens)
+                if k == 0 and caption is not None:
+                    ls, le, _ = caption
+                    joined = text[ls:le] + "\n" + part.text
+                    exact = self._measure.count(joined)
+                    if exact <= budget:
+                        d = Draft(joined, [(builder[0], ls, le, offset + ls, page_num), "\n", part.text],
+                                  offset + ls, offset + part.end, page_num, page_num, exact, "figure_part",
+                                  exact=exact)
+                    else:  # cannot happen with the room left; keep the caption as text rather than overflow
+                        self._add_range(out, text, builder[0], ls, le, offset, page_num, caption[2])
                 d.part_index, d.part_count = k, len(parts)
                 out.append(d)
             return
@@ -306,6 +420,22 @@ class SentenceTextSplitter:
             self._add_range(out, text, builder[0], builder[1], builder[2], offset, page_num, builder[3])
         out.append(Draft(text[fs:fe], [(plain, fs, fe, offset + fs, page_num)], offset + fs, offset + fe,
                          page_num, page_num, f, "figure", exact=f))
+
+    def _caption_before(self, text: str, builder: tuple[BlockTokens, int, int, int]) -> tuple[int, int, int] | None:
+        """``(start, end, tokens)`` of the last line of the open prose ``text[a:hi]`` of *builder* when it is a
+        runt without markup (a caption or a title right before a figure), else ``None``."""
+        _, a, hi, _ = builder
+        e = hi
+        while e > a and text[e - 1].isspace():
+            e -= 1
+        ls = max(a, text.rfind("\n", a, e) + 1)
+        while ls < e and text[ls].isspace():
+            ls += 1
+        if ls >= e or "<" in text[ls:e]:
+            return None
+        tokens = self._measure.count(text[ls:e])
+        cfg = self.config
+        return (ls, e, tokens) if is_runt(tokens, e - ls, cfg.max_tokens, cfg.max_chars) else None
 
     # ---- step 10 -------------------------------------------------------------------------------------------
 

@@ -76,10 +76,10 @@ def test_read_only_commands_create_nothing_in_an_empty_folder(cli):
                                 "index: local .chunking/index.sqlite3 not created yet (schema 2 on first ingest)\n", "")
     assert cli("status", "--json").out.startswith('{\n  "counts": {\n    "indexed": 0,')
     assert cli("search", "anything") == (
-        0, "no hits (the index is empty: run `chunking ingest PATH` first)\n", "")
+        0, "no hits: no index yet (.chunking/index.sqlite3): run `chunking ingest PATH` first\n", "")
     assert cli("search", "anything", "--json") == (0, "[]\n", "")
     assert cli("search", "anything", "--parents") == (
-        0, "no hits (the index is empty: run `chunking ingest PATH` first)\n", "")
+        0, "no hits: no index yet (.chunking/index.sqlite3): run `chunking ingest PATH` first\n", "")
     assert list(cli.cwd.iterdir()) == []
 
 
@@ -101,7 +101,7 @@ def test_exit_statuses_are_documented_in_help(cli):
     run = cli("--help")
     assert run.status == 0
     assert ("Exit status: 0 success; 1 a document failed (ingest, split, reconcile, reprocess), a check failed (smoke) "
-            "or a folder held no supported file\n(ingest); 2 bad usage (unknown option, bad value, missing file) or a service that cannot be "
+            "or a folder held no supported file\n(ingest, upload); 2 bad usage (unknown option, bad value, missing file) or a service that cannot be "
             "reached or\nrefuses;") in run.out
 
 
@@ -149,7 +149,8 @@ def test_an_unreachable_search_service_is_one_line_and_exit_2(cli, monkeypatch):
     monkeypatch.setenv("AZURE_SEARCH_RETRY_TOTAL", "0")
     run = cli("search", "text")
     assert run.status == 2 and run.out == ""
-    assert run.err.startswith("chunking search: ServiceRequestError: ") and len(run.err.splitlines()) == 1, run.err
+    assert run.err.startswith(f"chunking search: Azure AI Search at 127.0.0.1:{port}: not reachable (") and \
+        run.err.endswith("): check AZURE_SEARCH_ENDPOINT and the network\n") and len(run.err.splitlines()) == 1, run.err
 
 
 def test_a_storage_error_is_its_first_line_and_exit_2_and_a_wrapped_one_its_description(cli, monkeypatch):

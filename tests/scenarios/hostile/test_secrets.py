@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import socket
 import sqlite3
 import subprocess
@@ -16,7 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from chunking.redact import describe_storage, install_log_redaction, redact, register_secret
+from chunking.redact import (describe_storage, install_log_redaction, mask_url, redact, register_secret,
+                             register_settings, url_host)
 from chunking.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -158,3 +160,128 @@ def test_log_records_are_redacted(caplog):
     with caplog.at_level(logging.INFO):
         logging.getLogger("azure.core.test").info("request to %s failed", f"https://x/?sig={SAS_SIG}")
     assert caplog.records[-1].getMessage() == "request to https://x/?sig=*** failed"
+
+
+# Every URL-valued setting (docs/settings.md), each with a password in its user-info and a secret in its query.
+URL_SETTINGS = ("AZURE_OPENAI_ENDPOINT", "OPENAI_BASE_URL", "AZURE_SEARCH_ENDPOINT", "DOCUMENT_INTELLIGENCE_ENDPOINT",
+                "ADLS_ACCOUNT_URL", "AzureWebJobsStorage__blobServiceUri", "AzureWebJobsStorage__queueServiceUri",
+                "AzureWebJobsStorage__tableServiceUri")
+
+
+def _url_secrets(name: str) -> tuple[str, str]:
+    tag = "".join(c for c in name if c.isalnum())[-10:]
+    return f"UserPw{tag}x9", f"QrySecret{tag}7"
+
+
+def _secret_url(name: str, base: str, path: str = "") -> str:
+    password, query = _url_secrets(name)
+    scheme, rest = base.split("://", 1)
+    return f"{scheme}://svcuser:{password}@{rest}{path}?api-version=2024-10-21&code={query}"
+
+
+def _assert_no_url_secret(text: str) -> None:
+    for name in URL_SETTINGS:
+        for secret in _url_secrets(name):
+            assert secret not in text, f"{name}'s secret {secret} printed in:\n{text[-3000:]}"
+    assert "svcuser:" not in text, text[-3000:]
+
+
+def test_every_url_valued_setting_of_the_docs_is_covered():
+    names = set(re.findall(r"`([A-Za-z_]*(?:ENDPOINT|_URL|ServiceUri))`", (ROOT / "docs" / "settings.md").read_text()))
+    assert names == set(URL_SETTINGS)
+
+
+def test_mask_url_masks_user_info_and_query_secrets():
+    assert mask_url("http://user:pw@host:8080/v1?api-version=1&code=abc") == \
+        "http://***@host:8080/v1?api-version=1&code=***"
+    assert mask_url("https://a.search.windows.net") == "https://a.search.windows.net"
+    assert mask_url("https://h/c?sv=2022-11-02&sp=r&sig=XYZ") == "https://h/c?sv=2022-11-02&sp=r&sig=***"
+    assert url_host("http://u:p@h:1/x") == "h:1"
+    assert redact("GET http://u:p@h:1/x failed; ftp://anon@h2") == "GET http://***@h:1/x failed; ftp://***@h2"
+
+
+def test_url_secrets_of_every_setting_are_registered_and_masked_bare():
+    env = {name: _secret_url(name, "https://127.0.0.1:9") for name in URL_SETTINGS}
+    settings = Settings.from_env({**env, "ACL_SOURCE": "adls", "LEDGER_BACKEND": "local"})
+    register_settings(settings)
+    bare = " ".join(f"{name}: {_secret_url(name, 'https://h')} / {' '.join(_url_secrets(name))}"
+                    for name in URL_SETTINGS)
+    _assert_no_url_secret(redact(bare))
+
+
+def test_url_secrets_are_never_printed_logged_nor_stored(tmp_path, echo_401):
+    pdf = (ROOT / "samples" / "amc-manual.en.pdf").read_bytes()
+    cases = [  # each: the settings, then what runs (the echo server refuses everything, echoing the request)
+        {"OPENAI_BASE_URL": _secret_url("OPENAI_BASE_URL", echo_401, "/v1"), "OPENAI_API_KEY": OPENAI_KEY},
+        {"OPENAI_BASE_URL": _secret_url("OPENAI_BASE_URL", f"http://127.0.0.1:{_closed_port()}", "/v1")},
+        {"AZURE_OPENAI_ENDPOINT": _secret_url("AZURE_OPENAI_ENDPOINT", echo_401),
+         "AZURE_OPENAI_API_KEY": AZURE_OPENAI_KEY},
+        {"AZURE_SEARCH_ENDPOINT": _secret_url("AZURE_SEARCH_ENDPOINT", echo_401), "AZURE_SEARCH_API_KEY": SEARCH_KEY},
+        {"DOCUMENT_INTELLIGENCE_ENDPOINT": _secret_url("DOCUMENT_INTELLIGENCE_ENDPOINT", echo_401),
+         "DOCUMENT_INTELLIGENCE_API_KEY": AZURE_OPENAI_KEY},
+        {f"AzureWebJobsStorage__{kind}ServiceUri": _secret_url(f"AzureWebJobsStorage__{kind}ServiceUri",
+                                                               echo_401.replace("http:", "https:"))
+         for kind in ("blob", "queue", "table")} | {"ADLS_ACCOUNT_URL": _secret_url("ADLS_ACCOUNT_URL", echo_401),
+                                                    "ACL_SOURCE": "adls"},
+    ]
+    for n, env in enumerate(cases):
+        work = tmp_path / f"case{n}"
+        work.mkdir()
+        (work / "a.txt").write_text("Some text to ingest.\n")
+        (work / "b.pdf").write_bytes(pdf)
+        env = {"LEDGER_BACKEND": "local", **env} if n != 5 else env
+        ingest = ["ingest", "a.txt", "b.pdf"] if n == 4 else ["ingest", "a.txt"]
+        # What each case can print: every case ingests; search and status where the setting is shown there.
+        for args in {0: [ingest, ["search", "text"]], 3: [ingest, ["search", "text"], ["status", "--json"]],
+                     5: [ingest, ["status", "--json"]]}.get(n, [ingest]):
+            output = _run(args, work, env)
+            _assert_no_url_secret(output)
+            _assert_clean(output)
+            assert "Traceback" not in output, output
+        ledger = work / ".chunking" / "ledger.sqlite3"
+        if ledger.exists():
+            with sqlite3.connect(ledger) as db:
+                stored = repr(db.execute("SELECT * FROM ledger").fetchall())
+            _assert_no_url_secret(stored)
+    # Service URIs over plain HTTP cannot carry a token: one clean line naming the setting, no secret.
+    env = {f"AzureWebJobsStorage__{kind}ServiceUri": _secret_url(f"AzureWebJobsStorage__{kind}ServiceUri",
+                                                                 echo_401) for kind in ("blob", "queue", "table")}
+    output = _run(["status"], tmp_path, env)
+    _assert_no_url_secret(output)
+    assert output.splitlines()[-1] == (
+        "python -m chunking: AzureWebJobsStorage__blobServiceUri must be an https:// URL with a host (a token "
+        "credential is sent only over HTTPS), got http://127.0.0.1/…"), output
+
+
+def test_the_exception_raised_to_the_host_is_redacted(tmp_path, echo_401, monkeypatch):
+    # The service echoes the request (api-key header, URL with its user-info and query) in its error text;
+    # the exception the Functions handler raises to the host carries none of it, and keeps its type.
+    import traceback
+    from types import SimpleNamespace
+
+    from chunking.app import functions as handlers
+    from chunking.pipeline.stage_two import run_stage_one
+    from chunking.services import make_embedder, make_index, make_ledger
+    from chunking.storage.claim_check import MemoryPayloadStore
+
+    env = {"CHUNKING_STATE_DIR": str(tmp_path), "AZURE_OPENAI_ENDPOINT": _secret_url("AZURE_OPENAI_ENDPOINT",
+                                                                                     echo_401),
+           "AZURE_OPENAI_API_KEY": AZURE_OPENAI_KEY, "AZURE_OPENAI_EMBEDDING_DEPLOYMENT": "emb",
+           "LEDGER_BACKEND": "local"}
+    settings = Settings.from_env(env)
+    register_settings(settings)
+    sent: list[str] = []
+    services = SimpleNamespace(settings=settings, embedder=make_embedder(settings), index=make_index(settings),
+                               payloads=MemoryPayloadStore(), ledger=make_ledger(settings), batches=None, jobs=None)
+    services.index.ensure()
+    monkeypatch.setattr(handlers, "services", lambda: services)
+    run_stage_one(b"Some text to embed.", source="a.txt", container="c", settings=settings,
+                  payloads=services.payloads, ledger=services.ledger, send=sent.extend)
+    with pytest.raises(Exception) as caught:
+        handlers.handle_batch(sent[0])
+    shown = "".join(traceback.format_exception(caught.value)) + repr(caught.value.args)
+    assert "denied; you sent" in shown  # the service's text is there, masked
+    _assert_no_url_secret(shown)
+    _assert_clean(shown)
+    assert type(caught.value).__module__.startswith("openai")
+    _assert_no_url_secret(repr([vars(e) for e in services.ledger.entries()]))

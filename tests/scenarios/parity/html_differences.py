@@ -149,7 +149,29 @@ BLANK = Difference(
     "no_blank_or_padded_chunks", "no blank Document and no chunk with leading or trailing whitespace; LangChain emits "
     "them around empty sections and empty preserved elements", _blank_or_padded)
 
-SEMANTIC = [ORDER, OUTSIDE, NON_TEXT, SPACED, PRESERVED, RECURSIVE, MEDIA, BLANK]
+
+
+def _nested_headers(case: dict[str, Any]) -> bool:
+    """A configured header follows a configured header of a higher level (``h1`` then ``h2``): our section
+    metadata keeps the enclosing header too; LangChain keeps the last header only."""
+    from chunking.splitters.html.semantic import _header_level
+
+    pairs = case["options"].get("headers_to_split_on", [])
+    levels = {tag: _header_level(tag, n) for n, (tag, _) in enumerate(pairs)}
+    seen: list[int] = []
+    for header in _soup(case).find_all(list(levels)) if levels else []:
+        level = levels[header.name]
+        if any(other < level for other in seen):
+            return True
+        seen.append(level)
+    return False
+
+
+NESTED = Difference(
+    "enclosing_headers_kept", "a section's metadata holds every enclosing header (h1 and h2, as "
+    "HTMLHeaderTextSplitter); LangChain's semantic splitter keeps the last header only", _nested_headers)
+
+SEMANTIC = [ORDER, OUTSIDE, NON_TEXT, SPACED, PRESERVED, RECURSIVE, MEDIA, BLANK, NESTED]
 
 
 def _no_whitespace(documents: Any) -> Any:

@@ -83,8 +83,15 @@ CASES = {
         ).split_text('<h1>Main</h1><p>See <a href="https://example.org">the site</a>.</p><h2>Media</h2>'
                      '<img src="a.png"><iframe src="https://example.org/v"></iframe>')),
         [("See [the site](https://example.org) .", {"Header 1": "Main"}),
-         ("![image:a.png](a.png) [iframe:https://example.org/v](https://example.org/v)", {"Header 2": "Media"})],
-        None),
+         ("![image:a.png](a.png) [iframe:https://example.org/v](https://example.org/v)",
+          {"Header 1": "Main", "Header 2": "Media"})],
+        "enclosing_headers_kept"),
+    "html semantic splitter, the reported sections": (
+        lambda m: docs(m.HTMLSemanticPreservingSplitter([("h1", "Header 1"), ("h2", "Header 2")]).split_text(
+            "<h1>Chapter 1</h1><p>Intro text.</p><h2>Section 1.1</h2><p>Section text.</p>")),
+        [("Intro text.", {"Header 1": "Chapter 1"}),
+         ("Section text.", {"Header 1": "Chapter 1", "Header 2": "Section 1.1"})],
+        "enclosing_headers_kept"),
     "html sections": (
         lambda m: docs(m.HTMLSectionSplitter([("h1", "Header 1"), ("h2", "Header 2")]).split_text(
             "<html><body><h1>Foo</h1><p>Intro to Foo.</p><div><h2>Bar</h2><p>About Bar.</p></div></body></html>")),
@@ -105,6 +112,8 @@ CASES = {
 #: The documented differences the examples show, with the reason (docs/splitters.md#coming-from-langchain, class
 #: docstrings).
 REASONS = {
+    "enclosing_headers_kept": "a section's metadata holds every enclosing header; LangChain's semantic splitter keeps "
+                              "the last header only",
     "markdown_sections_verbatim": "sections are verbatim; LangChain strips lines and joins them with '  \\n'",
     "html_header_first_line_of_its_section": "the header is the first line of its section; LangChain makes it a "
                                              "Document of its own",
