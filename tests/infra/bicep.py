@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[2]
 INFRA = ROOT / "infra"
 MAIN = INFRA / "main.bicep"
 
-__all__ = ["INFRA", "MAIN", "ROOT", "Unresolved", "bicep_files", "dotted", "evaluate", "parse"]
+__all__ = ["INFRA", "MAIN", "ROOT", "Unresolved", "as_app_env", "bicep_files", "dotted", "evaluate", "parse"]
 
 
 @dataclass(frozen=True)
@@ -177,3 +177,17 @@ def _expression(text: str) -> Any:
             node = {"operator": {"type": "property_accessor", "operands": {"operand_1": part, "operand_2": node}}}
         return node
     return Unresolved(text)
+
+
+def as_app_env(settings: dict[str, Any]) -> dict[str, str]:
+    """App settings as the app sees them: a value known only at deployment becomes a placeholder naming it,
+    ``<storage.outputs.name>``, or for a service URI or endpoint (``…Uri``, ``…_ENDPOINT``) an https URL on a
+    reserved host, ``https://storage-outputs-blobendpoint.deployment.invalid``, as the deployed value would be."""
+    env = {}
+    for name, value in settings.items():
+        if isinstance(value, Unresolved) and name.endswith(("Uri", "_ENDPOINT")):
+            host = re.sub(r"[^a-z0-9]+", "-", value.text.lower()).strip("-")
+            env[name] = f"https://{host}.deployment.invalid"
+        else:
+            env[name] = str(value)
+    return env

@@ -9,7 +9,7 @@ import pytest
 
 from chunking.settings import BINDING_DEFAULTS, Settings
 from chunking.settings.metadata import ACL_SOURCES, MetadataSettings
-from tests.infra.bicep import INFRA, MAIN, ROOT, Unresolved, evaluate, parse
+from tests.infra.bicep import INFRA, MAIN, ROOT, Unresolved, as_app_env, evaluate, parse
 from tests.infra.code_reads import RecordingEnv, env_reads_in_source, function_triggers, source_files
 
 # App settings read by the Functions host or an SDK rather than by our code, and who reads them.
@@ -54,8 +54,8 @@ def app_settings() -> dict[str, object]:
 
 
 def _as_env(settings: dict[str, object]) -> dict[str, str]:
-    """App settings as the app sees them; deployment-time values become placeholders like <storage.outputs.name>."""
-    return {name: str(value) for name, value in settings.items()}
+    """App settings as the app sees them (``tests.infra.bicep.as_app_env``)."""
+    return as_app_env(settings)
 
 
 def _settings_reads() -> set[str]:

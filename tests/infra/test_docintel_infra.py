@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from chunking.settings import Settings
-from tests.infra.bicep import INFRA, MAIN, evaluate, parse
+from tests.infra.bicep import INFRA, MAIN, as_app_env, evaluate, parse
 
 
 def _app_settings(**params) -> dict:
@@ -14,7 +14,7 @@ def _app_settings(**params) -> dict:
 def test_off_by_default_so_every_format_is_parsed_locally():
     settings = _app_settings()
     assert settings["DOCUMENT_INTELLIGENCE_ENDPOINT"] == ""
-    assert Settings.from_env({k: str(v) for k, v in settings.items()}).document_intelligence.endpoint == ""
+    assert Settings.from_env(as_app_env(settings)).document_intelligence.endpoint == ""
     assert parse(MAIN)["parameters"]["documentIntelligenceEnabled"]["default"] is False
 
 

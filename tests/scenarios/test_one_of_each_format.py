@@ -115,4 +115,10 @@ def test_every_file_is_indexed(ingested):
 def test_every_marker_is_found_on_its_page_or_member(ingested, marker, cited):
     _, index, embedder = ingested
     hits = search(marker, index=index, embedder=embedder, k=3, ranking="bm25")
-    assert hits and hits[0].record.sourcepage == cited
+    assert hits
+    record = hits[0].record
+    source, _, page = cited.partition("#page=")
+    assert record.source == source
+    if page:  # the cited page lies in the chunk's pages: a title-only first slide joins the slide after it, and
+        # the chunk then cites from its first page (docs/splitters.md#step-3-accumulate)
+        assert record.page_start + 1 <= int(page) <= record.page_end + 1, (record.page_start, record.page_end)

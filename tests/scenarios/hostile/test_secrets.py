@@ -165,7 +165,7 @@ def test_log_records_are_redacted(caplog):
 # Every URL-valued setting (docs/settings.md), each with a password in its user-info and a secret in its query.
 URL_SETTINGS = ("AZURE_OPENAI_ENDPOINT", "OPENAI_BASE_URL", "AZURE_SEARCH_ENDPOINT", "DOCUMENT_INTELLIGENCE_ENDPOINT",
                 "ADLS_ACCOUNT_URL", "AzureWebJobsStorage__blobServiceUri", "AzureWebJobsStorage__queueServiceUri",
-                "AzureWebJobsStorage__tableServiceUri")
+                "AzureWebJobsStorage__tableServiceUri", "OTEL_EXPORTER_OTLP_ENDPOINT", "COMPLETION_EVENTS_ENDPOINT")
 
 
 def _url_secrets(name: str) -> tuple[str, str]:
