@@ -21,6 +21,7 @@ from .figures import FigureOptions
 from .index_design import IndexDesignSettings
 from .observability import ObservabilityOptions
 from .isolation import ParseIsolation
+from .vision import VisionOptions
 from .local_model import LocalModelOptions
 from .metadata import MetadataSettings
 from .reconcile import ReconcileOptions
@@ -198,6 +199,8 @@ class Settings:
     stage_one: StageOneJobs = dataclasses.field(default_factory=StageOneJobs)  # page ranges, job queue
     # The Azure AI Search index definition: layout, vectorizer, compression, permission filters, analyzers.
     index_design: IndexDesignSettings = dataclasses.field(default_factory=IndexDesignSettings)
+    # Figure descriptions: the describer, its vision model and token budget (docs/parsers.md#figure-descriptions).
+    vision: VisionOptions = dataclasses.field(default_factory=VisionOptions)
     # Telemetry exporters and completion events (docs/operations.md#telemetry, docs/events.md).
     observability: ObservabilityOptions = dataclasses.field(default_factory=ObservabilityOptions)
 
@@ -328,6 +331,7 @@ class Settings:
             stage_one=StageOneJobs.from_env(env),
             index_design=index_design,
             observability=ObservabilityOptions.from_env(env),
+            vision=VisionOptions.from_env(env),
         )
 
 

@@ -101,10 +101,13 @@ def _handle(conn: Connection) -> None:
                 if request["learnt"]:
                     kwargs["learnt"] = lambda keys: conn.send(("learnt", keys))
                 for page in target(data, context=context, **kwargs):
+                    _send_images(conn, context)  # before the page whose figures name them
                     conn.send(("page", page))
                 answer = ("end", None, context.notes)
             else:
-                answer = ("value", target(data, context=context, **kwargs), context.notes)
+                value = target(data, context=context, **kwargs)
+                _send_images(conn, context)
+                answer = ("value", value, context.notes)
         except ParseError as error:
             reason = error.reason
             if reason.startswith("out of memory while parsing"):
@@ -115,6 +118,14 @@ def _handle(conn: Connection) -> None:
         answer = ("error", memory_reason(max_memory_mb), context.notes)
     conn.send((*answer, _peak_kib()))
     conn.close()
+
+
+def _send_images(conn: Connection, context: ReadContext) -> None:
+    """The pictures kept for a vision describer since the last message (``ReadContext.images``), as
+    ``("images", {sha256: bytes})``, then forgotten here."""
+    if context.images:
+        conn.send(("images", dict(context.images)))
+        context.images.clear()
 
 
 def _peak_kib() -> int:
