@@ -86,7 +86,8 @@ class VisionOutcome:
         if self.descriptions:
             detail = [f"{self.cached} from the cache"] if self.cached else []
             detail += [f"{self.tokens} tokens"] if self.tokens else []
-            parts.append(f"{len(self.descriptions)} figures described by {model}"
+            count = len(self.descriptions)
+            parts.append(f"{count} figure{'' if count == 1 else 's'} described by {model}"
                          + (f" ({', '.join(detail)})" if detail else ""))
         if self.left:
             parts.append("not described: " + ", ".join(f"{n} {reason}" for reason, n in sorted(self.left.items())))

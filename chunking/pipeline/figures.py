@@ -25,11 +25,14 @@ from chunking.model import Page
 from chunking.parsers import ReadContext
 from chunking.parsers.pictures import GENERATED_MARK, KEPT_PICTURE
 
-__all__ = ["VISION_MARK", "describe_pages"]
+__all__ = ["VISION_MARK", "describe_pages", "vision_counts"]
 
 #: The attribute marking a description a vision model wrote.
 VISION_MARK = 'data-generated="vision"'
 _EMPTY_FIGURE = re.compile(r"(?:\n\n)?<figure></figure>")
+_DESCRIBED = re.compile(r"vision: (\d+) figures? described by")
+_NOT_DESCRIBED = re.compile(r"vision: [^;]*?(?:; )?not described: ((?:\d+ [^,;]+(?:, )?)+)")
+_COUNT = re.compile(r"(\d+) ([^,;]+)")
 
 
 def describe_pages(pages: Iterable[Page], *, context: ReadContext, describer: FigureDescriber,
@@ -64,3 +67,15 @@ def _paragraphs(match: re.Match, descriptions: dict[str, str]) -> str:
     if match.group(2).strip():
         parts.append(f"<p {GENERATED_MARK}>{match.group(2)}</p>")
     return "".join(parts)
+
+
+def vision_counts(notes: list[str] | str) -> dict:
+    """What a document's notes (a list, or the ledger's note: the notes joined with ``"; "``) say the describer
+    did: ``{"figures_described": 2, "figures_not_described": {"throttled": 1}}`` (``0`` and ``{}`` when they say
+    nothing), read back from ``VisionOutcome.note``."""
+    text = notes if isinstance(notes, str) else "; ".join(notes)
+    left: dict[str, int] = {}
+    for group in _NOT_DESCRIBED.findall(text):
+        for number, reason in _COUNT.findall(group):
+            left[reason.strip()] = left.get(reason.strip(), 0) + int(number)
+    return {"figures_described": sum(int(n) for n in _DESCRIBED.findall(text)), "figures_not_described": left}

@@ -160,7 +160,7 @@ def test_a_refused_picture_keeps_its_text_and_the_others_are_described(tmp_path,
     assert len(api.requests) == 2
     assert p.texts(one)[0] == f"# Results 1\n\n<figure>{OCR}</figure>"
     assert SEEN[600] in p.texts(one)[1]
-    assert "vision: 1 figures described by openai/gpt-4o" in p.ledger.get(one.doc_id).note
+    assert "vision: 1 figure described by openai/gpt-4o" in p.ledger.get(one.doc_id).note
     assert "not described: 1 refused" in p.ledger.get(one.doc_id).note
 
 
@@ -225,3 +225,81 @@ class _Memory:
 
     def put_many(self, items):
         self.entries.update(items)
+
+
+WORDS = ["river", "copper", "lantern", "orchid", "glacier", "saffron", "meadow", "harbour", "quartz", "thistle"]
+TALL_CHART = paragraph_image(["Quarter four peaked at 412 megawatts.", "Quarter three held at 380 megawatts."])
+TALL_PUMP = paragraph_image(["Pump", "Impeller", "Outlet"], width_px=600)
+
+
+def report_pdf(pages: int, pictures: dict[int, Image.Image]) -> bytes:
+    """An A4 PDF of *pages* pages of prose, *pictures* drawn on the pages they key (each under its page's text, at
+    least an inch high: not an icon)."""
+    from fpdf import FPDF
+
+    pdf = FPDF(unit="pt", format=(595, 842))
+    pdf.set_font("helvetica", size=12)
+    for n in range(pages):
+        pdf.add_page()
+        pdf.text(72, 72, " ".join(WORDS[(n + i) % len(WORDS)] for i in range(3 + n % 4)) + ".")
+        if n in pictures:
+            pdf.image(pictures[n], x=40, y=100, w=515)
+    return bytes(pdf.output())
+
+
+@pytest.mark.parametrize("pages", [3, 18])  # read whole with the head (≤ 16 pages), and streamed page by page
+def test_pdf_pictures_are_described_on_their_pages(tmp_path, monkeypatch, pages):
+    api = VisionChatAPI(seen)
+    p = Pipeline(tmp_path, monkeypatch, api, SPLIT_MAX_TOKENS="40")
+
+    one = p.ingest("report.pdf", report_pdf(pages, {0: TALL_CHART, pages - 1: TALL_PUMP}))
+
+    records = sorted(p.index.records_of(one.doc_id), key=lambda r: r.ordinal)
+    described = {r.page_start: r.content for r in records if 'data-generated="vision"' in r.content}
+    assert len(api.requests) == 2 and set(described) == {0, pages - 1}
+    assert SEEN[1000] in described[0] and SEEN[600] in described[pages - 1]
+    ends = [(r.char_start, r.char_end) for r in records]
+    assert all(a_end <= b_start for (_, a_end), (b_start, _) in zip(ends, ends[1:]))
+
+
+class _Describer:
+    """A describer without a model: ``"seen <first 4 hex digits>"`` for each picture."""
+
+    name = "test/fake"
+
+    def describe(self, images, *, expired=None, outcome=None):
+        for digest in images:
+            outcome.descriptions[digest] = f"seen {digest[:4]}"
+        return outcome
+
+
+def test_a_described_page_moves_the_pages_after_it_by_what_its_text_gained():
+    from chunking.model import Page
+    from chunking.pipeline.figures import describe_pages
+
+    digest = "ab" * 32
+    first = f'Text.\n\n<figure>Alt<p data-generated="ocr" data-picture="{digest}">read</p></figure>'
+    empty = f'A.\n\n<figure><p data-generated="ocr" data-picture="{"cd" * 32}"></p></figure>'
+    context = ReadContext()
+    context.images.update({digest: b"png"})
+    pages = [Page(0, 0, first), Page(1, len(first), "Next page."), Page(2, len(first) + 10, empty, footer="7")]
+
+    out = list(describe_pages(pages, context=context, describer=_Describer()))
+
+    assert out[0].text == ('Text.\n\n<figure>Alt<p data-generated="vision">seen abab</p>'
+                           '<p data-generated="ocr">read</p></figure>')
+    assert out[1].offset == len(out[0].text) and out[2].offset == len(out[0].text) + 10
+    assert out[2].text == "A." and out[2].footer == "7"  # a picture with nothing to say leaves no empty figure
+    assert context.images == {} and context.notes == ["vision: 1 figure described by test/fake"]
+
+
+def test_the_counts_of_the_notes_for_ingest_and_status():
+    from chunking.pipeline.figures import vision_counts
+
+    note = ("figures: 3 read by local OCR; vision: 2 figures described by openai/gpt-4o (1 from the cache); "
+            "not described: 1 over FIGURES_MAX_TOKENS_PER_DOCUMENT, 2 throttled; vision: 1 figure described by x")
+    assert vision_counts(note) == {"figures_described": 3, "figures_not_described": {
+        "over FIGURES_MAX_TOKENS_PER_DOCUMENT": 1, "throttled": 2}}
+    assert vision_counts(["vision: not described: 1 refused"]) == {"figures_described": 0,
+                                                                    "figures_not_described": {"refused": 1}}
+    assert vision_counts("") == {"figures_described": 0, "figures_not_described": {}}
