@@ -268,6 +268,8 @@ class Settings:
             raise SettingsError(f"CHAT_BACKEND must be offline, azure_openai or openai, got {chat_backend!r}")
         if chat_backend != "offline" and not chat_model:
             raise SettingsError(f"CHAT_BACKEND={chat_backend} needs CHAT_MODEL (the model or deployment name)")
+        if str_value(env, "FIGURES_DESCRIBER").lower() == "azure_openai" and not aoai_endpoint:
+            raise SettingsError("FIGURES_DESCRIBER=azure_openai needs AZURE_OPENAI_ENDPOINT")
         index_design = IndexDesignSettings.from_env(env)
         index_design.check(embedding_backend, str_value(env, "EMBEDDING_MODEL", "text-embedding-3-small"),
                            int_value(env, "EMBEDDING_DIMENSIONS", default_dims, 1))

@@ -205,13 +205,17 @@ def test_the_describer_and_its_prompt_version_are_in_the_version_of_documents_wi
 
 def test_settings():
     with pytest.raises(SettingsError, match="VISION_MODEL"):
-        Settings.from_env({"FIGURES_DESCRIBER": "azure_openai"})
+        Settings.from_env({"FIGURES_DESCRIBER": "openai"})
     with pytest.raises(SettingsError, match="FIGURES_DESCRIBER must be one of"):
         Settings.from_env({"FIGURES_DESCRIBER": "gpt"})
     assert Settings.from_env({}).vision.describer == "offline"
     assert figure_describer(Settings.from_env({})) is None
-    with pytest.raises(ValueError, match="AZURE_OPENAI_ENDPOINT"):
-        figure_describer(Settings.from_env({"FIGURES_DESCRIBER": "azure_openai", "VISION_MODEL": "gpt-4o"}))
+    with pytest.raises(SettingsError, match="AZURE_OPENAI_ENDPOINT"):
+        Settings.from_env({"FIGURES_DESCRIBER": "azure_openai", "VISION_MODEL": "gpt-4o"})
+    azure = figure_describer(Settings.from_env({"FIGURES_DESCRIBER": "azure_openai", "VISION_MODEL": "gpt-4o",
+                                                "AZURE_OPENAI_ENDPOINT": "https://aoai.example.com",
+                                                "AZURE_OPENAI_API_KEY": "k"}))
+    assert azure.name == "azure_openai/gpt-4o" and azure.fingerprint == "azure_openai/gpt-4o:figure-v1"
 
 
 class _Memory:
@@ -247,10 +251,11 @@ def report_pdf(pages: int, pictures: dict[int, Image.Image]) -> bytes:
     return bytes(pdf.output())
 
 
-@pytest.mark.parametrize("pages", [3, 18])  # read whole with the head (≤ 16 pages), and streamed page by page
-def test_pdf_pictures_are_described_on_their_pages(tmp_path, monkeypatch, pages):
+@pytest.mark.parametrize(("pages", "isolation"), [(3, "process"), (18, "process"), (18, "inline")])
+def test_pdf_pictures_are_described_on_their_pages(tmp_path, monkeypatch, pages, isolation):
+    """3 pages: read whole with the head (≤ 16 pages); 18: streamed page by page, in the parse child or in-line."""
     api = VisionChatAPI(seen)
-    p = Pipeline(tmp_path, monkeypatch, api, SPLIT_MAX_TOKENS="40")
+    p = Pipeline(tmp_path, monkeypatch, api, SPLIT_MAX_TOKENS="40", PARSE_ISOLATION=isolation)
 
     one = p.ingest("report.pdf", report_pdf(pages, {0: TALL_CHART, pages - 1: TALL_PUMP}))
 
