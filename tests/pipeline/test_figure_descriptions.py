@@ -308,3 +308,30 @@ def test_the_counts_of_the_notes_for_ingest_and_status():
     assert vision_counts(["vision: not described: 1 refused"]) == {"figures_described": 0,
                                                                     "figures_not_described": {"refused": 1}}
     assert vision_counts("") == {"figures_described": 0, "figures_not_described": {}}
+
+
+def test_without_the_ocr_extra_the_pictures_are_described_all_the_same(tmp_path, monkeypatch):
+    from chunking.parsers import ocr
+
+    monkeypatch.setattr(ocr, "available", lambda: False)  # a Functions deployment without the extra `ocr`
+    api = VisionChatAPI(seen)
+    p = Pipeline(tmp_path, monkeypatch, api, PARSE_ISOLATION="inline")
+
+    one = p.ingest("deck.pptx", deck(CHART, PUMP))
+
+    assert p.texts(one) == [f'# Results 1\n\n<figure><p data-generated="vision">{SEEN[1000]}</p></figure>',
+                            f'# Results 2\n\n<figure><p data-generated="vision">{SEEN[600]}</p></figure>']
+    assert "figures: " not in p.ledger.get(one.doc_id).note  # nothing read by local OCR
+
+
+def test_a_docx_picture_is_described_after_its_alternative_text(tmp_path, monkeypatch):
+    from tests.pixel_documents import docx_with_picture
+
+    api = VisionChatAPI(seen)
+    p = Pipeline(tmp_path, monkeypatch, api)
+
+    one = p.ingest("report.docx", docx_with_picture("Before the chart.", CHART, "After the chart.",
+                                                    alt_text="Bar chart"))
+
+    assert p.texts(one) == [f'Before the chart.\n\n<figure>Bar chart<p data-generated="vision">{SEEN[1000]}</p>'
+                            f'{OCR}</figure>', "After the chart."]
