@@ -57,11 +57,12 @@ from chunking.storage.claim_check import BlobPayloadStore, PayloadStore
 from chunking.tokens import token_counter
 
 __all__ = [
-    "Services", "StrategyClients", "document_readers", "figure_describer", "figures_fingerprint", "fusion_options", "index_design", "index_known_empty",
+    "Services", "StrategyClients", "document_readers", "fusion_options", "index_design", "index_known_empty",
     "index_location", "index_schema",
     "ledger_exists", "ledger_table", "make_batch_queue", "make_chat_client", "make_embedder", "make_index",
     "make_job_queue", "make_ledger", "make_model_cache", "make_payload_store", "reset_strategy_clients", "services",
     "strategy_clients", "vector_floor", "configure_telemetry", "make_event_publisher",
+    "figure_describer", "figures_fingerprint",
 ]  # fmt: skip
 
 log = logging.getLogger(__name__)

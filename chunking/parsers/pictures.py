@@ -34,8 +34,8 @@ from chunking.parsers import image as image_files
 from chunking.parsers import ocr
 from chunking.parsers._common import ReadContext
 
-__all__ = ["GENERATED_MARK", "KEPT_PICTURE", "MIN_PIXELS", "MIN_SIDE_PX", "PictureLog", "count_skipped", "figure_block",
-           "picture_log", "pixel_counts", "read_picture", "take_kept"]
+__all__ = ["GENERATED_MARK", "KEPT_PICTURE", "MIN_PIXELS", "MIN_SIDE_PX", "PictureLog", "count_skipped",
+           "figure_block", "picture_log", "pixel_counts", "read_picture", "take_kept"]
 
 #: A picture narrower or lower than this, in pixels, is an icon or a rule.
 MIN_SIDE_PX = 48

@@ -9,7 +9,8 @@ the limits, the seconds left, the address-space limit, ``stream``, and ``path`` 
 sets its address-space limit, and runs ``target(data, context=…, **kwargs)``. A plain call answers
 ``("value", result, notes, peak_kib)``; a streamed one (a generator of pages: a PDF page range) sends
 ``("page", page)`` for each page as it comes, and ``("learnt", keys)`` when the target reports its furniture keys,
-then ``("end", None, notes, peak_kib)``. A failure answers ``("error", reason, notes, peak_kib)``. ``peak_kib``
+then ``("end", None, notes, peak_kib)``. Either kind sends ``("images", {sha256: bytes})`` first when the parse kept
+pictures for a vision describer (``Limits.keep_pictures``): before the page that names them, or before the answer. A failure answers ``("error", reason, notes, peak_kib)``. ``peak_kib``
 is the child's peak resident set (``VmHWM``; 0 where the kernel does not say), for the parent's log.
 """
 
