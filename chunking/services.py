@@ -38,6 +38,7 @@ from typing import Any
 
 from chunking.chat import ChatClient, OpenAIChatClient
 from chunking.chat.cache import BlobModelCache, CachedEmbedder, LocalModelCache, ModelCache
+from chunking.chat.vision import PROMPT_VERSION, FigureDescriber
 from chunking.embeddings import Embedder, OfflineLexicalEmbedder, OpenAIEmbedder
 from chunking.embeddings.local import LocalModelEmbedder
 from chunking.formats import SUPPORTED_EXTENSIONS
@@ -61,6 +62,7 @@ __all__ = [
     "ledger_exists", "ledger_table", "make_batch_queue", "make_chat_client", "make_embedder", "make_index",
     "make_job_queue", "make_ledger", "make_model_cache", "make_payload_store", "reset_strategy_clients", "services",
     "strategy_clients", "vector_floor", "configure_telemetry", "make_event_publisher",
+    "figure_describer", "figures_fingerprint",
 ]  # fmt: skip
 
 log = logging.getLogger(__name__)
@@ -482,3 +484,51 @@ def services() -> Services:
                     "AZURE_OPENAI_ENDPOINT or OPENAI_BASE_URL for real embeddings", embedder.name)
     return Services(settings, embedder, index, payloads, make_ledger(settings), make_batch_queue(settings),
                     make_job_queue(settings))
+
+
+# -- figure descriptions -------------------------------------------------------------------------------------------
+
+_describers: dict[tuple, FigureDescriber] = {}
+
+
+def figure_describer(settings: Settings, **client_kwargs: Any) -> FigureDescriber | None:
+    """The vision describer of ``FIGURES_DESCRIBER`` (docs/parsers.md#figure-descriptions), built once per process
+    and configuration, on the model cache (``make_model_cache``); ``None`` for ``offline`` (a picture's text is
+    then what local OCR reads). ``azure_openai``: deployment ``VISION_MODEL`` at ``AZURE_OPENAI_ENDPOINT`` (API
+    key, else Microsoft Entra ID); ``openai``: ``VISION_MODEL`` at ``OPENAI_BASE_URL``. *client_kwargs* go to the
+    SDK client (``http_client=`` in tests).
+
+    Raises:
+        ValueError: the endpoint the describer needs is not set (the message names the setting).
+    """
+    options = settings.vision
+    if not options.calls_model:
+        return None
+    key = (options, settings.azure_openai_endpoint, settings.openai_base_url, settings.model_cache_container,
+           settings.storage_connection, settings.storage_account, str(settings.state_dir), tuple(client_kwargs))
+    with _lock:
+        if key not in _describers or client_kwargs:
+            cache = make_model_cache(settings)
+            if options.describer == "azure_openai":
+                if not settings.azure_openai_endpoint:
+                    raise ValueError("FIGURES_DESCRIBER=azure_openai needs AZURE_OPENAI_ENDPOINT")
+                _describers[key] = FigureDescriber.azure(
+                    endpoint=settings.azure_openai_endpoint, deployment=options.model, cache=cache,
+                    api_key=settings.azure_openai_api_key or None, api_version=settings.azure_openai_api_version,
+                    max_tokens_per_document=options.max_tokens_per_document, **client_kwargs)
+            else:
+                if not (settings.openai_api_key or settings.openai_base_url):
+                    raise ValueError("FIGURES_DESCRIBER=openai needs OPENAI_API_KEY or OPENAI_BASE_URL")
+                _describers[key] = FigureDescriber.openai_compatible(
+                    model=options.model, cache=cache, api_key=settings.openai_api_key or "unused",
+                    base_url=settings.openai_base_url or None,
+                    max_tokens_per_document=options.max_tokens_per_document, **client_kwargs)
+        return _describers[key]
+
+
+def figures_fingerprint(settings: Settings) -> str:
+    """What the describer adds to the version of a document whose pictures it describes: ``""`` for ``offline``,
+    else the backend, the model and the prompt's version (``chunking.chat.vision.PROMPT_VERSION``), so changing
+    any of them describes the figures again."""
+    options = settings.vision
+    return f"{options.describer}/{options.model}:{PROMPT_VERSION}" if options.calls_model else ""

@@ -25,7 +25,8 @@ from chunking.formats import (
     splitter_name,
 )
 from chunking.model import Chunk, Page
-from chunking.parsers.selection import has_headings, parser_fingerprint
+from chunking.parsers.selection import has_headings, parser_fingerprint, reads_pictures
+from chunking.services import figures_fingerprint
 from chunking.settings import Settings
 from chunking.splitters import (
     MarkdownSectionSplitter,
@@ -272,6 +273,8 @@ def splitter_for(source: str, settings: Settings) -> DocumentSplitter:
         config, split_pages = _format_splitter(name, settings, where=extension_of(source))
     if reader := parser_fingerprint(source, settings):  # another parser reads the same bytes differently
         config = {**config, "parser": reader}
+    if reads_pictures(source, settings) and (vision := figures_fingerprint(settings)):  # figures described
+        config = {**config, "figures": vision}
     if has_headings(source, settings) and extension_of(source) not in HEADING_EXTENSIONS:
         # Document Intelligence writes headings as "#" lines in formats whose local text has none (PDF, images).
         # The heading outline needs the pages before each chunk: not the plain (streamable) family any more.

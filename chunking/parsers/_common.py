@@ -81,6 +81,9 @@ class ReadContext:
     #: the read is of a PDF's first pages for its title and language only (``chunking.parsers.sandbox.read_head``):
     #: pictures are not read, at most ``chunking.parsers.scans.HEAD_OCR_PAGES`` scanned pages are, uncounted.
     head: bool = False
+    #: the pictures kept for a vision describer (``Limits.keep_pictures``): SHA-256 hex of the bytes → the bytes
+    #: (PNG, JPEG, GIF, BMP, TIFF as the document holds them); a parse child sends them back with its pages.
+    images: dict[str, bytes] = field(default_factory=dict, repr=False)
 
     def check_time(self, source: str) -> None:
         """Raise ``ParseError`` (reason naming ``STAGE1_MAX_SECONDS``) once the deadline has passed."""

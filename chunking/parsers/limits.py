@@ -52,6 +52,10 @@ class Limits:
         stage1_max_seconds: wall-clock seconds of one stage-1 invocation (parsing and splitting one document).
         figures_max_per_document: pictures inside one document (one page range of a long PDF) read by local OCR
             (``chunking.parsers.pictures``); 0 reads none.
+        keep_pictures: the pictures that pass the skip rules are kept (``ReadContext.images``, passed back from
+            the parse child) and their ``<figure>`` blocks name them, for a vision describer to describe after
+            parsing (``chunking.parsers.pictures``, docs/parsers.md#figure-descriptions); set by stage 1 when
+            ``FIGURES_DESCRIBER`` calls a model, not a setting of its own.
     """
 
     max_decompressed_bytes: int = 100 * _MiB
@@ -63,6 +67,7 @@ class Limits:
     max_archive_members: int = 1_000
     stage1_max_seconds: int = 300
     figures_max_per_document: int = 50
+    keep_pictures: bool = False
 
     @classmethod
     def from_settings(cls, settings: Any) -> "Limits":

@@ -14,6 +14,11 @@ Budget (docs/parsers.md#pictures-in-documents), per document (per page range of 
 What was read and skipped is one note of the document (``figures: 2 read by local OCR; skipped: 3 icons,
 1 repeated``), which the ledger keeps. Without the OCR extra nothing is read and nothing is noted: a picture keeps
 its alternative text only.
+
+With a vision describer (``Limits.keep_pictures``, docs/parsers.md#figure-descriptions) the same rules choose the
+pictures to describe; each one kept is stored in ``ReadContext.images`` under its SHA-256 and its block names it,
+``<p data-generated="ocr" data-picture="<sha256>">…</p>`` (OCR text inside when the extra is installed), for
+stage 1 to put the description there after parsing. That attribute never reaches the splitter.
 """
 
 from __future__ import annotations
@@ -29,8 +34,8 @@ from chunking.parsers import image as image_files
 from chunking.parsers import ocr
 from chunking.parsers._common import ReadContext
 
-__all__ = ["GENERATED_MARK", "MIN_PIXELS", "MIN_SIDE_PX", "PictureLog", "count_skipped", "figure_block",
-           "picture_log", "pixel_counts", "read_picture"]
+__all__ = ["GENERATED_MARK", "KEPT_PICTURE", "MIN_PIXELS", "MIN_SIDE_PX", "PictureLog", "count_skipped",
+           "figure_block", "picture_log", "pixel_counts", "read_picture", "take_kept"]
 
 #: A picture narrower or lower than this, in pixels, is an icon or a rule.
 MIN_SIDE_PX = 48
@@ -38,7 +43,11 @@ MIN_SIDE_PX = 48
 MIN_PIXELS = 10_000
 #: The attribute marking text that is not the document's own but was generated from a picture.
 GENERATED_MARK = 'data-generated="ocr"'
+#: A kept picture's generated paragraph (``Limits.keep_pictures``): group 1 the SHA-256 hex of its bytes, group 2
+#: what OCR read (HTML-escaped), or nothing.
+KEPT_PICTURE = re.compile(r'<p data-generated="ocr" data-picture="([0-9a-f]{64})">(.*?)</p>', re.DOTALL)
 _NOTE = re.compile(r"^figures: ")
+_MODEL_FORMATS = ("PNG", "JPEG", "GIF", "WEBP")
 _SKIP_ORDER = ("icons", "repeated", "over FIGURES_MAX_PER_DOCUMENT", "unreadable")
 
 
@@ -54,6 +63,10 @@ class PictureLog:
     pdf_images: bool | None = None
     #: scanned pages read by OCR for a PDF's title and language only (``chunking.parsers.scans.HEAD_OCR_PAGES``).
     head_pages: int = 0
+    #: pictures kept for a describer without being read by OCR (no OCR extra): they count against the limit too.
+    kept: int = 0
+    #: the SHA-256 of the picture the last ``read_picture`` kept ("" when it kept none): ``take_kept``.
+    last: str = ""
 
     def note(self) -> str:
         """``figures: 2 read by local OCR; skipped: 3 icons, 1 repeated`` (the parts that are not zero)."""
@@ -92,9 +105,11 @@ def read_picture(data: bytes, *, source: str, context: ReadContext, max_pictures
     Raises:
         ParseError: the deadline (``STAGE1_MAX_SECONDS``); OCR's out-of-memory reason.
     """
-    if not ocr.available():
+    keep = context.limits.keep_pictures
+    if not (ocr.available() or keep):
         return ""
     log = picture_log(context)
+    log.last = ""
     limit = max_pictures if max_pictures is not None else context.limits.figures_max_per_document
     digest = hashlib.sha256(data).hexdigest()
     reason = ""
@@ -115,7 +130,7 @@ def read_picture(data: bytes, *, source: str, context: ReadContext, max_pictures
                 reason = "icons"
             elif width * height > image_files.MAX_IMAGE_PIXELS:
                 reason = "unreadable"
-            elif log.read >= limit:
+            elif log.read + log.kept >= limit:
                 reason = "over FIGURES_MAX_PER_DOCUMENT"
     if reason:
         log.skipped[reason] += 1
@@ -128,10 +143,22 @@ def read_picture(data: bytes, *, source: str, context: ReadContext, max_pictures
         log.skipped["unreadable"] += 1
         _update_note(context, log)
         return ""
+    if keep:  # a vision model reads PNG, JPEG, GIF and WEBP (docs/parsers.md#figure-descriptions): others as PNG
+        context.images[digest] = data if image.format in _MODEL_FORMATS else _png(image)
+        log.last = digest
+        if not ocr.available():
+            log.kept += 1
+            return ""
     text = ocr.read_image(image, source=source).strip()
     log.read += 1
     _update_note(context, log)
     return re.sub(r"\n+", "\n", text)
+
+
+def _png(image) -> bytes:
+    buffer = BytesIO()
+    image.save(buffer, "PNG")
+    return buffer.getvalue()
 
 
 def count_skipped(context: ReadContext, reason: str) -> None:
@@ -141,12 +168,25 @@ def count_skipped(context: ReadContext, reason: str) -> None:
     _update_note(context, log)
 
 
-def figure_block(alt_text: str, generated: str) -> str:
+def take_kept(context: ReadContext | None) -> str:
+    """The SHA-256 hex of the picture the last ``read_picture`` of *context* kept for a describer, once (then
+    ``""``); ``""`` when it kept none."""
+    log = context.pictures if context is not None else None
+    if log is None:
+        return ""
+    digest, log.last = log.last, ""
+    return digest
+
+
+def figure_block(alt_text: str, generated: str, picture: str = "") -> str:
     """``<figure>alt<p data-generated="ocr">generated</p></figure>``, both HTML-escaped, its lines joined by
     spaces; ``""`` when both are empty; without the ``<p>`` when nothing was generated (the block alternative text
-    alone always had)."""
+    alone always had). With *picture* (a kept picture's SHA-256, ``take_kept``) the ``<p>`` is always there and
+    names it: ``<p data-generated="ocr" data-picture="…">generated</p>`` (``KEPT_PICTURE``)."""
     alt = html.escape(" ".join(alt_text.split()), quote=False)
     read = html.escape(" ".join(generated.split()), quote=False)
+    if picture:
+        return f'<figure>{alt}<p {GENERATED_MARK} data-picture="{picture}">{read}</p></figure>'
     if not alt and not read:
         return ""
     return f"<figure>{alt}<p {GENERATED_MARK}>{read}</p></figure>" if read else f"<figure>{alt}</figure>"

@@ -24,7 +24,7 @@ from collections.abc import Iterable, Iterator
 from chunking.model import Page
 from chunking.parsers._common import ParseError, ReadContext, pages_from_texts
 from chunking.parsers.office import check_package, html_table
-from chunking.parsers.pictures import figure_block, read_picture
+from chunking.parsers.pictures import figure_block, read_picture, take_kept
 
 __all__ = ["parse"]
 
@@ -116,7 +116,7 @@ def _shape_blocks(shape, kind: str, context: ReadContext | None = None, source: 
         return _text_frame_blocks(shape.text_frame, as_list=kind in _BODY_TYPES)
     if str(shape.shape_type).startswith("PICTURE"):
         read = _picture_text(shape, context, source) if context is not None else ""
-        block = figure_block(_alt_text(shape), read)
+        block = figure_block(_alt_text(shape), read, take_kept(context))
         return [block] if block else []
     return []
 

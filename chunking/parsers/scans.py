@@ -26,7 +26,7 @@ from typing import Any
 from chunking.parsers import ocr
 from chunking.parsers._common import ReadContext
 from chunking.parsers.image import MAX_IMAGE_PIXELS
-from chunking.parsers.pictures import count_skipped, figure_block, picture_log, read_picture
+from chunking.parsers.pictures import count_skipped, figure_block, picture_log, read_picture, take_kept
 
 __all__ = ["HEAD_OCR_PAGES", "MIN_PICTURE_POINTS", "RENDER_DPI", "RENDER_MAX_SIDE_PX", "check_pictures", "has_image", "page_pictures",
            "scanned_page_text"]
@@ -93,7 +93,7 @@ def check_pictures(data: bytes | Path, context: ReadContext) -> None:
     """Record in *context* whether the PDF *data* (bytes or a local file) may draw a picture worth reading: the OCR
     extra is installed, ``FIGURES_MAX_PER_DOCUMENT`` is not 0, and its bytes name an image XObject."""
     log = picture_log(context)
-    if not ocr.available() or context.limits.figures_max_per_document <= 0:
+    if not (ocr.available() or context.limits.keep_pictures) or context.limits.figures_max_per_document <= 0:
         log.pdf_images = False
         return
     if isinstance(data, Path):
@@ -135,5 +135,8 @@ def page_pictures(document: Any, index: int, *, source: str, context: ReadContex
                 pictures.append(buffer.getvalue())
         finally:
             page.close()
-    blocks = [figure_block("", read_picture(png, source=source, context=context)) for png in pictures]
+    blocks = []
+    for png in pictures:
+        read = read_picture(png, source=source, context=context)
+        blocks.append(figure_block("", read, take_kept(context)))
     return "".join(f"\n\n{block}" for block in blocks if block)

@@ -9,7 +9,10 @@ from typing import Any
 
 from chunking.formats import HEADING_EXTENSIONS, extension_of
 
-__all__ = ["has_headings", "parser_fingerprint"]
+__all__ = ["PICTURE_EXTENSIONS", "has_headings", "parser_fingerprint", "reads_pictures"]
+
+#: The formats whose local parser reads the pictures inside a document (``chunking.parsers.pictures``).
+PICTURE_EXTENSIONS = frozenset({".docx", ".pptx", ".pdf"})
 
 
 def parser_fingerprint(source: str, settings: Any) -> str:
@@ -26,3 +29,11 @@ def has_headings(source: str, settings: Any) -> bool:
     ``chunking.parsers.docintel.render``)."""
     extension = extension_of(source)
     return extension in HEADING_EXTENSIONS or settings.document_intelligence.uses_service(extension)
+
+
+def reads_pictures(source: str, settings: Any) -> bool:
+    """Whether the parser of *source* reads the pictures inside it, one by one (``PICTURE_EXTENSIONS`` read
+    locally): what a vision describer can describe. A format Document Intelligence reads gets the text the
+    service finds inside each figure instead (``chunking.parsers.docintel.render``)."""
+    extension = extension_of(source)
+    return extension in PICTURE_EXTENSIONS and not settings.document_intelligence.uses_service(extension)

@@ -41,6 +41,7 @@ class Batches:
         self.notes: list[str] = []
         self.total_chunks = 0  # of the version, this range and the ranges before it
         self.readers: dict = {}
+        self.describer = None  # chunking.chat.vision.FigureDescriber of the source's pictures, when one is set
         self.properties = None  # chunking.documents.fields.SourceProperties of the source, if known
         self.fields = None  # its DocumentFields, once stage 1 has read enough to know them
 

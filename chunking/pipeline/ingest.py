@@ -35,6 +35,7 @@ from chunking.ids import doc_id as make_doc_id
 from chunking.index.protocol import IndexWriter
 from chunking.ledger import Ledger
 from chunking.parsers.pictures import pixel_counts
+from chunking.pipeline.figures import vision_counts
 from chunking.pipeline.namespaces import deployment_namespace
 from chunking.pipeline.reconcile import delete_document
 from chunking.pipeline.stage_two import run_stage_one, run_stage_two
@@ -72,6 +73,9 @@ class DocumentRow:
     ocr_pages: int = 0
     figures_read: int = 0
     figures_skipped: dict = field(default_factory=dict)
+    #: a vision describer: pictures described, pictures not described by reason (``chunking.pipeline.figures``).
+    figures_described: int = 0
+    figures_not_described: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -119,6 +123,8 @@ class IngestSummary:
             "ocr_pages": sum(r.ocr_pages for r in ok),
             "figures_read": sum(r.figures_read for r in ok),
             "figures_skipped": _added(r.figures_skipped for r in ok),
+            "figures_described": sum(r.figures_described for r in ok),
+            "figures_not_described": _added(r.figures_not_described for r in ok),
             "stale_chunks_deleted": dict(self.pruned),
             "vanished_sources": list(self.vanished),
             "uploaded_sources": list(self.uploaded),
@@ -299,6 +305,9 @@ def _ingest_one(file: Path, source: str, row: DocumentRow, *, settings: Settings
     pixels = pixel_counts(one.notes)
     row.ocr_pages, row.figures_read, row.figures_skipped = (pixels["ocr_pages"], pixels["figures_read"],
                                                             pixels["figures_skipped"])
+    described = vision_counts(one.notes)
+    row.figures_described, row.figures_not_described = (described["figures_described"],
+                                                        described["figures_not_described"])
     for message in one.messages:
         two = run_stage_two(message, settings=settings, embedder=embedder, index=index, payloads=payloads,
                             ledger=ledger)

@@ -16,6 +16,7 @@ call (the CLI) or as a chain of queue jobs, one per invocation (the Functions ap
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 import time
@@ -46,7 +47,9 @@ from chunking.pipeline.fields import fields_message_if_changed
 from chunking.pipeline.members import member_field_updates, stage_members
 from chunking.pipeline.namespaces import deployment_namespace
 from chunking.redact import redact
-from chunking.services import document_readers
+from chunking.parsers.selection import reads_pictures
+from chunking.pipeline.figures import describe_pages
+from chunking.services import document_readers, figure_describer
 from chunking.settings import Settings
 from chunking.splitters.markdown import HeadingOutline
 from chunking.storage import BlobFile
@@ -254,14 +257,16 @@ def _run_stage_one(
                   streamed=resume is not None, first_batch_no=resume.batch_no if resume else 0, made_with=made_with,
                   uploaded_at=properties.last_modified if properties is not None else None)
     out.readers, out.properties = document_readers(settings), properties
+    # A vision describer for the pictures the parser keeps (docs/parsers.md#figure-descriptions).
+    out.describer = figure_describer(settings) if reads_pictures(source, settings) else None
     try:
         start = _Start(resume) if resume is not None else _first_range(local, source, result.size_bytes, settings,
                                                                        out)
         state, last = start.state, False
         while not last:
-            context = ReadContext(limits=Limits.from_settings(settings),
-                                  deadline=Deadline(settings.stage1_max_seconds))
+            context = ReadContext(limits=_limits(settings, out), deadline=Deadline(settings.stage1_max_seconds))
             context.notes.extend(start.notes)  # the head's, read with the page count (the first range only)
+            context.images.update(start.images)  # pictures the head kept, when it read the whole document
             done, (state, last) = state, _run_range(local, state, splitter, out, result, settings, context,
                                                     read=start.pages)
             start = _Start(state)
@@ -314,6 +319,7 @@ class _Start:
     state: RangeState
     notes: list[str] = field(default_factory=list)
     pages: list[Page] | None = None
+    images: dict[str, bytes] = field(default_factory=dict)  # the pictures kept for a describer with those pages
 
 
 def _first_range(local: bytes | Path, source: str, size_bytes: int, settings: Settings, out: Batches) -> _Start:
@@ -325,7 +331,7 @@ def _first_range(local: bytes | Path, source: str, size_bytes: int, settings: Se
     split as they are instead of being read a second time."""
     if not size_bytes or size_bytes > settings.max_document_bytes:
         return _Start(RangeState(0, 0, 0, 0))
-    context = ReadContext(limits=Limits.from_settings(settings), deadline=Deadline(settings.stage1_max_seconds))
+    context = ReadContext(limits=_limits(settings, out), deadline=Deadline(settings.stage1_max_seconds))
     count, declared, head = read_start_bounded(local, source=source, settings=settings, context=context,
                                                readers=out.readers, pages=HEAD_PAGES)
     if count:  # read in page ranges: the fields come from the head (version_fields), read here with the count
@@ -334,8 +340,15 @@ def _first_range(local: bytes | Path, source: str, size_bytes: int, settings: Se
                                     head=(declared, head))
     if count is None or count <= settings.stage_one.pages_per_job:
         whole = head if count and count <= HEAD_PAGES and len(head) == count else None
-        return _Start(RangeState(0, 0, count or 0, count or 0), context.notes, whole)
+        return _Start(RangeState(0, 0, count or 0, count or 0), context.notes, whole,
+                      context.images if whole is not None else {})
     return _Start(RangeState(0, 0, settings.stage_one.pages_per_job, count), context.notes)
+
+
+def _limits(settings: Settings, out: "Batches") -> Limits:
+    """The parse limits of *settings*; pictures kept for *out*'s describer when it has one."""
+    limits = Limits.from_settings(settings)
+    return dataclasses.replace(limits, keep_pictures=True) if out.describer is not None else limits
 
 
 def _run_range(local: bytes | Path, state: RangeState, splitter: DocumentSplitter, out: "Batches",
@@ -362,6 +375,8 @@ def _run_range(local: bytes | Path, state: RangeState, splitter: DocumentSplitte
                                   chars_before=state.chars, check_streams=not paged,
                                   furniture=FurnitureKeys(frozenset(state.header_keys), frozenset(state.footer_keys)),
                                   learnt=learnt.append)
+    if out.describer is not None:  # the kept pictures described into their figures, before splitting
+        read = describe_pages(read, context=context, describer=out.describer)
     pages = seen.track(read)
     chunks = _split_in_time(splitter, pages, result.source, context)
     ordinal = state.ordinal

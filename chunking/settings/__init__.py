@@ -21,6 +21,7 @@ from .figures import FigureOptions
 from .index_design import IndexDesignSettings
 from .observability import ObservabilityOptions
 from .isolation import ParseIsolation
+from .vision import VisionOptions
 from .local_model import LocalModelOptions
 from .metadata import MetadataSettings
 from .reconcile import ReconcileOptions
@@ -198,6 +199,8 @@ class Settings:
     stage_one: StageOneJobs = dataclasses.field(default_factory=StageOneJobs)  # page ranges, job queue
     # The Azure AI Search index definition: layout, vectorizer, compression, permission filters, analyzers.
     index_design: IndexDesignSettings = dataclasses.field(default_factory=IndexDesignSettings)
+    # Figure descriptions: the describer, its vision model and token budget (docs/parsers.md#figure-descriptions).
+    vision: VisionOptions = dataclasses.field(default_factory=VisionOptions)
     # Telemetry exporters and completion events (docs/operations.md#telemetry, docs/events.md).
     observability: ObservabilityOptions = dataclasses.field(default_factory=ObservabilityOptions)
 
@@ -265,6 +268,8 @@ class Settings:
             raise SettingsError(f"CHAT_BACKEND must be offline, azure_openai or openai, got {chat_backend!r}")
         if chat_backend != "offline" and not chat_model:
             raise SettingsError(f"CHAT_BACKEND={chat_backend} needs CHAT_MODEL (the model or deployment name)")
+        if str_value(env, "FIGURES_DESCRIBER").lower() == "azure_openai" and not aoai_endpoint:
+            raise SettingsError("FIGURES_DESCRIBER=azure_openai needs AZURE_OPENAI_ENDPOINT")
         index_design = IndexDesignSettings.from_env(env)
         index_design.check(embedding_backend, str_value(env, "EMBEDDING_MODEL", "text-embedding-3-small"),
                            int_value(env, "EMBEDDING_DIMENSIONS", default_dims, 1))
@@ -328,6 +333,7 @@ class Settings:
             stage_one=StageOneJobs.from_env(env),
             index_design=index_design,
             observability=ObservabilityOptions.from_env(env),
+            vision=VisionOptions.from_env(env),
         )
 
 

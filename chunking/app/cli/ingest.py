@@ -118,6 +118,10 @@ def _print_summary(summary, totals: dict, settings) -> None:
         print(f"local OCR: {plural(totals['ocr_pages'], 'page')} read, "
               f"{plural(totals['figures_read'], 'picture')} read in documents"
               + (f", pictures skipped: {skipped}" if skipped else ""))
+    if totals["figures_described"] or totals["figures_not_described"]:
+        left = ", ".join(f"{n} {reason}" for reason, n in totals["figures_not_described"].items())
+        print(f"vision: {plural(totals['figures_described'], 'figure')} described"
+              + (f", not described: {left}" if left else ""))
     if totals["fields_updated"]:
         print(f"new metadata or access lists: the fields of "
               f"{plural(sum(r.fields_updated for r in summary.rows), 'chunk')} of "

@@ -10,6 +10,7 @@ from chunking.app.cli.watch import WAITING, follow, ledger_states, states
 from chunking.ids import doc_id
 from chunking.ledger import document_view, summary
 from chunking.parsers.pictures import pixel_counts
+from chunking.pipeline.figures import vision_counts
 from chunking.services import (
     index_known_empty,
     index_location,
@@ -66,7 +67,8 @@ def run(args: argparse.Namespace, settings) -> int:
     if args.json:
         print(json.dumps({"counts": counts, "waiting": _waiting(settings, entries), "index": schema.to_dict(),
                           "failed": failed, "notes": noted,
-                          "local_ocr": pixel_counts("; ".join(e.note for e in entries if e.note and not e.is_deleted))},
+                          "local_ocr": pixel_counts("; ".join(e.note for e in entries if e.note and not e.is_deleted)),
+                          "vision": vision_counts("; ".join(e.note for e in entries if e.note and not e.is_deleted))},
                          ensure_ascii=False, indent=2))
         return 0
     waiting = _waiting(settings, entries)
@@ -77,6 +79,11 @@ def run(args: argparse.Namespace, settings) -> int:
         skipped = ", ".join(f"{n} {reason}" for reason, n in pixels["figures_skipped"].items())
         print(f"local OCR: {plural(pixels['ocr_pages'], 'page')} and {plural(pixels['figures_read'], 'picture')} "
               f"read in the current versions" + (f"; pictures skipped: {skipped}" if skipped else ""))
+    described = vision_counts("; ".join(e.note for e in entries if e.note and not e.is_deleted))
+    if described["figures_described"] or described["figures_not_described"]:
+        left = ", ".join(f"{n} {reason}" for reason, n in described["figures_not_described"].items())
+        print(f"vision: {plural(described['figures_described'], 'figure')} described in the current versions"
+              + (f"; not described: {left}" if left else ""))
     lacking = _not_in_index(settings, entries)
     if lacking:
         print(f"{lacking} indexed in the ledger but missing from the index {index_location(settings)}: "

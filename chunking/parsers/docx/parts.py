@@ -28,7 +28,7 @@ from docx.oxml.ns import qn
 from lxml import etree
 
 from chunking.parsers._common import ReadContext
-from chunking.parsers.pictures import figure_block, read_picture
+from chunking.parsers.pictures import figure_block, read_picture, take_kept
 
 __all__ = ["NoteMarks", "prepare_block", "prepare_body"]
 
@@ -147,8 +147,8 @@ def _inline_text_boxes(body, context: ReadContext) -> None:
 
 def _inline_figures(body, read=None) -> None:
     """A paragraph ``<figure>description</figure>`` after the block anchoring each described drawing; with
-    *read* (relationship id → the text OCR reads on that picture), the text read inside it, marked as generated
-    (``chunking.parsers.pictures.figure_block``)."""
+    *read* (relationship id → the text OCR reads on that picture and the picture's hash when kept,
+    ``_picture_reader``), the text read inside it, marked as generated (``chunking.parsers.pictures.figure_block``)."""
     for drawing in _DRAWINGS(body):
         description = next((" ".join(d.split()) for d in _DESCRIPTIONS(drawing) if d.strip()), "")
         anchor = _anchor_block(drawing)
@@ -156,8 +156,8 @@ def _inline_figures(body, read=None) -> None:
             continue
         if _FILE_NAME.fullmatch(description):
             description = ""
-        generated = "".join(read(rid) for rid in _BLIPS(drawing)[:1]) if read is not None else ""
-        block = figure_block(description, generated)
+        generated, picture = read(_BLIPS(drawing)[0]) if read is not None and _BLIPS(drawing) else ("", "")
+        block = figure_block(description, generated, picture)
         if not block:
             continue
         paragraph = etree.Element(qn("w:p"))
@@ -168,11 +168,12 @@ def _inline_figures(body, read=None) -> None:
 
 def _picture_reader(document, context: ReadContext, source: str = ""):
     """Relationship id of a picture of the main part of *document* (a ``chunking.parsers.docx.package.OpenedDocx``)
-    → the text local OCR reads on it ("" when the relationship is external, missing or not a picture Pillow
-    opens)."""
-    def read(rid: str) -> str:
+    → ``(the text local OCR reads on it, the SHA-256 of the picture when it was kept for a describer)`` (``""``
+    when the relationship is external, missing or not a picture Pillow opens)."""
+    def read(rid: str) -> tuple[str, str]:
         blob = document.related_bytes(rid)
-        return read_picture(blob, source=source, context=context) if blob else ""
+        text = read_picture(blob, source=source, context=context) if blob else ""
+        return text, take_kept(context)
 
     return read
 

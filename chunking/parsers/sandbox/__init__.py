@@ -264,6 +264,9 @@ def _exchange(target: Callable, kwargs: dict, data: bytes | Path, *, source: str
             if not conn.poll(None if remaining_s is None else remaining_s + _GRACE_S):
                 raise ParseError(source, context.limits.seconds_reason())
             message = conn.recv()
+            if message[0] == "images":  # pictures kept for a vision describer (chunking.parsers.pictures)
+                context.images.update(message[1])
+                continue
             if message[0] in ("page", "learnt"):
                 yield message[0], message[1]
                 continue

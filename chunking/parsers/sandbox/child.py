@@ -9,7 +9,8 @@ the limits, the seconds left, the address-space limit, ``stream``, and ``path`` 
 sets its address-space limit, and runs ``target(data, context=…, **kwargs)``. A plain call answers
 ``("value", result, notes, peak_kib)``; a streamed one (a generator of pages: a PDF page range) sends
 ``("page", page)`` for each page as it comes, and ``("learnt", keys)`` when the target reports its furniture keys,
-then ``("end", None, notes, peak_kib)``. A failure answers ``("error", reason, notes, peak_kib)``. ``peak_kib``
+then ``("end", None, notes, peak_kib)``. Either kind sends ``("images", {sha256: bytes})`` first when the parse kept
+pictures for a vision describer (``Limits.keep_pictures``): before the page that names them, or before the answer. A failure answers ``("error", reason, notes, peak_kib)``. ``peak_kib``
 is the child's peak resident set (``VmHWM``; 0 where the kernel does not say), for the parent's log.
 """
 
@@ -101,10 +102,13 @@ def _handle(conn: Connection) -> None:
                 if request["learnt"]:
                     kwargs["learnt"] = lambda keys: conn.send(("learnt", keys))
                 for page in target(data, context=context, **kwargs):
+                    _send_images(conn, context)  # before the page whose figures name them
                     conn.send(("page", page))
                 answer = ("end", None, context.notes)
             else:
-                answer = ("value", target(data, context=context, **kwargs), context.notes)
+                value = target(data, context=context, **kwargs)
+                _send_images(conn, context)
+                answer = ("value", value, context.notes)
         except ParseError as error:
             reason = error.reason
             if reason.startswith("out of memory while parsing"):
@@ -115,6 +119,14 @@ def _handle(conn: Connection) -> None:
         answer = ("error", memory_reason(max_memory_mb), context.notes)
     conn.send((*answer, _peak_kib()))
     conn.close()
+
+
+def _send_images(conn: Connection, context: ReadContext) -> None:
+    """The pictures kept for a vision describer since the last message (``ReadContext.images``), as
+    ``("images", {sha256: bytes})``, then forgotten here."""
+    if context.images:
+        conn.send(("images", dict(context.images)))
+        context.images.clear()
 
 
 def _peak_kib() -> int:
