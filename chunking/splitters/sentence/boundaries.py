@@ -336,9 +336,12 @@ class Boundaries:
 
     # ---- word breaks ---------------------------------------------------------------------------------------
 
-    def stop_ends(self, text: str) -> Iterator[re.Match[str]]:
-        """Matches ending just after each non-space character that a word break follows across whitespace only."""
-        return iter(()) if self._stop_end is None else self._stop_end.finditer(text)
+    def stop_ends(self, text: str, pos: int = 0, endpos: int | None = None) -> Iterator[re.Match[str]]:
+        """Matches ending just after each non-space character that a word break follows across whitespace only
+        (a character in ``text[pos:endpos]``, whose following whitespace is read up to ``endpos``)."""
+        if self._stop_end is None:
+            return iter(())
+        return self._stop_end.finditer(text, pos, len(text) if endpos is None else endpos)
 
     def word_break_positions(self, text: str, lo: int, hi: int) -> list[int]:
         """Indices ``i`` in ``[lo, hi)`` where ``text[i]`` is a word-break character."""
