@@ -395,9 +395,10 @@ class Repairer:
     def shrink(self, prefix: str) -> str:
         """Step 8, item 4: shorten a look-ahead that does not fit, by whole words (or one spaceless character)."""
         last = len(prefix) - 1
-        breaks = self.boundaries.word_break_positions(prefix, 0, last)
-        ends = [c - 1 for c in self.boundaries.sentence_cuts(prefix, 0, len(prefix)) if c - 1 < last]
-        k = max(breaks[-1] if breaks else -1, ends[-1] if ends else -1)
+        # The last word break before the final character, and the last sentence end before it: both found by
+        # searching back from the end rather than listing all of them.
+        end = self.boundaries.last_cut(prefix, 0, len(prefix), 0, last)
+        k = max(self.boundaries.last_word_break(prefix, 0, last), end - 1 if end > 0 else -1)
         if k >= 0:
             return prefix[: k + 1].rstrip()
         if is_spaceless(prefix[-1]):
@@ -426,7 +427,7 @@ class _Candidates:
         self.lo_pos = self.hi_pos = 0
         self.left_done = self.right_done = False
         self.anchor = 0  # index in known of the candidate r = 0
-        self._left_width = self._right_width = 64
+        self._left_width = self._right_width = 32
         if not prefix or prefix[0].isspace() or prefix[-1].isspace():
             self.known = sorted(n for n in repair._shrink_lengths_stepwise(prefix) if n <= room)
             self.left_done = self.right_done = True
