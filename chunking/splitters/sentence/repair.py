@@ -434,9 +434,11 @@ class _Candidates:
             self.hi_pos = len(prefix)
 
     def start_at(self, pos: int) -> None:
-        """Start the list (still empty) at length *pos*."""
+        """Start the list (still empty) with the candidates of lengths within 32 of *pos* (one scan)."""
         if not self.left_done:
-            self.lo_pos = self.hi_pos = min(max(pos, 0), len(self.prefix))
+            self.lo_pos = self.hi_pos = min(max(pos - 32, 0), len(self.prefix))
+            self._right_width = 64
+            self.extend_right()
 
     def anchor_at_shortest(self) -> bool:
         """Anchor at the shortest candidate; False if there is none."""

@@ -183,7 +183,12 @@ class SentenceTextSplitter:
             return
         if is_runt(d.est - tokens, len(head), cfg.max_tokens, cfg.max_chars):
             return  # the prose would be left a runt: the caption stays with it
-        joined = self._measure.count(line + "\n" + f.text)  # exact: a figure part has no repair after it
+        if f.exact is not None and not self._measure.injected and not f.text[0].isspace():
+            # After a line break and before a non-space character the text is cut at a pre-token boundary, so
+            # the figure's exact count adds up (docs/splitters.md#exact-counts-from-pre-token-boundaries).
+            joined = self._measure.count(line + "\n") + f.exact
+        else:
+            joined = self._measure.count(line + "\n" + f.text)  # exact: a figure part has no repair after it
         if joined > self._figure_limit(f):
             return
         try:
