@@ -455,7 +455,18 @@ class SentenceTextSplitter:
             while d.overlap and n > cfg.max_tokens:
                 sep = d.overlap[: len(d.overlap) - len(d.overlap.lstrip())]
                 prefix = self._repair.shrink(d.overlap[len(sep):])
-                d.overlap = sep + prefix if prefix else ""
+                shorter = sep + prefix if prefix else ""
+                last = d.overlap_parts[-1] if d.overlap_parts else None
+                if shorter and last is not None and not isinstance(last, str) and \
+                        last[2] - (len(d.overlap) - len(shorter)) > last[1]:
+                    # The shrunk look-ahead is a prefix of the old one: still a slice of the next chunk's block
+                    # (ending earlier), so its count keeps reusing the block's tokens.
+                    end = last[2] - (len(d.overlap) - len(shorter))
+                    d.overlap_parts = d.overlap_parts[:-1] + [(last[0], last[1], end, last[3], last[4])]
+                    d.overlap = shorter
+                    n = self._measure.exact(*d.measure_parts())
+                    continue
+                d.overlap = shorter
                 d.overlap_parts = None
                 n = self._measure.exact(d.parts, d.overlap)
             if n > cfg.max_tokens:
