@@ -232,9 +232,9 @@ class Repairer:
             self._attach(a, b, sep, prefix)
             return
         # Step 8, item 4 (docs/splitters.md#step-8-look-ahead-overlap) shortens the prefix by rules that do not depend
-        # on tokens, so the candidates are known in advance; the first one within the length cap is found directly and
-        # the token cap by galloping and bisection (token counts grow with the prefix), instead of encoding every
-        # candidate in turn.
+        # on tokens, so the candidates are known in advance; the token cap is found by galloping and bisection from
+        # the candidate the block's tokens point at (token counts grow with the prefix), instead of encoding every
+        # candidate in turn, and only the candidates near it are listed (docs/splitters.md#performance).
         budget = self.max_tokens - a.est
         if budget < (1 if self.byte_bound else 0):  # a non-empty text is at least one BPE token
             return
