@@ -181,6 +181,7 @@ class Boundaries:
             o = _char_class(other_ends)
             alternatives += [rf"(?<=[{o}])[{e}]*{closing}", rf"[{e}]*[{o}][{e}]*{closing}"]
         self._cluster = re.compile(f"[{e}](?:{'|'.join(alternatives)})")
+        self._cut_end = re.compile(f"[{e}{c}]")
         self._word_break = re.compile(f"[{_char_class(config.word_breaks)}]") if config.word_breaks else None
         # The last word break of a range: ``.*`` runs to the end and backs off to the nearest break.
         self._last_word_break = (re.compile(f"(?s:.*)[{_char_class(config.word_breaks)}]")
@@ -237,7 +238,9 @@ class Boundaries:
         """The cuts ``c`` of :meth:`sentence_cuts` over ``text[lo:hi]`` with ``cmin ≤ c ≤ cmax``, ascending,
         scanning only the text near that range."""
         cmin, cmax = max(cmin, lo + 1), min(cmax, hi)
-        if cmin > cmax:
+        if cmin > cmax or self._cut_end.search(text, cmin - 1, cmax) is None:
+            # A cut c follows the last character of its cluster, a terminator or a closing character: none in
+            # text[cmin - 1:cmax], no cut in the range.
             return []
         # The scan stops just after cmax, so every cut kept was decided on the real text after it.
         stop = min(hi, cmax + 1 + _LEADER_LOOKAHEAD)
@@ -336,9 +339,12 @@ class Boundaries:
 
     # ---- word breaks ---------------------------------------------------------------------------------------
 
-    def stop_ends(self, text: str) -> Iterator[re.Match[str]]:
-        """Matches ending just after each non-space character that a word break follows across whitespace only."""
-        return iter(()) if self._stop_end is None else self._stop_end.finditer(text)
+    def stop_ends(self, text: str, pos: int = 0, endpos: int | None = None) -> Iterator[re.Match[str]]:
+        """Matches ending just after each non-space character that a word break follows across whitespace only
+        (a character in ``text[pos:endpos]``, whose following whitespace is read up to ``endpos``)."""
+        if self._stop_end is None:
+            return iter(())
+        return self._stop_end.finditer(text, pos, len(text) if endpos is None else endpos)
 
     def word_break_positions(self, text: str, lo: int, hi: int) -> list[int]:
         """Indices ``i`` in ``[lo, hi)`` where ``text[i]`` is a word-break character."""
@@ -352,6 +358,13 @@ class Boundaries:
         if self._word_break is None:
             return -1
         return nearest_match(self._word_break, self._last_word_break, text, lo, mid, hi)  # type: ignore[arg-type]
+
+    def last_word_break(self, text: str, lo: int, hi: int) -> int:
+        """Index of the last word-break character in ``text[lo:hi]``, or -1."""
+        if self._last_word_break is None:
+            return -1
+        m = self._last_word_break.match(text, lo, hi) if hi > lo else None
+        return -1 if m is None else m.end() - 1
 
     def first_word_break(self, text: str, lo: int, hi: int) -> int:
         """Index of the first word-break character in ``text[lo:hi]``, or -1."""

@@ -167,9 +167,9 @@ def _find_cut(text: str, lo: int, hi: int, boundaries: Boundaries) -> tuple[int,
         reach = mid - n // 3
         window_lo, window_hi = lo + mid - reach + 1, min(hi, lo + mid + reach)
         if reach > 0:
-            # Sentence ends are evaluated on the piece itself, not on the whole text.
-            ends = [c - 1 - lo for c in boundaries.sentence_cuts(text, lo, hi)
-                    if window_lo <= c - 1 < window_hi]
+            # Sentence ends are evaluated on the piece itself, not on the whole text; only those in the window
+            # are looked for (a long span is not scanned whole at every level of the cut).
+            ends = [c - 1 - lo for c in boundaries.cuts_between(text, lo, hi, window_lo + 1, window_hi)]
             i = _nearest(ends, mid, reach)
             if i < 0:
                 paragraphs = [c - 1 - lo for c in paragraph_cuts(text, window_lo + 1, window_hi, hi)]

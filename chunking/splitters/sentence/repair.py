@@ -26,6 +26,8 @@ from .config import SPACELESS_RANGES, SentenceSplitterConfig
 from .draft import Draft
 from .measure import BlockTokens, TokenMeasure
 
+_NON_SPACE = re.compile(r"\S")
+
 __all__ = ["Repairer"]
 
 # A first line that starts a list item or a numbered section starts something new (step 6, item 3): a bullet and a
@@ -230,14 +232,17 @@ class Repairer:
             self._attach(a, b, sep, prefix)
             return
         # Step 8, item 4 (docs/splitters.md#step-8-look-ahead-overlap) shortens the prefix by rules that do not depend
-        # on tokens, so the candidates are known in advance; the first one within the length cap is found directly and
-        # the token cap by galloping and bisection (token counts grow with the prefix), instead of encoding every
-        # candidate in turn.
+        # on tokens, so the candidates are known in advance; the token cap is found by galloping and bisection from
+        # the candidate the block's tokens point at (token counts grow with the prefix), instead of encoding every
+        # candidate in turn, and only the candidates near it are listed (docs/splitters.md#performance).
         budget = self.max_tokens - a.est
         if budget < (1 if self.byte_bound else 0):  # a non-empty text is at least one BPE token
             return
-        lengths = [n for n in self._shrink_lengths(prefix) if n <= room]
-        if not lengths:
+        # The candidates, shortest first, are listed only as far as the search looks (_Candidates): a long
+        # prefix (the whole next chunk when max_chars is out of the way) is not scanned beyond the few lengths
+        # near the token cap.
+        cands = _Candidates(self, prefix, room)
+        if not self._anchor(b, sep, cands, budget):
             return
         count = self.measure.count
         if b.is_single_slice() and isinstance(b.parts[0][0], BlockTokens):
@@ -246,24 +251,26 @@ class Repairer:
             block, start = b.parts[0][0], b.parts[0][1]  # type: ignore[index]
             text, tokens_before, interior = block.text, block.tokens_before, block.reusable_interior
 
-            def fits(i: int) -> bool:
-                end = start + lengths[i]
+            def fits(r: int) -> bool:
+                end = start + cands.length(r)
                 inner = interior(start, end)
                 if inner is None:
                     return count(sep + text[start:end]) <= budget
                 q1, q2 = inner
-                return count(sep + text[start:q1]) + tokens_before(q2) - tokens_before(q1) + \
-                    count(text[q2:end]) <= budget
+                middle = tokens_before(q2) - tokens_before(q1)
+                if middle > budget:  # a lower bound of the count: too long without encoding the ends
+                    return False
+                return count(sep + text[start:q1]) + middle + count(text[q2:end]) <= budget
         else:
 
-            def fits(i: int) -> bool:
-                return count(sep + prefix[: lengths[i]]) <= budget
+            def fits(r: int) -> bool:
+                return count(sep + prefix[: cands.length(r)]) <= budget
 
-        # Token counts grow with the prefix: the fitting candidates are a suffix of ``lengths``. The block's
-        # tokens give a good first probe; exact counts then confirm the boundary by galloping and bisection.
-        good = _first_true(len(lengths), fits, self._guess(b, sep, lengths, budget))
+        # Token counts grow with the prefix: the fitting candidates are the shortest ones. The block's tokens
+        # give a good first probe; exact counts then confirm the boundary by galloping and bisection.
+        good = _last_true(cands, fits)
         if good is not None:
-            self._attach(a, b, sep, prefix[: lengths[good]])
+            self._attach(a, b, sep, prefix[: cands.length(good)])
 
     def absorb_covered(self, a: Draft, b: Draft) -> bool:
         """If ``a``'s look-ahead already holds all of ``b`` (step 8, item 6), move ``b`` into ``a``'s own text,
@@ -281,22 +288,35 @@ class Repairer:
         return True
 
     @staticmethod
-    def _guess(b: Draft, sep: str, lengths: list[int], budget: int) -> int:
-        """Index of the first candidate whose estimated tokens fit ``budget`` (the last one if unknown)."""
-        if not b.is_single_slice():
-            return len(lengths) - 1
-        block, start = b.parts[0][0], b.parts[0][1]  # type: ignore[index]
+    def _anchor(b: Draft, sep: str, cands: "_Candidates", budget: int) -> bool:
+        """Anchor *cands* at the first probe: the longest candidate whose estimated tokens (the block's tokens
+        over it) fit ``budget``, or the shortest if none does or the estimate is unknown. False if there is no
+        candidate at all."""
+        block = b.parts[0][0] if b.is_single_slice() else None
         if not isinstance(block, BlockTokens) or not block.knows_offsets:
-            return len(lengths) - 1
-        base = block.tokens_before(start) - (1 if sep else 0)
-        lo, hi = 0, len(lengths) - 1
-        while lo < hi:
+            return cands.anchor_at_shortest()
+        start = b.parts[0][1]  # type: ignore[index]
+        tokens_before = block.tokens_before
+        base = tokens_before(start) - (1 if sep else 0)
+        # Estimates grow with the length: the candidates that fit are the shortest ones. They are listed around
+        # the cap's position until the list holds the last one that fits and the first one that does not.
+        cands.start_at(block.char_limit(start, base, budget) - start)
+        known = cands.known
+        while not cands.right_done and (not known or tokens_before(start + known[-1]) - base <= budget):
+            cands.extend_right()
+        while not cands.left_done and (not known or tokens_before(start + known[0]) - base > budget):
+            cands.extend_left()
+        if not known:
+            return False
+        lo, hi = -1, len(known)  # candidate lo fits (or lo is -1); hi does not (or is past the last)
+        while hi - lo > 1:
             mid = (lo + hi) // 2
-            if block.tokens_before(start + lengths[mid]) - base <= budget:
-                hi = mid
+            if tokens_before(start + known[mid]) - base <= budget:
+                lo = mid
             else:
-                lo = mid + 1
-        return lo
+                hi = mid
+        cands.anchor = max(lo, 0)  # none fits: the shortest (the list reaches it, left_done)
+        return True
 
     @staticmethod
     def _attach(a: Draft, b: Draft, sep: str, prefix: str) -> None:
@@ -375,9 +395,10 @@ class Repairer:
     def shrink(self, prefix: str) -> str:
         """Step 8, item 4: shorten a look-ahead that does not fit, by whole words (or one spaceless character)."""
         last = len(prefix) - 1
-        breaks = self.boundaries.word_break_positions(prefix, 0, last)
-        ends = [c - 1 for c in self.boundaries.sentence_cuts(prefix, 0, len(prefix)) if c - 1 < last]
-        k = max(breaks[-1] if breaks else -1, ends[-1] if ends else -1)
+        # The last word break before the final character, and the last sentence end before it: both found by
+        # searching back from the end rather than listing all of them.
+        end = self.boundaries.last_cut(prefix, 0, len(prefix), 0, last)
+        k = max(self.boundaries.last_word_break(prefix, 0, last), end - 1 if end > 0 else -1)
         if k >= 0:
             return prefix[: k + 1].rstrip()
         if is_spaceless(prefix[-1]):
@@ -385,26 +406,158 @@ class Repairer:
         return ""
 
 
-def _first_true(n: int, pred, guess: int) -> int | None:
-    """Smallest ``i`` in ``range(n)`` with ``pred(i)``, for a predicate false then true; probes near ``guess``."""
-    last = n - 1
-    guess = min(max(guess, 0), last)
-    if pred(guess):
-        good, step = guess, 1
-        while good - step >= 0 and pred(good - step):
-            good -= step
+class _Candidates:
+    """The look-ahead candidates of one prefix (the lengths of :meth:`Repairer._shrink_lengths` within ``room``),
+    listed only around where the search looks, shortest first; ``length(r)`` is the candidate ``r`` places
+    longer than the anchor (the first probe; shorter if ``r`` is negative).
+
+    The lengths are the ends of the prefix's stops and sentence ends and ``len(prefix)``, and below the shortest
+    of these the lengths that shrinking its word gives (found from the text before it). Stops and sentence ends
+    are scanned window by window, in both directions from where the list starts; each window's scan reads only
+    as far past it as its patterns look ahead (a run of whitespace, a few characters for sentence ends), so it
+    finds what one scan of the whole prefix finds.
+    """
+
+    __slots__ = ("repair", "prefix", "room", "known", "lo_pos", "hi_pos", "left_done", "right_done", "anchor",
+                 "_left_width", "_right_width")
+
+    def __init__(self, repair: Repairer, prefix: str, room: int) -> None:
+        self.repair, self.prefix, self.room = repair, prefix, room
+        self.known: list[int] = []  # the candidates of lengths in (lo_pos, hi_pos], ascending
+        self.lo_pos = self.hi_pos = 0
+        self.left_done = self.right_done = False
+        self.anchor = 0  # index in known of the candidate r = 0
+        self._left_width = self._right_width = 32
+        if not prefix or prefix[0].isspace() or prefix[-1].isspace():
+            self.known = sorted(n for n in repair._shrink_lengths_stepwise(prefix) if n <= room)
+            self.left_done = self.right_done = True
+            self.hi_pos = len(prefix)
+
+    def start_at(self, pos: int) -> None:
+        """Start the list (still empty) with the candidates of lengths within 32 of *pos* (one scan)."""
+        if not self.left_done:
+            self.lo_pos = self.hi_pos = min(max(pos - 32, 0), len(self.prefix))
+            self._right_width = 64
+            self.extend_right()
+
+    def anchor_at_shortest(self) -> bool:
+        """Anchor at the shortest candidate; False if there is none."""
+        while not self.left_done:
+            self.extend_left()
+        while not self.known and not self.right_done:
+            self.extend_right()
+        self.anchor = 0
+        return bool(self.known)
+
+    def _ends(self, lo: int, hi: int) -> list[int]:
+        """The ends of stops and sentence ends (and the end of the prefix) in ``(lo, hi]``, ascending."""
+        prefix, n = self.prefix, len(self.prefix)
+        bounds = self.repair.boundaries
+        # A stop end's lookahead reads a whitespace run: scanning up to the first non-space character at or after
+        # ``hi`` sees every run that starts before it.
+        after = _NON_SPACE.search(prefix, hi)
+        endpos = n if after is None else after.start()
+        ends = {m.end() for m in bounds.stop_ends(prefix, lo, endpos) if m.end() <= hi}
+        ends.update(bounds.cuts_between(prefix, 0, n, lo + 1, hi))
+        if lo < n <= hi:
+            ends.add(n)
+        return sorted(ends)
+
+    def extend_right(self) -> None:
+        n = len(self.prefix)
+        hi = min(n, self.hi_pos + self._right_width)
+        self._right_width *= 4
+        room = self.room
+        self.known.extend(x for x in self._ends(self.hi_pos, hi) if x <= room)
+        self.hi_pos = hi
+        self.right_done = hi >= n or hi >= room
+
+    def extend_left(self) -> None:
+        lo = max(0, self.lo_pos - self._left_width)
+        self._left_width *= 4
+        room = self.room
+        new = [x for x in self._ends(lo, self.lo_pos) if x <= room]
+        if lo == 0:
+            # Below the shortest end: the lengths that shrinking its word gives (shortest first).
+            first = self._first_end()
+            head: list[int] = []
+            run_start = _spaceless_run_start(self.prefix, first)
+            if run_start >= 0:
+                head.extend(range(first - 1, run_start, -1))
+                rest = len(self.prefix[:run_start].rstrip())
+                if rest:
+                    head.extend(self.repair._shrink_lengths(self.prefix[:rest]))
+            new = sorted(x for x in head if x <= room) + new
+            self.left_done = True
+        self.known[0:0] = new
+        self.anchor += len(new)
+        self.lo_pos = lo
+
+    def _first_end(self) -> int:
+        lo, width, n = 0, 64, len(self.prefix)
+        while True:
+            hi = min(n, lo + width)
+            ends = self._ends(lo, hi)
+            if ends:
+                return ends[0]
+            lo, width = hi, width * 4
+
+    def has(self, r: int) -> bool:
+        """True if there is a candidate ``r`` places from the anchor (lists it if needed)."""
+        while self.anchor + r < 0 and not self.left_done:
+            self.extend_left()
+        while self.anchor + r >= len(self.known) and not self.right_done:
+            self.extend_right()
+        return 0 <= self.anchor + r < len(self.known)
+
+    def length(self, r: int) -> int:
+        """The candidate ``r`` places from the anchor (which must exist)."""
+        k = self.anchor + r
+        if not 0 <= k < len(self.known):
+            self.has(r)
+            k = self.anchor + r
+        return self.known[k]
+
+    def shortest(self) -> int:
+        """``r`` of the shortest candidate."""
+        while not self.left_done:
+            self.extend_left()
+        return -self.anchor
+
+    def longest(self) -> int:
+        """``r`` of the longest candidate."""
+        while not self.right_done:
+            self.extend_right()
+        return len(self.known) - 1 - self.anchor
+
+
+def _last_true(cands: _Candidates, pred) -> int | None:
+    """The longest candidate ``r`` with ``pred(r)``, for a predicate true then false, probing from the anchor.
+
+    The probes are those of a search over the candidates longest first (index ``i``) that gallops from the
+    anchor towards the boundary (steps 1, 2, 4, ...) and then bisects (``mid = (good + bad) // 2`` in ``i``,
+    which is ``ceil`` in ``r``); so the answer is that search's, even where the predicate is not monotone, and
+    only the candidates it probes (and the ends of the list when a step passes them) are listed.
+    """
+    has = cands.has
+    if pred(0):
+        good, step = 0, 1
+        while has(good + step) and pred(good + step):
+            good += step
             step *= 2
-        bad = max(good - step, -1)
+        bad = good + step
+        if not has(bad):  # past the longest: one beyond it bounds the search
+            bad = cands.longest() + 1
     else:
-        bad, step = guess, 1
-        while bad + step < last and not pred(bad + step):
-            bad += step
+        bad, step = 0, 1
+        while has(bad - step - 1) and not pred(bad - step):
+            bad -= step
             step *= 2
-        good = min(bad + step, last)
-        if good == last and not pred(last):
+        good = bad - step if has(bad - step) else cands.shortest()
+        if not has(good - 1) and not pred(good):  # the shortest does not fit either
             return None
-    while good - bad > 1:
-        mid = (good + bad) // 2
+    while bad - good > 1:
+        mid = (good + bad + 1) // 2
         if pred(mid):
             good = mid
         else:

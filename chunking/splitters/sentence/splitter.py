@@ -183,7 +183,12 @@ class SentenceTextSplitter:
             return
         if is_runt(d.est - tokens, len(head), cfg.max_tokens, cfg.max_chars):
             return  # the prose would be left a runt: the caption stays with it
-        joined = self._measure.count(line + "\n" + f.text)  # exact: a figure part has no repair after it
+        if f.exact is not None and not self._measure.injected and not f.text[0].isspace():
+            # After a line break and before a non-space character the text is cut at a pre-token boundary, so
+            # the figure's exact count adds up (docs/splitters.md#exact-counts-from-pre-token-boundaries).
+            joined = self._measure.count(line + "\n") + f.exact
+        else:
+            joined = self._measure.count(line + "\n" + f.text)  # exact: a figure part has no repair after it
         if joined > self._figure_limit(f):
             return
         try:
@@ -450,7 +455,18 @@ class SentenceTextSplitter:
             while d.overlap and n > cfg.max_tokens:
                 sep = d.overlap[: len(d.overlap) - len(d.overlap.lstrip())]
                 prefix = self._repair.shrink(d.overlap[len(sep):])
-                d.overlap = sep + prefix if prefix else ""
+                shorter = sep + prefix if prefix else ""
+                last = d.overlap_parts[-1] if d.overlap_parts else None
+                if shorter and last is not None and not isinstance(last, str) and \
+                        last[2] - (len(d.overlap) - len(shorter)) > last[1]:
+                    # The shrunk look-ahead is a prefix of the old one: still a slice of the next chunk's block
+                    # (ending earlier), so its count keeps reusing the block's tokens.
+                    end = last[2] - (len(d.overlap) - len(shorter))
+                    d.overlap_parts = d.overlap_parts[:-1] + [(last[0], last[1], end, last[3], last[4])]
+                    d.overlap = shorter
+                    n = self._measure.exact(*d.measure_parts())
+                    continue
+                d.overlap = shorter
                 d.overlap_parts = None
                 n = self._measure.exact(d.parts, d.overlap)
             if n > cfg.max_tokens:
