@@ -108,3 +108,23 @@ def numbered_pdf(page_count: int) -> bytes:
         pdf.add_page()
         pdf.cell(0, 10, f"scanned page {number + 1}")
     return bytes(pdf.output())
+
+
+def docintel_settings(**env: str):
+    """Settings that send the formats Document Intelligence reads to the fake's endpoint (``tests.docintel_fake``),
+    with a key, plus *env*."""
+    from chunking.settings import Settings
+    from tests.docintel_fake import ENDPOINT
+
+    return Settings.from_env({"DOCUMENT_INTELLIGENCE_ENDPOINT": ENDPOINT, "DOCUMENT_INTELLIGENCE_API_KEY": "test-key",
+                              **env})
+
+
+def parse_through_docintel(fake, data: bytes = b"%PDF-1.7 not read locally", source: str = "report.pdf",
+                           settings=None, context=None, **client):
+    """The pages of *source* read through the real Document Intelligence client talking to *fake* (a transport);
+    *client*: the client's keyword arguments (``retry_total``, …)."""
+    from chunking.services import document_readers
+
+    readers = document_readers(settings or docintel_settings(), transport=fake, **client)
+    return parse_document(data, source=source, context=context, readers=readers)

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from azure.core.exceptions import AzureError, HttpResponseError
 
-from chunking.parsers import ParseError, ReadContext, parse_document
-from chunking.services import document_readers
-from chunking.settings import Settings
-from tests.docintel_fake import ENDPOINT, Cell, DocumentIntelligenceFake, Figure, LayoutDocument, Para, Table
+from chunking.parsers import ParseError, ReadContext
+from tests.docintel_fake import Cell, DocumentIntelligenceFake, Figure, LayoutDocument, Para, Table
 from tests.parsers.helpers import assert_page_invariants, numbered_pdf
+from tests.parsers.helpers import docintel_settings as _settings
+from tests.parsers.helpers import parse_through_docintel as _parse
 
 REPORT = LayoutDocument(pages=[
     [Para("ACME Annual Report", "pageHeader"), Para("Annual report 2024", "title"), Para("Overview", "sectionHeading"),
@@ -23,15 +23,6 @@ REPORT = LayoutDocument(pages=[
 ])
 
 
-def _settings(**env: str) -> Settings:
-    return Settings.from_env({"DOCUMENT_INTELLIGENCE_ENDPOINT": ENDPOINT, "DOCUMENT_INTELLIGENCE_API_KEY": "test-key",
-                              **env})
-
-
-def _parse(fake, data: bytes = b"%PDF-1.7 not read locally", source: str = "report.pdf", settings=None,
-           context=None, **client):
-    readers = document_readers(settings or _settings(), transport=fake, **client)
-    return parse_document(data, source=source, context=context, readers=readers)
 
 
 def test_layout_is_rendered_with_roles_tables_figures_and_furniture_exactly():

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from chunking.parsers import ParseError, ReadContext, parse_document
+from chunking.parsers import ParseError, ReadContext
 from chunking.parsers.limits import Limits
-from chunking.services import document_readers
-from chunking.settings import Settings
-from tests.docintel_fake import ENDPOINT, Cell, DocumentIntelligenceFake, LayoutDocument, Para, Table
+from tests.docintel_fake import Cell, DocumentIntelligenceFake, LayoutDocument, Para, Table
 from tests.parsers.helpers import assert_page_invariants, numbered_pdf
+from tests.parsers.helpers import parse_through_docintel as _parse
 
 SLIDES = LayoutDocument(pages=[
     [Para("Quarterly review", "title"), Para("Sales rose in the north.")],
@@ -21,15 +20,6 @@ SLIDES = LayoutDocument(pages=[
 ])
 
 
-def _settings(**env: str) -> Settings:
-    return Settings.from_env({"DOCUMENT_INTELLIGENCE_ENDPOINT": ENDPOINT, "DOCUMENT_INTELLIGENCE_API_KEY": "test-key",
-                              **env})
-
-
-def _parse(fake, data: bytes = b"%PDF-1.7 not read locally", source: str = "report.pdf", settings=None,
-           context=None, **client):
-    readers = document_readers(settings or _settings(), transport=fake, **client)
-    return parse_document(data, source=source, context=context, readers=readers)
 
 
 
