@@ -17,6 +17,7 @@ call (the CLI) or as a chain of queue jobs, one per invocation (the Functions ap
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import logging
 import time
@@ -117,6 +118,36 @@ def document_records(pages: Sequence[Page], chunks: Sequence[Chunk], *, doc_id: 
     )
 
 
+def _observed(run: Callable[..., StageOneResult]) -> Callable[..., StageOneResult]:
+    """*run* (stage 1 of one source) inside the span ``chunking.stage_one``, with its metrics
+    (docs/operations.md#telemetry); the wrapper takes one keyword more, ``trace``: the context the span continues."""
+
+    @functools.wraps(run)
+    def observed(data: bytes | BlobFile, *, trace: Mapping[str, str] | None = None, **options) -> StageOneResult:
+        container, source, resume = options["container"], options["source"], options.get("resume")
+        with telemetry.span("chunking.stage_one", parent=trace, join=True, container=container, path=source,
+                            doc_id=make_doc_id(container, source),
+                            page_range=resume.range_no + 1 if resume is not None else None) as current:
+            try:
+                result = run(data, **options)
+            except Exception as exc:
+                telemetry.record("chunking.failures", 1, stage="stage_one", failure_kind=classify(exc).kind)
+                raise
+            telemetry.set_attributes(current, version=result.version, pages=result.pages, chunks=result.chunks,
+                                     outcome=result.outcome, reason=result.error, size_bytes=result.size_bytes)
+            telemetry.record("chunking.stage.duration", result.seconds, stage="stage_one")
+            telemetry.record("chunking.pages", result.pages)
+            telemetry.record("chunking.chunks", result.chunks)
+            if result.outcome == "skipped":  # the ledger counts indexed, failed and deleted at their transitions
+                telemetry.record("chunking.documents", 1, outcome="skipped")
+            elif result.error:
+                telemetry.record("chunking.failures", 1, stage="stage_one", failure_kind="permanent")
+            return result
+
+    return observed
+
+
+@_observed
 def run_stage_one(
     data: bytes | BlobFile,
     *,
@@ -132,7 +163,6 @@ def run_stage_one(
     resume: RangeState | None = None,
     resume_version: str = "",
     properties: SourceProperties | None = None,
-    trace: Mapping[str, str] | None = None,
 ) -> StageOneResult:
     """Parse and split one source into chunk-batch messages (each ≤ ``settings.max_message_bytes`` bytes) and
     record the new version in the ledger.
@@ -155,7 +185,7 @@ def run_stage_one(
         properties: what storage says about the source (URL, type, time, metadata, tags, access lists) for the
             document fields of its records (``chunking.documents.version_fields``). For a version already indexed whose
             metadata or access lists changed, the one message sent is a field update (``chunking.pipeline.fields``).
-        trace: the W3C trace context this run continues (a page-range job's ``StageOneJob.trace``); without it
+        trace: (taken by ``_observed``) the W3C trace context this run continues (a page-range job's ``StageOneJob.trace``); without it
             the run starts the version's trace. The run is the span ``chunking.stage_one`` (document, path,
             version, pages, chunks, outcome), or joins the one its caller opened to include the blob's download;
             its messages carry its context (docs/operations.md#telemetry).
@@ -164,46 +194,6 @@ def run_stage_one(
     undecodable, too large, not what the configured splitter reads) does not raise: the result and the ledger
     carry the reason, one log line names the file, and the previously indexed version stays searchable.
     """
-    options = dict(source=source, container=container, settings=settings, payloads=payloads, ledger=ledger,
-                   force=force, keep_old_versions=keep_old_versions, send=send, enqueue_next=enqueue_next,
-                   resume=resume, resume_version=resume_version, properties=properties)
-    with telemetry.span("chunking.stage_one", parent=trace, join=True, container=container, path=source,
-                        doc_id=make_doc_id(container, source),
-                        page_range=resume.range_no + 1 if resume is not None else None) as current:
-        try:
-            result = _run_stage_one(data, **options)
-        except Exception as exc:
-            telemetry.record("chunking.failures", 1, stage="stage_one", failure_kind=classify(exc).kind)
-            raise
-        telemetry.set_attributes(current, version=result.version, pages=result.pages, chunks=result.chunks,
-                                 outcome=result.outcome, reason=result.error, size_bytes=result.size_bytes)
-        telemetry.record("chunking.stage.duration", result.seconds, stage="stage_one")
-        telemetry.record("chunking.pages", result.pages)
-        telemetry.record("chunking.chunks", result.chunks)
-        if result.outcome == "skipped":  # the ledger counts indexed, failed and deleted at their transitions
-            telemetry.record("chunking.documents", 1, outcome="skipped")
-        elif result.error:
-            telemetry.record("chunking.failures", 1, stage="stage_one", failure_kind="permanent")
-        return result
-
-
-def _run_stage_one(
-    data: bytes | BlobFile,
-    *,
-    source: str,
-    container: str,
-    settings: Settings,
-    payloads: PayloadStore,
-    ledger: Ledger,
-    force: bool = False,
-    keep_old_versions: bool = False,
-    send: Callable[[list[str]], None] | None = None,
-    enqueue_next: Callable[[str, RangeState], None] | None = None,
-    resume: RangeState | None = None,
-    resume_version: str = "",
-    properties: SourceProperties | None = None,
-) -> StageOneResult:
-    """``run_stage_one`` without its span and metrics."""
     started = time.perf_counter()
     result = StageOneResult(source=source, doc_id=make_doc_id(container, source))
     splitter = splitter_for(source, settings)
