@@ -141,6 +141,23 @@ class Harness:
     def _jobs_left(self) -> int:
         return self.jobs.get_queue_properties().approximate_message_count if self._jobs_exist() else 0
 
+    def index_outage(self, monkeypatch) -> dict[str, bool]:
+        """Make every write to the index fail with a 500, as a service outage does, until the returned switch's
+        ``"on"`` is set to False."""
+        from chunking.errors import IndexError_
+
+        index = self.s.index
+        real = index.upsert
+        down = {"on": True}
+
+        def outage(records):
+            if down["on"]:
+                raise IndexError_("mergeOrUpload of 4 documents failed: HTTP 500: internal error", status=500)
+            return real(records)
+
+        monkeypatch.setattr(index, "upsert", outage)
+        return down
+
     def embedding_calls(self) -> int:
         return self.s.embedder.requests
 

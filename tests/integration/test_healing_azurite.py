@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from chunking.errors import IndexError_, StorageError
+from chunking.errors import StorageError
 from chunking.ids import doc_id
 from chunking.ledger import clock
 from tests.azurite_harness import _paragraphs, harness_fixture
@@ -69,16 +69,7 @@ def test_an_index_outage_heals_within_15_minutes_of_its_end(h, monkeypatch, outa
     h.upload("out.txt", _paragraphs(4, "before"))
     h.drain()
     did = doc_id(h.cname, "out.txt")
-    index = h.s.index
-    real = index.upsert
-    down = {"on": True}
-
-    def outage(records):
-        if down["on"]:
-            raise IndexError_("mergeOrUpload of 4 documents failed: HTTP 500: internal error", status=500)
-        return real(records)
-
-    monkeypatch.setattr(index, "upsert", outage)
+    down = h.index_outage(monkeypatch)
     h.upload("out.txt", _paragraphs(12, "after"))
     _run_queues(h)  # every batch poisoned: failed, transient
     entry = h.s.ledger.get(did)

@@ -222,18 +222,7 @@ def _poison_all(h, messages) -> None:
 def test_an_index_outage_long_enough_to_poison_heals_by_reconcile(h, monkeypatch):
     h.upload("out.txt", _paragraphs(4, "before"))
     h.drain()
-    index = h.s.index
-    real = index.upsert
-    down = {"on": True}
-
-    def outage(records):
-        if down["on"]:
-            from chunking.errors import IndexError_
-
-            raise IndexError_("mergeOrUpload of 4 documents failed: HTTP 500: internal error", status=500)
-        return real(records)
-
-    monkeypatch.setattr(index, "upsert", outage)
+    down = h.index_outage(monkeypatch)
     messages = h.upload("out.txt", _paragraphs(12, "after"))
     h.queue.clear_messages()
     for m in messages:  # five deliveries each, every one failing (an outage, not back-pressure), then poison

@@ -4,20 +4,14 @@ from pathlib import Path
 
 import pytest
 
-from chunking.embeddings import OfflineLexicalEmbedder
-from chunking.index.local import LocalIndex
 from chunking.ledger import Ledger, LocalLedgerStore
 from chunking.pipeline.ingest import collect_files, ingest_files
-from chunking.settings import Settings
+from tests.local_services import local_services
 
 
 @pytest.fixture
 def env(tmp_path):
-    index = LocalIndex(tmp_path / "state" / "index.sqlite3", 64)
-    index.ensure()
-    services = {"settings": Settings(state_dir=tmp_path / "state", embedding_dimensions=64),
-                "embedder": OfflineLexicalEmbedder(64), "index": index,
-                "ledger": Ledger(LocalLedgerStore(tmp_path / "state" / "ledger.sqlite3"))}
+    services = local_services(tmp_path / "state")
     docs = tmp_path / "docs"
     docs.mkdir()
     for name, text in (("a.txt", "Alpha apples are red."), ("b.txt", "Beta bananas are yellow."),
