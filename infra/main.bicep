@@ -206,6 +206,7 @@ var blobEventsQueue = 'blob-events'
 var stageOneJobQueue = 'stage1-jobs'
 var ledgerTable = 'chunkingledger'
 var completionEventsTopic = 'document-events'
+var completionEventsNamespace = 'evgns-${token}'
 
 var useExistingSearch = !empty(searchServiceName)
 var useExistingOpenAi = !empty(openAiAccountName)
@@ -224,6 +225,7 @@ var privateDnsZoneNames = [
   'privatelink.search.windows.net'
   'privatelink.openai.azure.com'
   'privatelink.cognitiveservices.azure.com'
+  'privatelink.eventgrid.azure.net'
 ]
 var privateEndpoints = concat([
   {
@@ -255,6 +257,14 @@ var privateEndpoints = concat([
     serviceId: resourceId(openAiGroup, 'Microsoft.CognitiveServices/accounts', useExistingOpenAi ? openAiAccountName : newOpenAiName)
     groupId: 'account'
     zone: 4
+  }
+  {
+    // The completion events' namespace: sub-resource 'topic', zone privatelink.eventgrid.azure.net
+    // (docs/deploy.md#private-networking).
+    name: 'pe-events-${token}'
+    serviceId: resourceId('Microsoft.EventGrid/namespaces', completionEventsNamespace)
+    groupId: 'topic'
+    zone: 6
   }
 ], useDocIntel ? [
   {
@@ -449,6 +459,7 @@ module endpoints 'modules/private-endpoint.bicep' = [for endpoint in (usePrivate
     search
     openAi
     docIntel
+    completionEvents
   ]
   params: {
     name: endpoint.name
@@ -535,10 +546,11 @@ module blobWebhook 'modules/blob-webhook.bicep' = if (blobWebhookEnabled) {
 module completionEvents 'modules/completion-events.bicep' = {
   name: 'completion-events'
   params: {
-    name: 'evgns-${token}'
+    name: completionEventsNamespace
     location: location
     tags: tags
     topicName: completionEventsTopic
+    privateAccessOnly: usePrivateNetworking
     functionPrincipalId: identity.properties.principalId
   }
 }

@@ -14,6 +14,8 @@ param functionPrincipalId string
 @minValue(1)
 @maxValue(7)
 param retentionInDays int = 1
+@description('Refuse the public network: publishing and pulling only through a private endpoint (usePrivateNetworking).')
+param privateAccessOnly bool = false
 
 var eventGridDataSender = 'd5a91429-5739-47e2-a06b-3470a27159e7' // EventGrid Data Sender
 
@@ -26,7 +28,7 @@ resource namespace 'Microsoft.EventGrid/namespaces@2025-02-15' = {
     capacity: 1
   }
   properties: {
-    publicNetworkAccess: 'Enabled'
+    publicNetworkAccess: privateAccessOnly ? 'Disabled' : 'Enabled'
     isZoneRedundant: true
   }
 }
@@ -68,6 +70,7 @@ resource functionSendsEvents 'Microsoft.Authorization/roleAssignments@2022-04-01
   }
 }
 
+output id string = namespace.id
 output name string = namespace.name
 // COMPLETION_EVENTS_ENDPOINT: the namespace's HTTP endpoint.
 output endpoint string = 'https://${namespace.properties.topicsConfiguration.hostname}'

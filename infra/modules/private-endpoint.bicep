@@ -9,13 +9,14 @@ param tags object = {}
 param subnetId string
 @description('Resource ID of the service the endpoint reaches.')
 param serviceId string
-@description('Sub-resource of the service: blob, queue, table (storage), searchService (Azure AI Search), account (Azure OpenAI, Document Intelligence).')
+@description('Sub-resource of the service: blob, queue, table (storage), searchService (Azure AI Search), account (Azure OpenAI, Document Intelligence), topic (an Event Grid namespace\'s topics).')
 @allowed([
   'blob'
   'queue'
   'table'
   'searchService'
   'account'
+  'topic'
 ])
 param groupId string
 @description('Resource ID of the private DNS zone of that sub-resource.')

@@ -168,6 +168,17 @@ def _files_with_parameters(given: dict[str, Any], main: Path = MAIN) -> Iterator
         pending.extend(_module_calls(path, params))
 
 
+def resource_bodies(given: dict[str, Any], main: Path = MAIN) -> Iterator[tuple[str, Any]]:
+    """``(file:symbol, body)`` of every resource *main* declares with *given* (modules included, each with what
+    its caller passes), the body evaluated as far as it can be offline; ``existing`` resources left out."""
+    root = main.resolve().parent
+    for path, params in _files_with_parameters(given, main):
+        for declaration in declarations(path):
+            if not declaration.existing:
+                yield (f"{path.relative_to(root)}:{declaration.symbol}",
+                       evaluate(parse(declaration.file), declaration.body, params))
+
+
 # ---- the check ---------------------------------------------------------------------------------------------------
 
 def _literals(types: TypeLibrary, number: int, item: dict[str, Any]) -> tuple[set[str], bool, list[tuple[int, int]]]:

@@ -73,7 +73,7 @@ def evaluate(tree: dict[str, Any], node: Any, given: dict[str, Any] | None = Non
     other parameter at its default.
 
     Handles literals, parameter and variable names, ``a.b`` on object variables, ``${...}`` interpolation,
-    ``string()``, ``empty()``, ``min()``, ``max()``, ``loadJsonContent()`` (paths relative to infra/), ``!``,
+    ``string()``, ``empty()``, ``min()``, ``max()``, ``concat()`` of arrays, ``loadJsonContent()`` (paths relative to infra/), ``!``,
     ``&&``, ``||``, ``==``, ``!=``, ``>``, ``<``, ``+ - * /`` and ``?:``. Anything else (resource properties, module
     outputs, other functions) is an ``Unresolved`` naming the expression.
     """
@@ -156,6 +156,11 @@ def evaluate(tree: dict[str, Any], node: Any, given: dict[str, Any] | None = Non
             if any(isinstance(v, Unresolved) for v in values):
                 return Unresolved(function["type"])
             return (min if function["type"] == "min" else max)(values)
+        if function["type"] == "concat":
+            values = [again(v) for v in function["parameters"].values()]
+            if not all(isinstance(v, list) for v in values):
+                return Unresolved("concat")
+            return [item for value in values for item in value]
         if function["type"] == "empty":
             value = again(function["parameters"]["item_to_test"])
             return value if isinstance(value, Unresolved) else not value
