@@ -1,5 +1,5 @@
-"""What the Office Open XML parsers (PPTX, XLSX) share: the package checks made before a library opens the file,
-and the rendering of table cells and values.
+"""What the Office parsers (PPTX, XLSX, XLS) share: the package checks made before a library opens the file, a
+worksheet's used range, and the rendering of table cells and values.
 
 The checks are those of the DOCX parser (``chunking.parsers.docx``): an OLE compound file (password-protected or
 an old binary format renamed) is refused, so is anything that is not a ZIP, and so is a ZIP whose members really
@@ -14,15 +14,17 @@ import datetime as _dt
 import html
 import io
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Container, Iterable, Sequence
+from dataclasses import dataclass
 
 from chunking.parsers._common import ParseError, ReadContext
 from chunking.parsers.packages import PackageScan, scan_package
 
-__all__ = ["check_package", "html_table", "render_value", "scan_office_package"]
+__all__ = ["UsedRange", "check_package", "html_table", "render_value", "scan_office_package", "used_range"]
 
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # [MS-CFB] §2.2 compound file header signature
 _MAX_EXACT_INT = 2**53  # floats above this are not exact integers any more
+ROWS_PER_CHECK = 1000  # rows of a worksheet read between two checks of the stage-1 deadline
 
 
 def scan_office_package(data: bytes, *, source: str, context: ReadContext, kind: str,
@@ -91,6 +93,48 @@ def render_value(value: object) -> str:
     if isinstance(value, (_dt.date, _dt.timedelta)):
         return value.isoformat() if isinstance(value, _dt.date) else str(value)
     return str(value)
+
+
+@dataclass
+class UsedRange:
+    """A worksheet's used range: its rows as ``(1-based row number, cell texts)`` in sheet order, and the 0-based
+    first and last columns holding a value."""
+
+    rows: list[tuple[int, list[str]]]
+    first_col: int
+    last_col: int
+
+
+def used_range(rows: Iterable[list[str]], *, source: str, index: int, caption: str, context: ReadContext,
+               keep: Container[int] = ()) -> UsedRange | None:
+    """The used range of a worksheet whose rows (cell texts, row 1 first, empty rows included) are *rows*: the rows
+    holding a value, and the empty ones whose number is in *keep* (rows taking part in a merged range); ``None``
+    when no cell holds a value.
+
+    Raises:
+        ParseError: ``page N has more than … characters (MAX_PAGE_CHARS)`` (sheet *index*), counted row by row with
+            the *caption* and the ``<td></td>`` around each cell, so a huge sheet is refused without being held;
+            the ``STAGE1_MAX_SECONDS`` reason, checked every ``ROWS_PER_CHECK`` rows.
+    """
+    limits = context.limits
+    kept: list[tuple[int, list[str]]] = []
+    chars = len(caption)
+    first_col, last_col = None, -1
+    for number, cells in enumerate(rows, start=1):
+        if number % ROWS_PER_CHECK == 0:
+            context.check_time(source)
+        filled = [i for i, text in enumerate(cells) if text.strip()]
+        if not filled:
+            if number in keep:
+                kept.append((number, cells))
+            continue
+        first_col = filled[0] if first_col is None else min(first_col, filled[0])
+        last_col = max(last_col, filled[-1])
+        chars += sum(len(text) + 9 for text in cells)  # "<td></td>" around each cell
+        if chars > limits.max_page_chars:
+            raise ParseError(source, limits.page_chars_reason(index))
+        kept.append((number, cells))
+    return None if first_col is None else UsedRange(kept, first_col, last_col)
 
 
 def _cell(tag: str, text: str, rowspan: int = 1, colspan: int = 1) -> str:

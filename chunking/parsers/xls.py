@@ -11,8 +11,8 @@ mode, which reads every style record), number formats, comments, charts and char
 Refused with a reason: a file that is not an OLE compound file (an ``.xlsx`` renamed, a CSV named ``.xls``), an
 encrypted (password-protected) workbook, any other file xlrd cannot read, more sheets than ``MAX_PAGES``, a sheet
 over ``MAX_PAGE_CHARS`` characters (counted row by row, before the sheet's table is built). Sheets are loaded one
-at a time (xlrd's ``on_demand``) and released after; the stage-1 deadline is checked every ``_ROWS_PER_CHECK``
-rows.
+at a time (xlrd's ``on_demand``) and released after; the stage-1 deadline is checked every thousand rows
+(``chunking.parsers.office.used_range``).
 """
 
 from __future__ import annotations
@@ -22,13 +22,12 @@ from collections.abc import Iterator
 
 from chunking.model import Page
 from chunking.parsers._common import ParseError, ReadContext, pages_from_texts
-from chunking.parsers.office import html_table, render_value
+from chunking.parsers.office import html_table, render_value, used_range
 
 __all__ = ["parse"]
 
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # [MS-CFB] §2.2 compound file header signature
 _ZIP_MAGIC = b"PK\x03\x04"
-_ROWS_PER_CHECK = 1000
 
 
 def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> Iterator[Page]:
@@ -78,26 +77,12 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
 
 def _sheet_text(sheet, book, *, source: str, index: int, context: ReadContext) -> str:
     """One worksheet's used range as a table captioned with the sheet's name, ``""`` without values."""
-    limits = context.limits
-    rows: list[list[str]] = []
-    chars = len(sheet.name)
-    first_col, last_col = None, -1
-    for number in range(sheet.nrows):
-        if number % _ROWS_PER_CHECK == _ROWS_PER_CHECK - 1:
-            context.check_time(source)
-        cells = [_value(cell, book) for cell in sheet.row(number)]
-        filled = [i for i, text in enumerate(cells) if text.strip()]
-        if not filled:
-            continue
-        first_col = filled[0] if first_col is None else min(first_col, filled[0])
-        last_col = max(last_col, filled[-1])
-        chars += sum(len(text) + 9 for text in cells)  # "<td></td>" around each cell
-        if chars > limits.max_page_chars:
-            raise ParseError(source, limits.page_chars_reason(index))
-        rows.append(cells)
-    if first_col is None:
+    rows = ([_value(cell, book) for cell in sheet.row(number)] for number in range(sheet.nrows))
+    used = used_range(rows, source=source, index=index, caption=sheet.name, context=context)
+    if used is None:
         return ""
-    table = [[(row[c] if c < len(row) else "", 1, 1) for c in range(first_col, last_col + 1)] for row in rows]
+    columns = range(used.first_col, used.last_col + 1)
+    table = [[(cells[c] if c < len(cells) else "", 1, 1) for c in columns] for _, cells in used.rows]
     return html_table(table, header_rows=1, caption=sheet.name) + "\n"
 
 

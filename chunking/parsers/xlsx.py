@@ -19,7 +19,7 @@ skipped; hidden sheets are read like the others.
 
 The package is checked first (``chunking.parsers.office.check_package``); ``MAX_PAGES`` bounds the sheets,
 ``MAX_PAGE_CHARS`` each sheet's text (counted while rows are read, so a huge sheet is refused without being held),
-and the stage-1 deadline is checked every ``_ROWS_PER_CHECK`` rows.
+and the stage-1 deadline is checked every thousand rows (``chunking.parsers.office.used_range``).
 """
 
 from __future__ import annotations
@@ -32,11 +32,10 @@ from collections.abc import Iterator, Sequence
 
 from chunking.model import Page
 from chunking.parsers._common import ParseError, ReadContext, pages_from_texts
-from chunking.parsers.office import check_package, html_table, render_value
+from chunking.parsers.office import check_package, html_table, render_value, used_range
 
 __all__ = ["parse"]
 
-_ROWS_PER_CHECK = 1000
 _SCAN_BYTES = 1 << 20  # the piece of a sheet part searched at a time for its merged ranges
 # A mergeCell element (any namespace prefix): in the part's bytes "<" only opens markup (text has "&lt;").
 _MERGE_CELL = re.compile(rb'<(?:[A-Za-z_][\w.-]*:)?mergeCell\s[^>]*?\bref="'
@@ -86,35 +85,19 @@ def sheet_text(sheet, *, source: str, index: int, context: ReadContext,
         merges: the sheet's merged ranges as ``(first_row, first_column, last_row, last_column)``, 1-based and
             inclusive (``merged_ranges``).
     """
-    limits = context.limits
     sheet.reset_dimensions()  # the stored dimension can lie (or be absent); read the rows as they are
     merged_rows = _RowRanges([(top, bottom) for top, _, bottom, _ in merges])
-    rows: list[tuple[int, list[str]]] = []  # (1-based row number, cell texts)
-    chars = len(sheet.title)
-    first_col, last_col = None, -1
     # Read-only mode yields every row from row 1 on, empty ones included, so the count is the row number.
-    for number, values in enumerate(sheet.iter_rows(values_only=True), start=1):
-        if number % _ROWS_PER_CHECK == 0:
-            context.check_time(source)
-        cells = [render_value(value) for value in values]
-        filled = [i for i, text in enumerate(cells) if text.strip()]
-        if not filled:
-            if number in merged_rows:
-                rows.append((number, cells))
-            continue
-        first_col = filled[0] if first_col is None else min(first_col, filled[0])
-        last_col = max(last_col, filled[-1])
-        chars += sum(len(text) + 9 for text in cells)  # "<td></td>" around each cell
-        if chars > limits.max_page_chars:
-            raise ParseError(source, limits.page_chars_reason(index))
-        rows.append((number, cells))
-    if first_col is None:
+    cells = ([render_value(value) for value in values] for values in sheet.iter_rows(values_only=True))
+    used = used_range(cells, source=source, index=index, caption=sheet.title, context=context, keep=merged_rows)
+    if used is None:
         return ""
+    rows = used.rows
     while not any(text.strip() for text in rows[-1][1]):  # merged rows below the last value hold nothing
         rows.pop()
     while not any(text.strip() for text in rows[0][1]):
         rows.pop(0)
-    table = _table(rows, first_col, last_col, merges)
+    table = _table(rows, used.first_col, used.last_col, merges)
     return html_table(table, header_rows=1, caption=sheet.title) + "\n"
 
 
