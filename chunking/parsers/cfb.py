@@ -77,6 +77,7 @@ class CompoundFile:
 
         if not data.startswith(SIGNATURE):
             raise CompoundError("not an OLE compound file")
+        _check_directory_chain(data)
         try:
             # DEFECT_INCORRECT: what [MS-CFB] forbids is raised, not only what olefile cannot get past.
             self._ole = olefile.OleFileIO(data, raise_defects=olefile.DEFECT_INCORRECT)
@@ -153,24 +154,53 @@ class CompoundFile:
         return self._minifat
 
     def _check_chain(self, table, start: int, size: int | None, sectors: int, name: str) -> None:
-        """Walk the chain from *start* in *table* (FAT or mini FAT) for the sectors *size* bytes need (``None``:
-        to its end); *sectors*: how many sectors the table may point to."""
-        unit = self._sector if table is self._fat else _MINI_SECTOR
-        needed = None if size is None else (size + unit - 1) // unit
-        seen: set[int] = set()
-        sector = start
-        while needed is None or len(seen) < needed:
-            if sector == _ENDOFCHAIN and needed is None:
-                return
-            if sector > _MAX_SECTOR:
-                raise CompoundError(f"damaged compound file: {name} ends before its declared size ({size} bytes)"
-                                    if needed is not None else f"damaged compound file: {name} has no end of chain")
-            if sector >= sectors or sector >= len(table):
-                raise CompoundError(f"damaged compound file: {name} points past the end of the file")
-            if sector in seen:
-                raise CompoundError(f"damaged compound file: the sector chain of {name} loops (FAT cycle)")
-            seen.add(sector)
-            sector = table[sector]
+        _check_chain(table, start, size, sectors, name, self._sector if table is self._fat else _MINI_SECTOR)
+
+
+def _check_chain(table, start: int, size: int | None, sectors: int, name: str, unit: int) -> None:
+    """Walk the chain from *start* in *table* (FAT or mini FAT, sectors of *unit* bytes) for the sectors *size*
+    bytes need (``None``: to its end); *sectors*: how many sectors the table may point to.
+
+    Raises:
+        CompoundError: the chain loops, leaves the file or ends early (module docstring).
+    """
+    needed = None if size is None else (size + unit - 1) // unit
+    seen: set[int] = set()
+    sector = start
+    while needed is None or len(seen) < needed:
+        if sector == _ENDOFCHAIN and needed is None:
+            return
+        if sector > _MAX_SECTOR:
+            raise CompoundError(f"damaged compound file: {name} ends before its declared size ({size} bytes)"
+                                if needed is not None else f"damaged compound file: {name} has no end of chain")
+        if sector >= sectors or sector >= len(table):
+            raise CompoundError(f"damaged compound file: {name} points past the end of the file")
+        if sector in seen:
+            raise CompoundError(f"damaged compound file: the sector chain of {name} loops (FAT cycle)")
+        seen.add(sector)
+        sector = table[sector]
+
+
+def _check_directory_chain(data: bytes) -> None:
+    """The directory's chain checked before olefile reads it (olefile reads a looping directory over and over, up
+    to the file's size, and then fails on its duplicate entries with a reason that hides the loop). Reads the FAT
+    sectors the header names (up to 109; a larger FAT, past about 7 MB of file, is checked after olefile read it);
+    what does not fit these bounds is left to olefile's checks."""
+    shift = struct.unpack_from("<H", data, 30)[0] if len(data) >= _SECTOR else 0
+    if shift not in (9, 12) or len(data) < _SECTOR:
+        return
+    size = 1 << shift
+    sectors = max((len(data) + size - 1) // size - 1, 0)
+    fat_count, first_dir = struct.unpack_from("<II", data, 44)
+    if fat_count > 109:  # the FAT continues in DIFAT sectors: checked once olefile has read it
+        return
+    fat: list[int] = []
+    for fat_sector in struct.unpack_from("<109I", data, 76)[:fat_count]:
+        offset = size * (fat_sector + 1)
+        if fat_sector > _MAX_SECTOR or offset + size > len(data):
+            return
+        fat += struct.unpack_from(f"<{size // 4}I", data, offset)
+    _check_chain(fat[:sectors], first_dir, None, sectors, "the directory", size)
 
 
 def write_compound(tree: Tree) -> bytes:
