@@ -22,6 +22,7 @@ sectors. No timestamps or class ids are written.
 
 from __future__ import annotations
 
+import io
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -80,10 +81,11 @@ class CompoundFile:
         _check_directory_chain(data)
         try:
             # DEFECT_INCORRECT: what [MS-CFB] forbids is raised, not only what olefile cannot get past.
-            self._ole = olefile.OleFileIO(data, raise_defects=olefile.DEFECT_INCORRECT)
+            # A file object: olefile takes bytes shorter than 1,536 for a file name.
+            self._ole = olefile.OleFileIO(io.BytesIO(data), raise_defects=olefile.DEFECT_INCORRECT)
         except RecursionError:
             raise CompoundError("damaged compound file: its directory nests too deeply") from None
-        except Exception as error:  # olefile raises OleFileError, OSError, struct and index errors
+        except Exception as error:  # noqa: BLE001 - olefile raises OleFileError, OSError, struct and index errors
             raise CompoundError(f"damaged compound file: {error}"[:300]) from None
         self._sector = self._ole.sectorsize
         self._sectors_in_file = max((len(data) + self._sector - 1) // self._sector - 1, 0)
@@ -95,7 +97,7 @@ class CompoundFile:
     def close(self) -> None:
         self._ole.close()
 
-    def __enter__(self) -> "CompoundFile":
+    def __enter__(self) -> CompoundFile:  # noqa: PYI034
         return self
 
     def __exit__(self, *exc) -> None:
@@ -136,7 +138,7 @@ class CompoundFile:
             self._check_chain(self._fat, start, size, self._sectors_in_file, stream.path)
         try:
             return self._ole.openstream(stream.path.split("/")).read()
-        except Exception as error:
+        except Exception as error:  # noqa: BLE001 - whatever olefile raises, the stream is damaged
             raise CompoundError(f"damaged compound file: {stream.path}: {error}"[:300]) from None
 
     def _load_minifat(self):
@@ -147,7 +149,7 @@ class CompoundFile:
                               "the mini FAT")
             try:
                 self._ole.loadminifat()
-            except Exception as error:
+            except Exception as error:  # noqa: BLE001 - whatever olefile raises, the mini FAT is damaged
                 raise CompoundError(f"damaged compound file: the mini FAT: {error}"[:300]) from None
             self._minifat = self._ole.minifat
             self._mini_sectors = min(len(self._minifat), (root.size + _MINI_SECTOR - 1) // _MINI_SECTOR)

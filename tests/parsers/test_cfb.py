@@ -93,6 +93,8 @@ def test_damaged_files_are_refused_with_their_reason():
     data = write_compound({"a": b"A" * 5000, "b": b"b"})
     with pytest.raises(CompoundError, match="^not an OLE compound file$"):
         CompoundFile(b"PK\x03\x04" + data[4:])
+    with pytest.raises(CompoundError, match="^damaged compound file: incorrect DllVersion in OLE header$"):
+        CompoundFile(data[:8] + b"\0" * 600)  # shorter than olefile's smallest file: still read as bytes
     with pytest.raises(CompoundError, match="^damaged compound file: incorrect sector_size in OLE header$"):
         CompoundFile(data[:30] + struct.pack("<H", 7) + data[32:])
     # The directory's sector points to itself.
@@ -100,21 +102,23 @@ def test_damaged_files_are_refused_with_their_reason():
     with pytest.raises(CompoundError, match="^damaged compound file: the sector chain of the directory loops "
                                             r"\(FAT cycle\)$"):
         CompoundFile(patched(data, fat_entry_offset(data, directory), directory))
-    # A stream whose second sector points back to its first.
+    # A stream whose second sector points back to its first; the others are still read.
     start = start_sector(data, "a")
-    with CompoundFile(patched(data, fat_entry_offset(data, start + 1), start)) as compound:
-        with pytest.raises(CompoundError, match="^damaged compound file: the sector chain of a loops"):
-            compound.read(compound.child(compound.root(), "a"))
-        assert compound.read(compound.child(compound.root(), "b")) == b"b"  # the others are read
-    # A stream starting past the end of the file; one cut short by a truncated file.
-    with CompoundFile(patched(data, entry_offset(data, "a") + 116, 4000)) as compound:
-        with pytest.raises(CompoundError, match="^damaged compound file: a points past the end of the file$"):
-            compound.read(compound.child(compound.root(), "a"))
-    with CompoundFile(data[:-1024]) as compound:
-        with pytest.raises(CompoundError, match="^damaged compound file: a points past the end of the file$"):
-            compound.read(compound.child(compound.root(), "a"))
-    # A chain that ends (ENDOFCHAIN) before the stream's declared size.
-    with CompoundFile(patched(data, fat_entry_offset(data, start + 2), 0xFFFFFFFE)) as compound:
-        with pytest.raises(CompoundError, match=r"^damaged compound file: a ends before its declared size "
-                                                r"\(5000 bytes\)$"):
-            compound.read(compound.child(compound.root(), "a"))
+    looped = patched(data, fat_entry_offset(data, start + 1), start)
+    assert read_error(looped, "a") == "damaged compound file: the sector chain of a loops (FAT cycle)"
+    with CompoundFile(looped) as compound:
+        assert compound.read(compound.child(compound.root(), "b")) == b"b"
+    # A stream starting past the end of the file; one cut short by a truncated file; a chain that ends
+    # (ENDOFCHAIN) before the stream's declared size.
+    past = "damaged compound file: a points past the end of the file"
+    assert read_error(patched(data, entry_offset(data, "a") + 116, 4000), "a") == past
+    assert read_error(data[:-1024], "a") == past
+    assert read_error(patched(data, fat_entry_offset(data, start + 2), 0xFFFFFFFE), "a") == (
+        "damaged compound file: a ends before its declared size (5000 bytes)")
+
+
+def read_error(data: bytes, name: str) -> str:
+    """The reason reading stream *name* of *data* is refused."""
+    with CompoundFile(data) as compound, pytest.raises(CompoundError) as error:
+        compound.read(compound.child(compound.root(), name))
+    return str(error.value)
