@@ -63,6 +63,10 @@ _CODE_PAGES = {
     54936: "gb18030", 10000: "mac-roman", 52936: "hz", **{28590 + n: f"iso8859-{n}" for n in range(1, 16)},
 }  # fmt: skip
 _FALLBACK_CODEC = "cp1252"
+#: Storages below an attached message's: a message attached to a message attached to … takes three per level
+#: (attachment, message, its attachment), so this allows about 30 levels, more than ``MAX_ARCHIVE_DEPTH`` reads,
+#: and keeps the recursion far from Python's stack limit.
+_MAX_STORAGE_DEPTH = 100
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,7 @@ class Attachment:
         method: ``PidTagAttachMethod`` (1 by value, 5 an attached message, …; 0 when missing).
         size_bytes: the bytes it costs to hand out: its data stream, or every stream of an attached message.
         storage: its storage in the compound file.
+        damage: why it cannot be read, found while listing it (``""``: nothing found).
     """
 
     filename: str
@@ -82,6 +87,7 @@ class Attachment:
     method: int
     size_bytes: int
     storage: Entry = field(repr=False)
+    damage: str = ""
 
     @property
     def is_message(self) -> bool:
@@ -138,6 +144,8 @@ def attachment_file(compound: CompoundFile, attachment: Attachment) -> bytes:
         CompoundError: a stream of it is damaged (``chunking.parsers.cfb``).
         ValueError: an attachment of another method (an OLE object, a link), with the reason it is not read.
     """
+    if attachment.damage:
+        raise CompoundError(attachment.damage)
     if attachment.is_message:
         inner = compound.child(attachment.storage, _EMBEDDED)
         if inner is None or not inner.is_storage:
@@ -216,17 +224,25 @@ _RTF_PREBUF = (
 )
 
 
-def _tree(compound: CompoundFile, storage: Entry) -> dict:
-    """*storage*'s streams and storages read into a ``chunking.parsers.cfb.Tree``."""
+def _tree(compound: CompoundFile, storage: Entry, depth: int = 0) -> dict:
+    """*storage*'s streams and storages read into a ``chunking.parsers.cfb.Tree``.
+
+    Raises:
+        CompoundError: storages nested deeper than ``_MAX_STORAGE_DEPTH``, or a damaged stream.
+    """
+    if depth > _MAX_STORAGE_DEPTH:
+        raise CompoundError(f"damaged compound file: storages nested more than {_MAX_STORAGE_DEPTH} deep")
     tree: dict = {}
     for entry in compound.children(storage):
-        tree[entry.name] = _tree(compound, entry) if entry.is_storage else compound.read(entry)
+        tree[entry.name] = _tree(compound, entry, depth + 1) if entry.is_storage else compound.read(entry)
     return tree
 
 
-def _tree_size(compound: CompoundFile, storage: Entry) -> int:
-    """The bytes of every stream below *storage*."""
-    return sum(_tree_size(compound, entry) if entry.is_storage else entry.size_bytes
+def _tree_size(compound: CompoundFile, storage: Entry, depth: int = 0) -> int:
+    """The bytes of every stream below *storage* (``_tree``'s bound on depth)."""
+    if depth > _MAX_STORAGE_DEPTH:
+        raise CompoundError(f"damaged compound file: storages nested more than {_MAX_STORAGE_DEPTH} deep")
+    return sum(_tree_size(compound, entry, depth + 1) if entry.is_storage else entry.size_bytes
                for entry in compound.children(storage))
 
 
@@ -343,11 +359,15 @@ def _read_message(compound: CompoundFile, storage: Entry, *, header: int) -> Mes
         if method == 0 and inner is not None and inner.is_storage:  # no method: the storage says which
             method = _EMBEDDED_MESSAGE
         data = compound.child(entry, "__substg1.0_37010102")
-        size = _tree_size(compound, inner) if method == _EMBEDDED_MESSAGE and inner is not None else (
-            data.size_bytes if data is not None else 0)
+        size, damage = (data.size_bytes if data is not None else 0), ""
+        if method == _EMBEDDED_MESSAGE and inner is not None:
+            try:
+                size = _tree_size(compound, inner)
+            except CompoundError as error:  # refused when handed out; the mail's page still names it
+                damage = str(error)
         message.attachments.append(Attachment(
             filename=attached.string(0x3707) or attached.string(0x3704) or attached.string(0x3001),
-            mime_type=attached.string(0x370E), method=method, size_bytes=size, storage=entry))
+            mime_type=attached.string(0x370E), method=method, size_bytes=size, storage=entry, damage=damage))
     return message
 
 

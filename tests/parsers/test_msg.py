@@ -195,3 +195,15 @@ def test_an_attached_message_counts_all_its_streams_against_the_budget():
                                              "(MAX_DECOMPRESSED_BYTES)")]
     [member] = members_of(data)
     assert text_of(member.data) == "# Inner\n\n" + "i" * 5000 + "\n"
+
+
+def test_storages_nested_past_the_bound_refuse_the_attached_message_not_the_mail():
+    nested: dict = {"__properties_version1.0": b"\0" * 24}
+    for _ in range(101):
+        nested = {"deeper": nested}
+    data = outlook_message(subject="S", attachments=[{"name": "Deep", "message": nested},
+                                                     {"filename": "ok.txt", "data": b"ok"}])
+    assert members_of(data) == [
+        Member("attachments/Deep.msg", reason="damaged attachment: damaged compound file: storages nested more than "
+                                              "100 deep"),
+        Member("attachments/ok.txt", b"ok")]

@@ -38,6 +38,10 @@ def test_a_message_is_its_headers_and_body_and_its_attachments_and_attached_mess
                                                      "Attachments: deep.txt\n\nCount the crates.",
         "docs/move.msg/attachments/Fwd: crates.msg/attachments/deep.txt": "Pallets of pumice.",
     }
+    index = services["index"]
+    types = {r.source: r.content_type for did in index.doc_ids() for r in index.records_of(did)[:1]}
+    assert types["docs/move.msg"] == types["docs/move.msg/attachments/Fwd: crates.msg"] == "application/vnd.ms-outlook"
+    assert types["docs/move.msg/attachments/list.txt"] == "text/plain"
     # The message again without the attached message: it and its attachment go, the rest stays.
     (docs / "move.msg").write_bytes(memo("Hello,\r\n\r\nthe move is on.\r\n", [
         {"filename": "list.txt", "data": b"Crates of quartz."}]))
