@@ -64,6 +64,7 @@ class Entry:
     is_storage: bool
     size_bytes: int
     _node: object
+    _names: tuple[str, ...] = ()
 
 
 class CompoundFile:
@@ -105,7 +106,7 @@ class CompoundFile:
 
     def root(self) -> Entry:
         """The root storage."""
-        return Entry("", "", True, 0, self._ole.root)
+        return Entry("", "", True, 0, self._ole.root, ())
 
     def children(self, storage: Entry) -> Iterator[Entry]:
         """The storages and streams directly in *storage*, in directory order."""
@@ -113,7 +114,7 @@ class CompoundFile:
             if kid.entry_type in (_STORAGE, _STREAM):
                 path = f"{storage.path}/{kid.name}" if storage.path else kid.name
                 yield Entry(kid.name, path, kid.entry_type == _STORAGE, kid.size if kid.entry_type == _STREAM else 0,
-                            kid)
+                            kid, (*storage._names, kid.name))
 
     def child(self, storage: Entry, name: str) -> Entry | None:
         """The entry of *storage* named *name* (compared case-insensitively, as [MS-CFB] §2.6.4 compares), or
@@ -137,7 +138,7 @@ class CompoundFile:
         else:
             self._check_chain(self._fat, start, size, self._sectors_in_file, stream.path)
         try:
-            return self._ole.openstream(stream.path.split("/")).read()
+            return self._ole.openstream(list(stream._names)).read()  # names may hold "/"
         except Exception as error:  # noqa: BLE001 - whatever olefile raises, the stream is damaged
             raise CompoundError(f"damaged compound file: {stream.path}: {error}"[:300]) from None
 
