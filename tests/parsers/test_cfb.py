@@ -78,6 +78,36 @@ def test_any_flat_tree_round_trips(tree):
     with CompoundFile(data) as compound:
         entries = list(compound.children(compound.root()))
         assert {e.name: compound.read(e) for e in entries} == tree
+    assert_red_black(data, len(tree))
+
+
+def assert_red_black(data: bytes, count: int) -> None:
+    """The root's children form a red-black tree ordered as [MS-CFB] §2.6.4 says: shorter names first, then by
+    upper-cased name; no red node has a red child; every path down passes the same number of black nodes."""
+    first = struct.unpack_from("<I", data, 48)[0]
+    entries = {}
+    for sid in range(count + 1):
+        offset = sector_offset(first) + 128 * sid  # write_compound's directory sectors are consecutive
+        length = struct.unpack_from("<H", data, offset + 64)[0]
+        color, left, right, child = struct.unpack_from("<BIII", data, offset + 67)
+        entries[sid] = (data[offset:offset + length - 2].decode("utf-16-le"), color, left, right, child)
+
+    def walk(sid: int, parent_red: bool) -> tuple[int, list[str]]:
+        if sid == 0xFFFFFFFF:
+            return 1, []
+        name, color, left, right, _ = entries[sid]
+        red = color == 0
+        assert not (red and parent_red), "a red node with a red child"
+        left_blacks, left_names = walk(left, red)
+        right_blacks, right_names = walk(right, red)
+        assert left_blacks == right_blacks, "black heights differ"
+        return left_blacks + (0 if red else 1), [*left_names, name, *right_names]
+
+    root_child = entries[0][4]
+    assert entries[root_child][1] == 1  # the tree's root is black
+    _, names = walk(root_child, False)
+    key = [(len(name), name.upper()) for name in names]
+    assert key == sorted(key) and len(names) == count
 
 
 def test_a_large_file_takes_difat_sectors():
