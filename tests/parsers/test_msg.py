@@ -207,3 +207,27 @@ def test_storages_nested_past_the_bound_refuse_the_attached_message_not_the_mail
         Member("attachments/Deep.msg", reason="damaged attachment: damaged compound file: storages nested more than "
                                               "100 deep"),
         Member("attachments/ok.txt", b"ok")]
+
+
+def test_the_sender_and_date_fall_back_as_the_specification_orders_them():
+    from chunking.parsers.cfb import write_compound
+
+    def utf16(text: str) -> bytes:
+        return (text + "\0").encode("utf-16-le")
+
+    tree = msg_tree(subject="Fallbacks", body="x")
+    # No PidTagSenderName/SmtpAddress: the sent-representing name with its SMTP-typed address (0x0042, 0x0064,
+    # 0x0065); no submit time: the delivery time (0x0E06), a FILETIME.
+    tree["__substg1.0_0042001F"] = utf16("Desk")
+    tree["__substg1.0_0064001F"] = utf16("SMTP")
+    tree["__substg1.0_0065001F"] = utf16("desk@example.com")
+    ticks = int((MAY_6 - datetime.datetime(1601, 1, 1, tzinfo=datetime.timezone.utc)).total_seconds() * 10**7)
+    tree["__properties_version1.0"] += struct.pack("<IIQ", (0x0E06 << 16) | 0x0040, 2, ticks)
+    assert text_of(write_compound(tree)) == ("# Fallbacks\n\nFrom: Desk <desk@example.com>\n"
+                                             "Date: Mon, 06 May 2024 08:30:00 +0000\n\nx\n")
+    # An Exchange address (type EX, an X.500 name) is no mail address: the name alone.
+    tree = msg_tree(subject="Exchange", body="x")
+    tree["__substg1.0_0C1A001F"] = utf16("Kevin")
+    tree["__substg1.0_0C1E001F"] = utf16("EX")
+    tree["__substg1.0_0C1F001F"] = utf16("/O=EXAMPLE/OU=FIRST/CN=RECIPIENTS/CN=KEVIN")
+    assert text_of(write_compound(tree)) == "# Exchange\n\nFrom: Kevin\n\nx\n"
