@@ -67,10 +67,10 @@ class Member:
 
 
 def iter_members(data: bytes, *, source: str, context: ReadContext) -> Iterator[Member]:
-    """The members of the container *source* (its format's parser: ``archive`` or ``eml``), one at a time.
+    """The members of the container *source* (its format's parser: ``archive``, ``eml`` or ``msg``), one at a time.
 
     Raises:
-        ParseError: the container itself cannot be opened (``not a valid ZIP: …``).
+        ParseError: the container itself cannot be opened (``not a valid ZIP: …``, ``not a valid MSG: …``).
     """
     fmt = format_of(source)
     if fmt is not None and fmt.parser == "archive":
