@@ -20,6 +20,7 @@ splitter adapters and the strategies can all read it.
 
 from __future__ import annotations
 
+import mimetypes
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Mapping
@@ -30,6 +31,7 @@ __all__ = [
     "TITLE_SOURCES", "default_splitter", "extension_of", "format_of", "is_strategy", "splitter_name",
 ]
 __all__ += ["MEMBER_EXTENSIONS", "member_depth", "member_root"]
+__all__ += ["content_type_of"]
 
 #: Where a file declares its own title (``Format.title_source``; read by ``chunking.parsers.titles``):
 #: ``none``; ``pdf-info``, the ``/Title`` of a PDF's document information (PDFium reads it); ``ooxml-core``,
@@ -69,6 +71,8 @@ class Format:
             format's parser under an id below the container's (``mail.eml/attachments/report.pdf``,
             ``project.zip/docs/a.pdf``); the container's own pages are its text (a mail's headers and body) or
             the list of its members (docs/architecture.md#containers).
+        content_type: its MIME type when the standard library's ``mimetypes`` does not know the extension
+            (``""``: it does); ``content_type_of`` answers for any source.
     """
 
     parser: str
@@ -81,6 +85,7 @@ class Format:
     docintel: bool = False
     program_code: bool = False
     members: bool = False
+    content_type: str = ""
 
 
 _TEXT = Format("text", "sentence")
@@ -155,6 +160,10 @@ FORMATS.update({
     # ZIP archive (its page lists the members; each member is a document of its own).
     ".eml": Format("eml", "sentence", headings=True, members=True),
     ".zip": Format("archive", "sentence", members=True),
+})
+# Outlook messages: a container as a .eml mail is, read from its compound file ([MS-OXMSG]).
+FORMATS.update({
+    ".msg": Format("msg", "sentence", headings=True, members=True, content_type="application/vnd.ms-outlook"),
 })
 
 #: Lower-case file extensions, with the dot, that are parsed and indexed.
@@ -233,3 +242,11 @@ def is_strategy(name: str) -> bool:
     base = name[: -len(ENRICH_SUFFIX)] if name.endswith(ENRICH_SUFFIX) else name
     return base in STRATEGY_NAMES or base != name
 
+
+def content_type_of(source: str) -> str:
+    """The MIME type of *source* by its name: the format table's when it names one (``.msg`` →
+    ``application/vnd.ms-outlook``), else the standard library's guess (``mimetypes``), else ``""``."""
+    fmt = format_of(source)
+    if fmt is not None and fmt.content_type:
+        return fmt.content_type
+    return mimetypes.guess_type(source.replace("\\", "/"))[0] or ""

@@ -14,6 +14,7 @@ from chunking.formats import (
     SUPPORTED_EXTENSIONS,
     TITLE_SOURCES,
     Format,
+    content_type_of,
     format_of,
     splitter_name,
 )
@@ -82,6 +83,7 @@ EXPECTED_TABLE.update({
     ".eml": ("eml", "sentence", "none", "hm"),
     ".zip": ("archive", "sentence", "none", "m"),
 })
+EXPECTED_TABLE.update({".msg": ("msg", "sentence", "none", "hm")})
 
 
 def test_every_row_of_the_format_table_column_by_column():
@@ -222,3 +224,12 @@ def test_new_code_and_text_rows_reach_their_splitters():
     assert [c.text for c in rows] == ["id\tname\n1\talpha", "id\tname\n2\tbeta"]
     assert [splitter_for(f"x{ext}", Settings()).name for ext in (".sql", ".yaml", ".xml", ".log", ".tex", ".tsx")] == [
         "sentence", "sentence", "sentence", "sentence", "code:latex", "code:ts"]
+
+
+@pytest.mark.parametrize(("source", "content_type"), [("in/mail.MSG", "application/vnd.ms-outlook"),
+                                                      ("a.pdf", "application/pdf"), ("x.eml", "message/rfc822"),
+                                                      ("README", "")])
+def test_content_type_from_the_table_else_the_standard_guess(source, content_type):
+    assert content_type_of(source) == content_type
+    # Only formats the standard library does not know name their type in the table.
+    assert [ext for ext, fmt in FORMATS.items() if fmt.content_type] == [".msg"]

@@ -11,12 +11,12 @@ alone is applied to the stored chunks by a field update, without parsing or embe
 from __future__ import annotations
 
 import datetime as dt
-import mimetypes
 from pathlib import Path
 from typing import Mapping, Sequence
 
 from chunking.documents.language import detect_language
 from chunking.documents.titles import document_title
+from chunking.formats import content_type_of
 from chunking.model import DocumentFields, Page, SourceProperties, acl_values, iso_utc
 
 __all__ = ["configured_fields", "document_fields", "file_properties", "settings_source_fields", "source_fields"]
@@ -46,7 +46,7 @@ def source_fields(properties: SourceProperties, *, source: str, metadata_fields:
     groups = properties.acl_groups
     content_type = properties.content_type
     if not content_type or content_type == "application/octet-stream":
-        content_type = mimetypes.guess_type(source.replace("\\", "/"))[0] or content_type
+        content_type = content_type_of(source) or content_type
     return {
         "storage_url": properties.storage_url,
         "content_type": content_type,
@@ -97,7 +97,7 @@ def file_properties(path: Path) -> SourceProperties:
     stat = path.stat()
     return SourceProperties(
         storage_url=path.resolve().as_uri(),
-        content_type=mimetypes.guess_type(path.name)[0] or "",
+        content_type=content_type_of(path.name),
         last_modified=iso_utc(dt.datetime.fromtimestamp(stat.st_mtime, dt.timezone.utc)),
         size_bytes=stat.st_size,
     )

@@ -23,6 +23,7 @@ from chunking.formats import FORMATS, SUPPORTED_EXTENSIONS, extension_of, format
 from chunking.model import Page
 from chunking.parsers import docx, html, image, json, pdf, pptx, text, xlsx
 from chunking.parsers import archive, eml, epub, odf, rtf, xls
+from chunking.parsers import msg
 from chunking.parsers._common import ParseError, ReadContext, UnsupportedFileType
 from chunking.parsers.furniture import FurnitureKeys
 
@@ -36,6 +37,7 @@ _MODULES: dict[str, _Parser] = {"pdf": pdf.parse, "docx": docx.parse, "html": ht
                                 "text": text.parse, "pptx": pptx.parse, "xlsx": xlsx.parse, "image": image.parse}
 _MODULES.update({"epub": epub.parse, "odf": odf.parse, "rtf": rtf.parse, "xls": xls.parse, "eml": eml.parse,
                  "archive": archive.parse})
+_MODULES.update({"msg": msg.parse})
 _PARSERS: dict[str, _Parser] = {ext: _MODULES[fmt.parser] for ext, fmt in FORMATS.items()}
 
 _MAX_DETAIL_CHARS = 300  # of a library's error message quoted in a reason, to keep ledger entries short

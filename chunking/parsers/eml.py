@@ -19,7 +19,7 @@ and the body of an encrypted or signed-only mail (S/MIME, PGP: its parts are not
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesParser
@@ -29,7 +29,7 @@ from chunking.parsers import html
 from chunking.parsers._common import ParseError, ReadContext, decode_text, normalize_newlines, pages_from_texts
 from chunking.parsers.members import attachment_names
 
-__all__ = ["parse"]
+__all__ = ["html_body", "mail_text", "parse", "plain_body"]
 
 _HEADERS = ("From", "To", "Cc", "Date")
 _HASH_LINE = re.compile(r"^([ \t]*)#", re.MULTILINE)
@@ -46,20 +46,41 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
     message = BytesParser(policy=policy.default).parsebytes(data)
     if not isinstance(message, EmailMessage) or not message.keys():
         raise ParseError(source, "not a mail: no header lines")
-    subject = " ".join(str(message.get("Subject", "") or "").split()) or "(no subject)"
-    lines = []
-    for name in _HEADERS:
-        value = message.get(name)
-        if value:
-            lines.append(f"{name}: {' '.join(str(value).split())}")
-    attachments = list(message.iter_attachments())
-    if attachments:
-        lines.append("Attachments: " + ", ".join(attachment_names(attachments)))
+    headers = [(name, str(message.get(name) or "")) for name in _HEADERS]
+    attachments = attachment_names(list(message.iter_attachments()))
     body = _body(message, source=source, context=context)
+    return pages_from_texts([mail_text(str(message.get("Subject", "") or ""), headers, attachments, body)])
+
+
+def mail_text(subject: str, headers: Iterable[tuple[str, str]], attachments: list[str], body: str) -> str:
+    """A mail's page, for every mail format (``.eml``, ``.msg``): ``# <subject>`` (``# (no subject)``), a blank
+    line, the non-empty *headers* as ``Name: value`` lines (blanks of a value made single spaces), an
+    ``Attachments:`` line naming *attachments* when there are any, a blank line and the *body* (``plain_body`` or
+    ``html_body``)."""
+    subject = " ".join(subject.split()) or "(no subject)"
+    lines = [f"{name}: {' '.join(value.split())}" for name, value in headers if value and value.strip()]
+    if attachments:
+        lines.append("Attachments: " + ", ".join(attachments))
     text = f"# {subject}\n" + ("\n" + "\n".join(lines) + "\n" if lines else "")
     if body:
         text += "\n" + body + "\n"
-    return pages_from_texts([text])
+    return text
+
+
+def plain_body(text: str) -> str:
+    """A plain-text body as a mail's page holds it: newlines normalised, a line opening with ``#`` escaped
+    (``\\#``: only the subject is a heading), quoted lines kept with their ``>``, trailing blanks of lines and
+    runs of blank lines removed."""
+    return _tidy(_HASH_LINE.sub(r"\1\\#", normalize_newlines(text)))
+
+
+def html_body(raw: bytes, *, source: str, context: ReadContext) -> str:
+    """An HTML body rendered by the HTML parser (``chunking.parsers.html``: headings, lists, tables, quotes)."""
+    return _tidy("".join(page.text for page in html.parse(raw, source=source, context=context)))
+
+
+def _tidy(text: str) -> str:
+    return _BLANK_LINES.sub("\n\n", "\n".join(line.rstrip() for line in text.strip("\n").split("\n")))
 
 
 def _body(message: EmailMessage, *, source: str, context: ReadContext) -> str:
@@ -67,10 +88,6 @@ def _body(message: EmailMessage, *, source: str, context: ReadContext) -> str:
     if part is None:
         return ""
     raw = part.get_payload(decode=True) or b""
-    charset = part.get_content_charset()
     if part.get_content_type() == "text/html":
-        text = "".join(page.text for page in html.parse(raw, source=source, context=context))
-    else:
-        text = normalize_newlines(decode_text(raw, source=source, declared=charset, note=context.note))
-        text = _HASH_LINE.sub(r"\1\\#", text)
-    return _BLANK_LINES.sub("\n\n", "\n".join(line.rstrip() for line in text.strip("\n").split("\n")))
+        return html_body(raw, source=source, context=context)
+    return plain_body(decode_text(raw, source=source, declared=part.get_content_charset(), note=context.note))

@@ -40,7 +40,7 @@ class Limits:
 
     Attributes:
         max_decompressed_bytes: bytes one document may inflate to: the members of a ZIP package (DOCX) added
-            up, or a PDF's compressed non-image streams added up.
+            up, or a PDF's compressed non-image streams added up; an Outlook message's attachments added up.
         max_pages: PDF pages.
         max_page_chars: characters of one PDF page's text.
         max_document_chars: characters of the document's text (all pages).
@@ -96,6 +96,10 @@ class Limits:
 
     def archive_members_reason(self) -> str:
         return f"past the first {self.max_archive_members} members of its container (MAX_ARCHIVE_MEMBERS)"
+
+    def attachments_reason(self) -> str:
+        return (f"the mail's attachments up to this one add up past {_size(self.max_decompressed_bytes)} "
+                f"(MAX_DECOMPRESSED_BYTES)")
 
     def seconds_reason(self) -> str:
         return f"stage 1 took longer than {self.stage1_max_seconds} s (STAGE1_MAX_SECONDS)"

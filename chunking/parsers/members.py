@@ -14,6 +14,14 @@ A mail's attachments (RFC 5322 and MIME, RFC 2045-2046, read by the standard lib
 its default policy) are the parts ``EmailMessage.iter_attachments`` gives: named by their ``filename`` (its last
 path segment; ``attachment-N`` with the extension of their content type when unnamed; ``name (2).pdf`` for a
 second of the same name); an attached message (``message/rfc822``) is a ``.eml`` member of its own.
+
+An Outlook message's attachments ([MS-OXMSG], read by ``chunking.parsers.outlook``) are named the same way from
+their long file name (else short file name, else display name) and MIME tag; an attached message (attach method
+5) is a ``.msg`` member of its own, re-rooted as a compound file (``outlook.attachment_file``), and so a container
+nested one level deeper. One is refused, the others going on, when its stream is damaged (a FAT cycle, a sector past
+the end of the file), when it is an OLE object or a link to a file outside the mail, when the attachments read
+before it and it add up past ``MAX_DECOMPRESSED_BYTES`` (its declared size is compared before anything is read),
+or past the deadline; past ``MAX_ARCHIVE_MEMBERS`` the rest are not read, and a note says how many.
 """
 
 from __future__ import annotations
@@ -31,8 +39,11 @@ from email.parser import BytesParser
 
 from chunking.formats import extension_of, format_of
 from chunking.parsers._common import ParseError, ReadContext
+from chunking.parsers.cfb import CompoundError
+from chunking.parsers.outlook import Attachment, attachment_file, open_message
 
 __all__ = ["Member", "attachment_names", "iter_members", "mail_attachments", "zip_members"]
+__all__ += ["member_names", "outlook_attachment_names", "outlook_attachments"]
 
 _PIECE_BYTES = 1 << 20
 _ENCRYPTED = 0x1
@@ -56,16 +67,18 @@ class Member:
 
 
 def iter_members(data: bytes, *, source: str, context: ReadContext) -> Iterator[Member]:
-    """The members of the container *source* (its format's parser: ``archive`` or ``eml``), one at a time.
+    """The members of the container *source* (its format's parser: ``archive``, ``eml`` or ``msg``), one at a time.
 
     Raises:
-        ParseError: the container itself cannot be opened (``not a valid ZIP: …``).
+        ParseError: the container itself cannot be opened (``not a valid ZIP: …``, ``not a valid MSG: …``).
     """
     fmt = format_of(source)
     if fmt is not None and fmt.parser == "archive":
         return zip_members(data, source=source, context=context)
     if fmt is not None and fmt.parser == "eml":
         return mail_attachments(data, source=source, context=context)
+    if fmt is not None and fmt.parser == "msg":
+        return outlook_attachments(data, source=source, context=context)
     return iter(())
 
 
@@ -171,20 +184,25 @@ def mail_attachments(data: bytes, *, source: str, context: ReadContext) -> Itera
 
 
 def attachment_names(parts: list) -> list[str]:
-    """A name for each attachment part: its file name's last segment, else ``attachment-N`` with its content
-    type's extension; a repeated name gets `` (2)``, `` (3)``… before its extension."""
+    """A name for each attachment part of a MIME mail (``member_names``); an attached message is a ``.eml``."""
+    return member_names([(part.get_filename() or "", part.get_content_type(),
+                          ".eml" if part.get_content_type() == "message/rfc822" else "") for part in parts])
+
+
+def member_names(attachments: list[tuple[str, str, str]]) -> list[str]:
+    """A name for each attachment of a mail, given as (its file name, its content type, the extension of an
+    attached message or ``""``): its file name's last segment, else ``attachment-N`` with the extension of its
+    content type (or of an attached message); an attached message whose name does not end in that extension gets
+    it appended (its bytes are a mail, whatever its name says); a repeated name gets `` (2)``, `` (3)``… before its extension."""
     names: list[str] = []
     taken: set[str] = set()
-    for number, part in enumerate(parts, start=1):
-        raw = part.get_filename() or ""
+    for number, (raw, content_type, message_extension) in enumerate(attachments, start=1):
         name = _UNPRINTABLE.sub("", raw.replace("\\", "/").split("/")[-1]).strip().strip(".") if raw else ""
         if not name:
-            content_type = part.get_content_type()
-            extension = ".eml" if content_type == "message/rfc822" else (
-                mimetypes.guess_extension(content_type) or ".bin")
-            name = f"attachment-{number}{extension}"
-        elif part.get_content_type() == "message/rfc822" and format_of(name) is None:
-            name += ".eml"
+            extension = message_extension or (mimetypes.guess_extension(content_type) if content_type else None)
+            name = f"attachment-{number}{extension or '.bin'}"
+        elif message_extension and extension_of(name) != message_extension:
+            name += message_extension
         stem, dot, extension = name.rpartition(".") if "." in name else (name, "", "")
         candidate, copy = name, 2
         while candidate.lower() in taken:
@@ -193,6 +211,47 @@ def attachment_names(parts: list) -> list[str]:
         taken.add(candidate.lower())
         names.append(candidate)
     return names
+
+
+def outlook_attachments(data: bytes, *, source: str, context: ReadContext) -> Iterator[Member]:
+    """The attachments of an Outlook message, in the order of their storages (module docstring).
+
+    Raises:
+        ParseError: the message cannot be opened (``not a valid MSG: …``, ``chunking.parsers.outlook``).
+    """
+    limits = context.limits
+    with open_message(data, source=source) as (compound, message):
+        attachments = message.attachments
+        budget = limits.max_decompressed_bytes
+        for number, (name, attachment) in enumerate(zip(outlook_attachment_names(attachments), attachments),
+                                                    start=1):
+            if number > limits.max_archive_members:
+                context.note(f"{len(attachments) - limits.max_archive_members} attachments not read: "
+                             f"{limits.archive_members_reason()}")
+                return
+            label = f"attachments/{name}"
+            if context.deadline is not None and context.deadline.expired():
+                yield Member(label, reason=limits.seconds_reason())
+                continue
+            if attachment.size_bytes > budget:
+                yield Member(label, reason=limits.attachments_reason())
+                continue
+            try:
+                payload = attachment_file(compound, attachment)
+            except CompoundError as error:
+                yield Member(label, reason=f"damaged attachment: {error}")
+                continue
+            except ValueError as error:
+                yield Member(label, reason=str(error))
+                continue
+            budget -= len(payload)
+            yield Member(label, payload)
+
+
+def outlook_attachment_names(attachments: list[Attachment]) -> list[str]:
+    """A name for each attachment of an Outlook message (``member_names``); an attached message is a ``.msg``."""
+    return member_names([(attachment.filename, attachment.mime_type, ".msg" if attachment.is_message else "")
+                         for attachment in attachments])
 
 
 def _part_bytes(part) -> bytes:

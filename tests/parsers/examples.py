@@ -210,6 +210,25 @@ EXAMPLES = (
 )
 
 
+def _msg() -> bytes:
+    import datetime
+
+    from tests.parsers.made import outlook_message
+
+    return outlook_message(
+        subject="Depot keys", sender=("Alex", "alex@example.com"), recipients=[(1, "Ops", "ops@example.com")],
+        date=datetime.datetime(2024, 5, 3, 9, 0, tzinfo=datetime.timezone.utc),
+        body="The keys are at the front desk.\r\n\r\nFrom: Sam\r\nSent: Thursday\r\n> Where are the keys?\r\n",
+        attachments=[{"filename": "keys.txt", "data": b"Key 1: gate. Key 2: office."}])
+
+
+EXAMPLES = (
+    *EXAMPLES,
+    Example("Outlook message (laid out as a mail; its attachment `keys.txt` is a document of its own)", "keys.msg",
+            _msg),
+)
+
+
 def chunks_of(example: Example) -> list[tuple[int, str, int, tuple[str, ...], str]]:
     """``(page, kind, tokens, headings, content)`` of each record stage 1 makes of *example* (page 1-based)."""
     env = dict(example.env)

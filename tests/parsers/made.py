@@ -1,8 +1,10 @@
 """Small documents of the formats without a writer among the dependencies (EPUB, OpenDocument, RTF), made by the
-tests from their specifications' minimal layouts, and .xls workbooks made with xlwt."""
+tests from their specifications' minimal layouts, .xls workbooks made with xlwt, and Outlook messages (.msg)
+written as compound files by ``chunking.parsers.cfb``."""
 
 from __future__ import annotations
 
+import datetime
 import io
 import struct
 import zipfile
@@ -129,3 +131,103 @@ def flag_encrypted(data: bytes, name: str) -> bytes:
             return bytes(out)
         central = out.find(b"PK\x01\x02", central + 4)
     raise ValueError(name)
+
+
+# Outlook messages ([MS-OXMSG]): a message's storages and streams, written as a compound file by
+# chunking.parsers.cfb.write_compound (read back by olefile in the tests of tests/parsers/test_cfb.py).
+
+_PT_LONG, _PT_TIME, _PT_STRING8, _PT_UNICODE, _PT_BINARY = 0x0003, 0x0040, 0x001E, 0x001F, 0x0102
+
+
+def msg_tree(*, subject: str | None = None, sender: tuple[str, str] | None = None,
+             recipients: list[tuple[int, str, str]] = (), date=None, body: str | None = None,
+             html: bytes | str | None = None, rtf: bytes | None = None, unicode: bool = True,
+             code_page: int | None = None, internet_code_page: int | None = None,
+             attachments: list[dict] = (), display_to: str | None = None, embedded: bool = False) -> dict:
+    """The storage tree of one message ([MS-OXMSG] §2.1-§2.4): its property stream (a 32-byte header, 24 when
+    *embedded*), its strings as ``__substg1.0_<id><type>`` streams (``PtypString`` when *unicode*, else
+    ``PtypString8`` in *code_page*, default Windows-1252), recipients ``(type, name, smtp address)`` (1 To, 2 Cc,
+    3 Bcc) and attachments: ``{"filename", "data", "mime", "method"}``, or ``{"name", "message": msg_tree(…,
+    embedded=True)}`` for an attached message."""
+    codec = f"cp{code_page}" if code_page else "cp1252"
+    tree: dict = {}
+    fixed: list[tuple[int, int, bytes]] = []
+
+    def string(prop: int, value: str, into: dict, props: list) -> None:
+        kind = _PT_UNICODE if unicode else _PT_STRING8
+        data = (value + "\0").encode("utf-16-le") if unicode else value.encode(codec) + b"\0"
+        into[f"__substg1.0_{prop:04X}{kind:04X}"] = data
+        props.append((prop, kind, struct.pack("<II", len(data), 0)))
+
+    if subject is not None:
+        string(0x0037, subject, tree, fixed)
+    if sender is not None:
+        string(0x0C1A, sender[0], tree, fixed)
+        string(0x5D01, sender[1], tree, fixed)
+    if display_to is not None:
+        string(0x0E04, display_to, tree, fixed)
+    if date is not None:
+        ticks = int((date - _FILETIME_EPOCH).total_seconds() * 10_000_000)
+        fixed.append((0x0039, _PT_TIME, struct.pack("<Q", ticks)))
+    if code_page is not None:
+        fixed.append((0x3FFD, _PT_LONG, struct.pack("<iI", code_page, 0)))
+    if internet_code_page is not None:
+        fixed.append((0x3FDE, _PT_LONG, struct.pack("<iI", internet_code_page, 0)))
+    if body is not None:
+        string(0x1000, body, tree, fixed)
+    if isinstance(html, bytes):
+        tree["__substg1.0_10130102"] = html
+        fixed.append((0x1013, _PT_BINARY, struct.pack("<II", len(html), 0)))
+    elif isinstance(html, str):
+        string(0x1013, html, tree, fixed)
+    if rtf is not None:
+        tree["__substg1.0_10090102"] = rtf
+        fixed.append((0x1009, _PT_BINARY, struct.pack("<II", len(rtf), 0)))
+    for number, (kind, name, address) in enumerate(recipients):
+        storage: dict = {}
+        props = [(0x0C15, _PT_LONG, struct.pack("<iI", kind, 0))]
+        string(0x3001, name, storage, props)
+        string(0x39FE, address, storage, props)
+        storage["__properties_version1.0"] = _property_stream(props, header=8)
+        tree[f"__recip_version1.0_#{number:08X}"] = storage
+    for number, attachment in enumerate(attachments):
+        storage = {}
+        if "message" in attachment:
+            props = [(0x3705, _PT_LONG, struct.pack("<iI", 5, 0))]
+            string(0x3001, attachment["name"], storage, props)
+            storage["__substg1.0_3701000D"] = attachment["message"]
+        else:
+            props = [(0x3705, _PT_LONG, struct.pack("<iI", attachment.get("method", 1), 0))]
+            if attachment.get("filename"):
+                string(0x3707, attachment["filename"], storage, props)
+            if attachment.get("mime"):
+                string(0x370E, attachment["mime"], storage, props)
+            if "data" in attachment:
+                storage["__substg1.0_37010102"] = attachment["data"]
+                props.append((0x3701, _PT_BINARY, struct.pack("<II", len(attachment["data"]), 0)))
+        storage["__properties_version1.0"] = _property_stream(props, header=8)
+        tree[f"__attach_version1.0_#{number:08X}"] = storage
+    header = struct.pack("<8xIIII", len(recipients), len(attachments), len(recipients), len(attachments))
+    tree["__properties_version1.0"] = _property_stream(fixed, header=24 if embedded else 32, prefix=header)
+    if not embedded:
+        tree["__nameid_version1.0"] = {"__substg1.0_00020102": b"", "__substg1.0_00030102": b"",
+                                       "__substg1.0_00040102": b""}
+    return tree
+
+
+def outlook_message(**fields) -> bytes:
+    """A ``.msg`` file of ``msg_tree(**fields)``."""
+    from chunking.parsers.cfb import write_compound
+
+    return write_compound(msg_tree(**fields))
+
+
+def _property_stream(props: list[tuple[int, int, bytes]], *, header: int, prefix: bytes = b"") -> bytes:
+    """A property stream: *header* bytes (*prefix*, zero-padded), then one 16-byte entry per property (tag, flags
+    2 = readable, the 8-byte value; [MS-OXMSG] §2.4.2)."""
+    head = prefix[:header].ljust(header, b"\0")
+    return head + b"".join(struct.pack("<II", (prop << 16) | kind, 2) + value.ljust(8, b"\0")
+                           for prop, kind, value in props)
+
+
+_FILETIME_EPOCH = datetime.datetime(1601, 1, 1, tzinfo=datetime.timezone.utc)

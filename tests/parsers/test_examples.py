@@ -13,8 +13,8 @@ def test_the_documented_examples_are_what_the_code_makes_now():
 def test_every_format_has_an_example():
     sources = [example.source for example in EXAMPLES]
     assert sorted(source.rsplit(".", 1)[1] for source in sources) == [
-        "cs", "csv", "docx", "eml", "epub", "html", "json", "md", "odt", "pdf", "pdf", "png", "pptx", "rtf", "txt", "xls",
-        "xlsx"]
+        "cs", "csv", "docx", "eml", "epub", "html", "json", "md", "msg", "odt", "pdf", "pdf", "png", "pptx", "rtf", "txt",
+        "xls", "xlsx"]
     assert [e.source for e in EXAMPLES if e.layout is not None] == ["report.pdf", "delivery.png"]
 
 

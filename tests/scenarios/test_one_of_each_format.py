@@ -1,6 +1,7 @@
 """A folder with one file of each format this pipeline reads besides the long-standing ones (EPUB, OpenDocument,
-RTF, XLS, TSV, code, SQL, a mail with attachments, a ZIP archive), each holding a marker word on a known page or
-member: after ``chunking ingest`` every marker is found, and its best hit cites the right page or member."""
+RTF, XLS, TSV, code, SQL, a mail with attachments, an Outlook message with an attached message, a ZIP archive), each
+holding a marker word on a known page or member: after ``chunking ingest`` every marker is found, and its best hit
+cites the right page or member."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from chunking.ledger import Ledger, LocalLedgerStore
 from chunking.pipeline.ingest import collect_files, ingest_files
 from chunking.retrieval import search
 from chunking.settings import Settings
-from tests.parsers.made import epub, odf, rtf, xls
+from tests.parsers.made import epub, msg_tree, odf, outlook_message, rtf, xls
 
 
 def _pdf(pages: list[str]) -> bytes:
@@ -87,6 +88,21 @@ MARKERS = {
     "bison": "docs/project.zip/inner/readme.md",
     "heron": "docs/project.zip/inner/story.epub#page=1",
 }
+
+
+# An Outlook message: its body, an attachment, and an attached message (a .msg of its own) with an attachment.
+FILES["memo.msg"] = lambda: outlook_message(
+    subject="Herd count", sender=("Ana", "ana@example.com"), body="A walrus hauled out on the beach.",
+    attachments=[{"filename": "tally.rtf", "data": rtf(r"{\pard Nine yaks in the barn.\par}")},
+                 {"name": "Fwd: sightings", "message": msg_tree(
+                     subject="Sightings", body="A vicuna grazed at dawn.", embedded=True,
+                     attachments=[{"filename": "log.txt", "data": b"One tamarin called."}])}])
+MARKERS.update({
+    "walrus": "docs/memo.msg",
+    "yaks": "docs/memo.msg/attachments/tally.rtf",
+    "vicuna": "docs/memo.msg/attachments/Fwd: sightings.msg",
+    "tamarin": "docs/memo.msg/attachments/Fwd: sightings.msg/attachments/log.txt",
+})
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,7 @@ from pathlib import Path
 from chunking.app.cli import status
 from chunking.app.cli.arguments import metadata_item
 from chunking.app.cli.output import fail, plural
+from chunking.formats import content_type_of
 from chunking.pipeline.ingest import collect_files
 from chunking.storage import blob_service, ensure_reachable, storage_error
 
@@ -64,11 +65,9 @@ def blob_names(paths: list[Path], prefix: str = "", cwd: Path | None = None) -> 
 
 def _content_settings(name: str):
     """The blob's content type, guessed from its name (the index's ``content_type``), or ``None``."""
-    import mimetypes
-
     from azure.storage.blob import ContentSettings
 
-    guessed = mimetypes.guess_type(name)[0]
+    guessed = content_type_of(name)
     return ContentSettings(content_type=guessed) if guessed else None
 
 
