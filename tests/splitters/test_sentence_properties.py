@@ -102,6 +102,12 @@ SMALL_CAPS = st.fixed_dictionaries({
 @example(pages=[Page(0, 0, "continues in lower case "), Page(1, 24, "一" * 148 + "River river. "),
                 Page(2, 185, ""), Page(3, 185, "")],
          caps={"max_tokens": 8, "max_chars": 50, "max_figure_tokens": 40, "semantic_overlap_percent": 10})
+# A chunk cut again at its final measurement ("install 3.10.4\n`" over 8 tokens): its first piece, "install",
+# was the whole look-ahead of the chunk before it.
+@example(pages=[Page(0, 0, "`sh\npyenv install 3.10.4\n`")],
+         caps={"max_tokens": 8, "max_chars": 50, "max_figure_tokens": 40, "semantic_overlap_percent": 10})
+@example(pages=[Page(0, 0, "。unstable 版对开发者调试软件包合适，但对普通的桌面使用而言，")],
+         caps={"max_tokens": 16, "max_chars": 100, "max_figure_tokens": 40, "semantic_overlap_percent": 25})
 def test_invariants_with_small_caps(pages, caps):
     splitter = SentenceTextSplitter(**caps)
     chunks = check_determinism(splitter, pages)

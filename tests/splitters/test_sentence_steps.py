@@ -214,6 +214,28 @@ def test_step10_token_count_is_exact_after_look_ahead():
         assert c.token_count == tokens(c.text)
 
 
+
+@pytest.mark.parametrize(
+    "text, max_tokens, expected",
+    [
+        # "`sh\npyenv install" (look-ahead " install") before "install 3.10.4\n`", which is then cut again at its
+        # exact count: its first piece, "install", was no longer than the look-ahead before it.
+        ("`sh\npyenv install 3.10.4\n`", 8, [
+            ("`sh\npyenv", 0, 9, 0, 0, 5, 0, "text"),
+            ("install", 10, 17, 0, 0, 1, 0, "text"),
+            ("3.10.4\n`", 18, 26, 0, 0, 7, 0, "text"),
+        ]),
+        ("。unstable 版对开发者调试软件包合适，但对普通的桌面使用而言，", 16, [
+            ("。", 0, 1, 0, 0, 1, 0, "text"),
+            ("unstable", 1, 9, 0, 0, 2, 0, "text"),
+            ("版对开发者调试软件包合适，", 10, 23, 0, 0, 14, 0, "text"),
+            ("但对普通的桌面使用而言，", 23, 35, 0, 0, 13, 0, "text"),
+        ]),
+    ],
+)
+def test_step10_a_chunk_cut_again_is_not_only_the_look_ahead_before_it(text, max_tokens, expected):
+    assert rows(split(text, max_tokens=max_tokens)) == expected
+
 # ---- required improvements ------------------------------------------------------------------------------------
 
 
