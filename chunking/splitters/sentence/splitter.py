@@ -390,13 +390,15 @@ class SentenceTextSplitter:
             caption = self._caption_before(text, builder) if builder is not None else None
             room = budget - caption[2] - 2 if caption is not None else budget
             parts = split_figure(text, fs, fe, budget=budget, boundaries=self._boundaries,
-                                 count=self._measure.count, count_within=self._measure.count_within)
+                                 count=self._measure.count, count_within=self._measure.count_within,
+                                 additive=not self._measure.injected)
             if caption is not None and _NON_SPACE.search(text, builder[1], caption[0]) and is_runt(
                     builder[3] - caption[2], caption[0] - builder[1], cfg.max_tokens, cfg.max_chars):
                 caption = None  # the prose before it would be left a runt
             if caption is not None and room >= budget // 2:
                 roomy = split_figure(text, fs, fe, budget=room, boundaries=self._boundaries,
-                                     count=self._measure.count, count_within=self._measure.count_within)
+                                     count=self._measure.count, count_within=self._measure.count_within,
+                                     additive=not self._measure.injected)
                 if len(roomy) == len(parts):  # the caption costs no extra part
                     parts = roomy
                 else:
