@@ -154,10 +154,12 @@ def check_invariants(pages: Sequence[Page], chunks: Sequence[Chunk], config: Sen
             # repairs may shorten the chunks that carry them, so their current lengths bound nothing).
             o = int(2 * frac * hard_chars)
             assert prev.char_end - nxt.char_start <= 2 * o, f"chunks {i}/{i + 1} overlap too much"
-    # 13. no chunk is only what the previous chunk's look-ahead already holds
+    # 13. no chunk is only what the previous chunk's look-ahead already holds: the look-ahead is shorter
     for i, (prev, nxt) in enumerate(zip(chunks, chunks[1:])):
         if prev.overlap_chars and nxt.kind == "text":
             assert prev.text[len(prev.own_text):].strip() != nxt.own_text, f"chunk {i + 1} repeats a look-ahead"
+            assert len(no_ws(prev.text[len(prev.own_text):])) < len(no_ws(nxt.own_text)), \
+                f"chunk {i + 1} is no longer than the look-ahead before it"
     # 7. coverage
     covered = _merge(spans)
     for p in pages:

@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from chunking.model import Page
 from chunking.splitters import SentenceTextSplitter
-from tests.splitters.sentence_invariants import check_determinism, check_invariants
+from chunking.splitters.sentence.figures import _RowRuns
+from tests.splitters.sentence_invariants import check_determinism, check_invariants, tokens
 
 PROPERTY_SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -102,6 +103,12 @@ SMALL_CAPS = st.fixed_dictionaries({
 @example(pages=[Page(0, 0, "continues in lower case "), Page(1, 24, "一" * 148 + "River river. "),
                 Page(2, 185, ""), Page(3, 185, "")],
          caps={"max_tokens": 8, "max_chars": 50, "max_figure_tokens": 40, "semantic_overlap_percent": 10})
+# A chunk cut again at its final measurement ("install 3.10.4\n`" over 8 tokens): its first piece, "install",
+# was the whole look-ahead of the chunk before it.
+@example(pages=[Page(0, 0, "`sh\npyenv install 3.10.4\n`")],
+         caps={"max_tokens": 8, "max_chars": 50, "max_figure_tokens": 40, "semantic_overlap_percent": 10})
+@example(pages=[Page(0, 0, "。unstable 版对开发者调试软件包合适，但对普通的桌面使用而言，")],
+         caps={"max_tokens": 16, "max_chars": 100, "max_figure_tokens": 40, "semantic_overlap_percent": 25})
 def test_invariants_with_small_caps(pages, caps):
     splitter = SentenceTextSplitter(**caps)
     chunks = check_determinism(splitter, pages)
@@ -172,3 +179,26 @@ def test_look_ahead_shrink_lengths_match_the_step_by_step_rule(prefix):
             expected.append(len(rest))
             rest = repair.shrink(rest)
         assert repair._shrink_lengths(text) == expected
+
+
+CELL_TEXT = st.lists(st.sampled_from(WORDS + list(HANZI[:12]) + [" ", "  ", "\n", "3.5", "&amp;", "é", "😀", "-"]),
+                     max_size=6).map("".join)
+ROW = st.builds(lambda attrs, cells, close: f"<tr{attrs}>{''.join(cells)}</tr{close}>",
+                st.sampled_from(["", ' class="x"']),
+                st.lists(st.builds(lambda tag, span, text: f"<{tag}{span}>{text}</{tag}>", st.sampled_from(["td", "th"]),
+                                   st.sampled_from(["", ' rowspan="2"']), CELL_TEXT), min_size=1, max_size=4),
+                st.sampled_from(["", " "]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(groups=st.lists(ROW, min_size=1, max_size=6), data=st.data())
+def test_table_row_runs_count_exactly_what_encoding_the_joined_rows_counts(groups, data):
+    # Step 5 counts each row of a table once and a run of rows by addition (docs/splitters.md#performance);
+    # every run, between any wrapper, must count what encoding it whole counts.
+    runs = _RowRuns.of(groups, tokens)
+    assert runs is not None and runs.group_tokens == [tokens(g) for g in groups]
+    i = data.draw(st.integers(0, len(groups) - 1))
+    j = data.draw(st.integers(i + 1, len(groups)))
+    prefix = data.draw(st.sampled_from(["", "<figure><table>", "<figure><figcaption>Caption 中</figcaption><table>"]))
+    suffix = data.draw(st.sampled_from(["", "</table></figure>", "</table>\n</figure>"]))
+    assert runs.tokens(prefix, i, j, suffix) == tokens(prefix + "".join(groups[i:j]) + suffix)

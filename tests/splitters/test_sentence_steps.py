@@ -16,6 +16,7 @@ import pytest
 from chunking.model import Chunk, Page
 from chunking.splitters import SentenceSplitterConfig, SentenceTextSplitter
 from chunking.splitters.sentence.boundaries import Boundaries, is_heading_like, join_separator
+from chunking.splitters.sentence.oversize import _longest_fitting
 from tests.splitters.sentence_invariants import check_invariants, pages, rows, tokens
 
 # 498 distinct common ideographs, each about one token: unpunctuated CJK
@@ -111,6 +112,28 @@ def test_step4_hard_cut_never_separates_a_combining_mark():
     assert all(c.text[0] == "e" for c in chunks)
 
 
+
+@pytest.mark.parametrize("o", [1, 2, 3, 7, 8, 48, 100])
+def test_step4_overlap_search_finds_the_longest_fitting_extension_in_few_counts(o):
+    for longest in range(o + 1):
+        probes: list[int] = []
+
+        def fits_at(r: int) -> bool:
+            probes.append(r)
+            return r <= longest
+
+        assert _longest_fitting(o, fits_at) == longest
+        assert all(1 <= r <= o for r in probes)
+        # o, then 1, then galloping and bisection: never the o counts of a scan from o down.
+        assert len(probes) <= 2 + 2 * o.bit_length()
+    assert _longest_fitting(0, lambda r: True) == 0
+
+
+def test_step4_overlap_search_probes_in_order():
+    probes: list[int] = []
+    assert _longest_fitting(48, lambda r: probes.append(r) or r <= 12) == 12
+    assert probes == [48, 1, 2, 4, 8, 16, 12, 14, 13]
+
 def test_step5_non_table_figure_is_cut_after_paragraphs():
     text = "<figure><p>First paragraph text here.</p><p>Second paragraph text there.</p></figure>"
     assert rows(split(text, max_figure_tokens=15)) == [
@@ -190,6 +213,28 @@ def test_step10_token_count_is_exact_after_look_ahead():
     for c in split(text, max_chars=60):
         assert c.token_count == tokens(c.text)
 
+
+
+@pytest.mark.parametrize(
+    "text, max_tokens, expected",
+    [
+        # "`sh\npyenv install" (look-ahead " install") before "install 3.10.4\n`", which is then cut again at its
+        # exact count: its first piece, "install", was no longer than the look-ahead before it.
+        ("`sh\npyenv install 3.10.4\n`", 8, [
+            ("`sh\npyenv", 0, 9, 0, 0, 5, 0, "text"),
+            ("install", 10, 17, 0, 0, 1, 0, "text"),
+            ("3.10.4\n`", 18, 26, 0, 0, 7, 0, "text"),
+        ]),
+        ("。unstable 版对开发者调试软件包合适，但对普通的桌面使用而言，", 16, [
+            ("。", 0, 1, 0, 0, 1, 0, "text"),
+            ("unstable", 1, 9, 0, 0, 2, 0, "text"),
+            ("版对开发者调试软件包合适，", 10, 23, 0, 0, 14, 0, "text"),
+            ("但对普通的桌面使用而言，", 23, 35, 0, 0, 13, 0, "text"),
+        ]),
+    ],
+)
+def test_step10_a_chunk_cut_again_is_not_only_the_look_ahead_before_it(text, max_tokens, expected):
+    assert rows(split(text, max_tokens=max_tokens)) == expected
 
 # ---- required improvements ------------------------------------------------------------------------------------
 

@@ -11,7 +11,10 @@ with step 4's phase A at tag-aware positions. Every part is a balanced ``<figure
 from __future__ import annotations
 
 import re
+from itertools import accumulate
 from typing import Callable, NamedTuple
+
+from chunking.tokens.backends import PRE_TOKEN_BOUNDARY
 
 from .boundaries import Boundaries, is_combining
 
@@ -34,6 +37,8 @@ _FIGURE_TAG = re.compile(r"<(/?)figure(?=[\s>/])", _FLAGS)
 _PREFERRED = re.compile(r"</tr\s*>|</p\s*>|</li\s*>|<br\s*/?>|</table\s*>|</figcaption\s*>", _FLAGS)
 # Next best inside a row over the budget: after a cell, so cells stay whole where the budget allows.
 _CELL_END = re.compile(r"</t[dh]\s*>", _FLAGS)
+# The last pre-token boundary of a range (``.*`` runs to the end and backs off to the nearest one).
+_LAST_PRE_TOKEN_BOUNDARY = re.compile("(?s:.*)" + PRE_TOKEN_BOUNDARY.pattern)
 
 
 class FigurePart(NamedTuple):
@@ -60,7 +65,7 @@ def figure_budget(fig: str, *, table_tokens: int, figure_tokens: int) -> int:
 
 def split_figure(
     text: str, start: int, end: int, *, budget: int, boundaries: Boundaries, count: Callable[[str], int],
-    count_within: Callable[[str, int], int | None] | None = None,
+    count_within: Callable[[str, int], int | None] | None = None, additive: bool = False,
 ) -> list[FigurePart]:
     """Split the figure block ``text[start:end]`` into parts of at most ``budget`` tokens each (step 5).
 
@@ -69,6 +74,9 @@ def split_figure(
         budget: ``max_figure_tokens``; count: exact token counter.
         count_within: optional ``(text, limit) -> exact tokens, or None if over limit``, which may stop
             counting at the limit (the backend's ``count_till_limit``); for the "does it fit?" questions.
+        additive: True if ``count`` is the cl100k-style encoding's own count, whose counts add up across
+            pre-token boundaries (docs/splitters.md#exact-counts-from-pre-token-boundaries); then each row of a
+            table is counted once and runs of rows are counted by addition. False for an injected counter.
 
     Returns:
         Parts in order; their own spans partition ``[start, end)``.
@@ -85,7 +93,7 @@ def split_figure(
     opens = list(_TABLE_OPEN.finditer(fig))
     closes = list(_TABLE_CLOSE.finditer(fig))
     if len(opens) == 1 and len(closes) == 1 and opens[0].end() <= closes[0].start():
-        parts = _split_table(fig, opens[0], closes[0], budget, boundaries, count, count_within)
+        parts = _split_table(fig, opens[0], closes[0], budget, boundaries, count, count_within, additive)
         if parts is not None:
             return [FigurePart(t, start + s, start + e, n) for t, s, e, n in parts]
     parts = _cut_content(fig, head.end(), tail.start(), head.group(), "</figure>", budget, boundaries, count,
@@ -103,7 +111,7 @@ def _partition(parts: list[tuple[str, int, int, int]], lo: int, hi: int) -> list
     return out
 
 
-def _split_table(fig, table_open, table_close, budget, boundaries, count, within):
+def _split_table(fig, table_open, table_close, budget, boundaries, count, within, additive=False):
     h, o, tl = fig[: table_open.start()], table_open.group(), fig[table_close.end():]
     body_lo, body_hi = table_open.end(), table_close.start()
     thead = _THEAD.search(fig, body_lo, body_hi)
@@ -138,15 +146,26 @@ def _split_table(fig, table_open, table_close, budget, boundaries, count, within
     if wrapper_tokens(full) >= budget or wrapper_tokens(later) >= budget:
         return None
     group_text = ["".join(r.group() for r in g) for g in groups]
-    group_tokens = [count(t) for t in group_text]
+    runs = _RowRuns.of(group_text, count) if additive else None
+    if runs is None:
+        group_tokens = [count(t) for t in group_text]
+
+        def run_within(prefix: str, i: int, j: int, suffix: str) -> int | None:
+            return within(prefix + "".join(group_text[i:j]) + suffix, budget)
+    else:
+        group_tokens = runs.group_tokens
+
+        def run_within(prefix: str, i: int, j: int, suffix: str) -> int | None:
+            n = runs.tokens(prefix, i, j, suffix)
+            return n if n <= budget else None
     parts = []
     i = 0
     while i < len(groups):
         prefix = full if not parts else later
-        if prefix is not later and within(prefix + group_text[i] + close + tl, budget) is None:
+        if prefix is not later and run_within(prefix, i, i + 1, close + tl) is None:
             # The first group does not fit under the full header: start with the reduced wrapper.
             prefix = later
-        j, exact = _pack(prefix, close + tl, group_text, group_tokens, i, budget, count, within)
+        j, exact = _pack(prefix, close + tl, group_tokens, i, budget, count, run_within)
         if exact > budget:
             # One group alone does not fit: cut its rows like a non-table figure, inside the same wrapper,
             # provided the wrapper leaves room; otherwise the whole figure is cut without the table logic.
@@ -163,29 +182,74 @@ def _split_table(fig, table_open, table_close, budget, boundaries, count, within
     return _partition(parts, 0, len(fig))
 
 
-def _pack(prefix, suffix, group_text, group_tokens, i, budget, count, within):
+def _pack(prefix, suffix, group_tokens, i, budget, count, run_within):
     """Greedy packing of groups ``i, i+1, …`` after ``prefix``: returns the end index and the exact tokens
     (``budget + 1`` when even group ``i`` alone is over the budget).
 
     The sum of the group counts chooses the candidate (no growing string is re-encoded); exact counts then
-    confirm it, one group at a time in either direction, each stopping at the budget (``within``).
+    confirm it, one group at a time in either direction, each ``None`` over the budget
+    (``run_within(prefix, i, j, suffix)``: the exact tokens of groups ``i..j-1`` between prefix and suffix).
     """
     base = count(prefix + suffix)
     j, est = i, base
-    while j < len(group_text) and est + group_tokens[j] <= budget:
+    while j < len(group_tokens) and est + group_tokens[j] <= budget:
         est += group_tokens[j]
         j += 1
     j = max(j, i + 1)
-    exact = within(prefix + "".join(group_text[i:j]) + suffix, budget)
+    exact = run_within(prefix, i, j, suffix)
     while exact is None and j > i + 1:
         j -= 1
-        exact = within(prefix + "".join(group_text[i:j]) + suffix, budget)
-    while exact is not None and j < len(group_text):
-        grown = within(prefix + "".join(group_text[i:j + 1]) + suffix, budget)
+        exact = run_within(prefix, i, j, suffix)
+    while exact is not None and j < len(group_tokens):
+        grown = run_within(prefix, i, j + 1, suffix)
         if grown is None:
             break
         j, exact = j + 1, grown
     return j, budget + 1 if exact is None else exact
+
+
+class _RowRuns:
+    """Exact token counts of runs of a table's row groups, each group's text counted once.
+
+    Each group is cut at its first and last pre-token boundary (after ``<tr`` and after ``</tr``: a letter
+    before ``>`` or a space) into head, interior and tail. Text on either side of such a boundary tokenizes as
+    in the whole (docs/splitters.md#exact-counts-from-pre-token-boundaries), so the tokens of
+    ``prefix + groups i..j-1 + suffix`` are those of ``prefix + head_i``, of every interior, of every
+    ``tail_k + head_k+1`` junction and of ``tail_j-1 + suffix``: the interiors and junctions are counted once
+    for the table, only the two short ends per run. Valid only for the encoding's own count (not an injected
+    counter).
+    """
+
+    __slots__ = ("count", "heads", "tails", "group_tokens", "_interior", "_junction")
+
+    def __init__(self, count, heads, tails, interiors):
+        self.count, self.heads, self.tails = count, heads, tails
+        self.group_tokens = [count(h) + n + count(t) for h, n, t in zip(heads, interiors, tails)]
+        self._interior = list(accumulate(interiors, initial=0))
+        self._junction = list(accumulate((count(tails[k] + heads[k + 1]) for k in range(len(heads) - 1)),
+                                         initial=0))
+
+    @classmethod
+    def of(cls, group_text: list[str], count: Callable[[str], int]) -> "_RowRuns | None":
+        """The runs of *group_text*, or None if a group holds no pre-token boundary."""
+        heads, tails, interiors = [], [], []
+        for t in group_text:
+            first = PRE_TOKEN_BOUNDARY.search(t)
+            if first is None:
+                return None
+            p = first.end()
+            last = _LAST_PRE_TOKEN_BOUNDARY.match(t, p)
+            q = p if last is None else last.end()
+            heads.append(t[:p])
+            tails.append(t[q:])
+            interiors.append(count(t[p:q]) if q > p else 0)
+        return cls(count, heads, tails, interiors)
+
+    def tokens(self, prefix: str, i: int, j: int, suffix: str) -> int:
+        """Exact tokens of ``prefix`` + groups ``i..j-1`` + ``suffix`` (``i < j``)."""
+        count = self.count
+        return (count(prefix + self.heads[i]) + self._interior[j] - self._interior[i]
+                + self._junction[j - 1] - self._junction[i] + count(self.tails[j - 1] + suffix))
 
 
 def _all_th(row: str) -> bool:

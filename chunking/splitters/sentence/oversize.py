@@ -225,15 +225,42 @@ def _overlap_hard_cuts(text, leaves, hard_after, span_len, hard_cuts, fraction, 
         o = min(budget, int(2 * fraction * min(a_hi - a_lo, b_hi - b_lo)))
         hard_left[i + 1] = True
         # A (already carrying its left extension) grows right into B, longest first.
-        for r in range(o, 0, -1):
-            s, e = strip_range(text, starts[i], b_lo + r)
-            if fits(s, e):
-                ends[i] = e
-                break
+        a_start = starts[i]
+        r = _longest_fitting(o, lambda r: fits(*strip_range(text, a_start, b_lo + r)))
+        if r:
+            ends[i] = strip_range(text, a_start, b_lo + r)[1]
         # B grows left into the original A.
-        for ext in range(o, 0, -1):
-            s, e = strip_range(text, a_hi - ext, b_hi)
-            if fits(s, e):
-                starts[i + 1] = s
-                break
+        ext = _longest_fitting(o, lambda ext: fits(*strip_range(text, a_hi - ext, b_hi)))
+        if ext:
+            starts[i + 1] = strip_range(text, a_hi - ext, b_hi)[0]
     return starts, ends, hard_left
+
+
+def _longest_fitting(o: int, fits_at: Callable[[int], bool]) -> int:
+    """The longest extension ``r`` in ``1..o`` with ``fits_at(r)``, or 0 if none is found.
+
+    Tries ``o``, then 1 (a piece already at the cap takes nothing: two counts), then gallops up from 1 (2, 4, 8,
+    …) to the first length that does not fit and bisects between it and the last that did. With counts that
+    grow with the extension this is the longest fitting one, found in about ``2 log2(o)`` counts instead of up
+    to ``o``; a BPE count need not grow with every character, so where it dips the answer may differ from the
+    longest (docs/splitters.md#step-4-oversize-span).
+    """
+    if o < 1:
+        return 0
+    if fits_at(o):
+        return o
+    if o == 1 or not fits_at(1):
+        return 0
+    good, bad, step = 1, o, 1
+    while good + step < bad:
+        if not fits_at(good + step):
+            bad = good + step
+            break
+        good, step = good + step, step * 2
+    while bad - good > 1:
+        mid = (good + bad) // 2
+        if fits_at(mid):
+            good = mid
+        else:
+            bad = mid
+    return good

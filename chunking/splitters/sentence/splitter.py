@@ -43,6 +43,7 @@ from .repair import Repairer
 __all__ = ["SentenceTextSplitter"]
 
 _NON_SPACE = re.compile(r"\S")
+_SPACE_RUNS = re.compile(r"\s+")
 
 
 class SentenceTextSplitter:
@@ -91,13 +92,17 @@ class SentenceTextSplitter:
     def split_pages(self, pages: Iterable[Page]) -> Iterator[Chunk]:
         """Yield the chunks of ``pages`` (ordered, possibly a generator) as they are completed.
 
-        Holds at most one page's chunk list and one chunk beyond what it has yielded.
+        Holds at most one page's chunk list and one chunk beyond what it has yielded, plus, while the chunk after
+        it is measured, one finished chunk that carries a look-ahead.
 
         Raises:
             ValueError: a page has a negative or non-increasing ``page_num``, a negative offset, an offset
                 inside the previous page, or a text that is not a string (the message names the page).
         """
         held: Draft | None = None
+        # The last finished draft whose last chunk carries a look-ahead, and its chunks, yielded once the next draft
+        # is finished: the look-ahead is checked against what the next one became (step 10).
+        pending: tuple[Draft, list[Chunk]] | None = None
         gap_after_held = GAP_EMPTY
         previous: tuple[int, int] | None = None  # (page_num, end offset) of the previous page
         for index, page in enumerate(pages):
@@ -135,9 +140,13 @@ class SentenceTextSplitter:
             held = drafts[-1]
             gap_after_held = gap_class(text[held.end - offset:])
             for draft in out:
-                yield from self._finish(draft)
+                ready, pending = self._emit(pending, draft)
+                yield from ready
         if held is not None:
-            yield from self._finish(held)
+            ready, pending = self._emit(pending, held)
+            yield from ready
+        if pending is not None:
+            yield from pending[1]
 
     # ---- step 3b: captions and runts stay with what follows ------------------------------------------------
 
@@ -381,13 +390,15 @@ class SentenceTextSplitter:
             caption = self._caption_before(text, builder) if builder is not None else None
             room = budget - caption[2] - 2 if caption is not None else budget
             parts = split_figure(text, fs, fe, budget=budget, boundaries=self._boundaries,
-                                 count=self._measure.count, count_within=self._measure.count_within)
+                                 count=self._measure.count, count_within=self._measure.count_within,
+                                 additive=not self._measure.injected)
             if caption is not None and _NON_SPACE.search(text, builder[1], caption[0]) and is_runt(
                     builder[3] - caption[2], caption[0] - builder[1], cfg.max_tokens, cfg.max_chars):
                 caption = None  # the prose before it would be left a runt
             if caption is not None and room >= budget // 2:
                 roomy = split_figure(text, fs, fe, budget=room, boundaries=self._boundaries,
-                                     count=self._measure.count, count_within=self._measure.count_within)
+                                     count=self._measure.count, count_within=self._measure.count_within,
+                                     additive=not self._measure.injected)
                 if len(roomy) == len(parts):  # the caption costs no extra part
                     parts = roomy
                 else:
@@ -477,6 +488,45 @@ class SentenceTextSplitter:
             return [_flagged(d.to_chunk(n))]
         return [d.to_chunk(n)]
 
+    def _emit(self, pending: tuple[Draft, list[Chunk]] | None,
+              d: Draft) -> tuple[list[Chunk], tuple[Draft, list[Chunk]]]:
+        """Finish *d* (step 10) and return the chunks ready to yield (those of the *pending* draft before it, and
+        *d*'s own unless its last chunk carries a look-ahead) and the new pending pair (*d* and its chunks, or None).
+
+        The pending draft's look-ahead copies the start of *d* as *d* was when it was attached. If *d* has been
+        cut again since (its exact count was over ``max_tokens``), its first chunk may be no longer than that
+        look-ahead: the look-ahead is then shrunk by step 8's rule until it is shorter than that chunk, so that
+        no chunk is only a repeat of the previous one's look-ahead and no look-ahead reaches past the next chunk
+        (docs/splitters.md#step-10-final-measurement).
+        """
+        chunks = self._finish(d)
+        ready: list[Chunk] = []
+        if pending is not None:
+            prev, ready = pending
+            if chunks and chunks[0].char_end != d.end and prev.overlap:
+                own = _non_space_length(chunks[0].own_text)
+                if _non_space_length(prev.overlap) >= own:
+                    ready[-1:] = self._shorten_look_ahead(prev, own)
+        if chunks and chunks[-1].overlap_chars:
+            return ready, (d, chunks)
+        return ready + chunks, None  # no look-ahead to check: yielded at once
+
+    def _shorten_look_ahead(self, d: Draft, limit: int) -> list[Chunk]:
+        """Shrink the look-ahead of *d* until it holds fewer than *limit* non-space characters, re-measure, and
+        return *d*'s chunks."""
+        while d.overlap and _non_space_length(d.overlap) >= limit:
+            sep = d.overlap[: len(d.overlap) - len(d.overlap.lstrip())]
+            prefix = self._repair.shrink(d.overlap[len(sep):])
+            d.overlap = sep + prefix if prefix else ""
+        d.overlap_parts = None
+        n = self._measure.exact(d.parts, d.overlap)
+        if n > self.config.max_tokens and d.overlap:  # a shorter BPE text can count more: drop the look-ahead
+            d.overlap = ""
+            n = self._measure.exact(d.parts, "")
+        if n > self.config.max_tokens:
+            return list(self._resplit(d))
+        return [d.to_chunk(n)]
+
     def _resplit(self, d: Draft) -> Iterator[Chunk]:
         """Replace a text chunk still over ``max_tokens`` by step 4 applied to its own text (no look-ahead)."""
         cfg = self.config
@@ -506,6 +556,11 @@ class SentenceTextSplitter:
                 chunk = self._sub_draft(d, fs, fe, n, "figure").to_chunk(n)
                 yield _flagged(chunk) if n > self.config.max_tokens else chunk
             pos = fe
+
+
+def _non_space_length(text: str) -> int:
+    """Number of characters of *text* that are not whitespace."""
+    return len(text) - sum(map(len, _SPACE_RUNS.findall(text)))
 
 
 def _flagged(chunk: Chunk) -> Chunk:

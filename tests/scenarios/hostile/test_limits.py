@@ -38,9 +38,10 @@ def _write(tmp_path, name: str, data: bytes):
         ("document-xml-250mb.docx", lambda: generate.docx_with(generate.paragraphs(250 << 20)), {}, DECOMPRESSED),
         ("no-newlines-50mb.txt", lambda: b"x" * 50_000_000, {},
          "more than 10000000 characters of text (MAX_DOCUMENT_CHARS)"),
-        # Half a million CJK characters with no punctuation: about 6 s of splitting on the development machine (a
-        # repeated English word of 9 MB took 3 s, close enough to the one-second limit to pass on a faster one).
-        ("cjk-500k.txt", lambda: "一二三四五".encode() * 100_000, {"STAGE1_MAX_SECONDS": "1"},
+        # Two million CJK characters with no punctuation, one span cut at hundreds of hard cuts before the first
+        # chunk: 9-15 s of stage 1 on the development machine (9 s of CPU; peak 381 MB), far enough past the
+        # one-second limit to stay past it on a faster machine.
+        ("cjk-2m.txt", lambda: "一二三四五".encode() * 400_000, {"STAGE1_MAX_SECONDS": "1"},
          "stage 1 took longer than 1 s (STAGE1_MAX_SECONDS)"),
         # EPUB and OpenDocument packages are measured as DOCX is: their members inflated to count, sizes not trusted.
         ("lying-zip-bomb.epub", lambda: generate.package([
