@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 from hypothesis import settings as hypothesis_settings
 
-# CI runs the same generated examples every time (a failure there is reproducible, never a fluke of the draw);
-# locally hypothesis explores new ones on every run.
-hypothesis_settings.register_profile("ci", derandomize=True, deadline=None, print_blob=True)
-if os.environ.get("CI"):
-    hypothesis_settings.load_profile("ci")
+# `make test` runs the same generated examples every time (a failure is reproducible on any clone, never a fluke
+# of the draw); HYPOTHESIS_EXPLORE=1 lets hypothesis draw new examples on every run, to hunt for new failures.
+hypothesis_settings.register_profile("repeatable", derandomize=True, deadline=None, print_blob=True)
+hypothesis_settings.register_profile("explore", deadline=None, print_blob=True)
+hypothesis_settings.load_profile("explore" if os.environ.get("HYPOTHESIS_EXPLORE") else "repeatable")
 
 from tests.sample_documents import document_paths
 
