@@ -1,7 +1,7 @@
 """HTML files: the page's content as Markdown-flavoured text, with tables as HTML ``<figure>`` blocks.
 
 lxml (BSD) parses real-world tag soup the way browsers recover from it, and its own tree is walked directly:
-building a BeautifulSoup tree from lxml's parse events, as this parser did before, cost about 27 times the
+building a BeautifulSoup tree from lxml's parse events, as this parser did before, cost about 22 times the
 parse itself (docs/parsers.md#html-speed). The parse is the one BeautifulSoup's ``"lxml"`` builder ran (lxml's
 feed parser given the whole text) and the rules are the ones applied to its tree, so the pages are the same.
 
