@@ -84,7 +84,8 @@ def read_pages(data: bytes | Path, *, source: str, size_bytes: int | None = None
                context: ReadContext | None = None, start: int = 0, end: int | None = None, offset: int = 0,
                chars_before: int = 0, check_streams: bool | None = None, furniture: FurnitureKeys | None = None,
                learnt: Callable[[FurnitureKeys], None] | None = None,
-               readers: Mapping[str, _Parser] | None = None) -> Iterator[Page]:
+               readers: Mapping[str, _Parser] | None = None, page_loads: pdf.PageLoads | None = None,
+               record_loads: pdf.PageLoads | None = None) -> Iterator[Page]:
     """``parse_document`` page by page, for stage 1's bounded memory: a generator of the pages of one page range
     (PDF) or of the whole document (every other format, which has one page, or whose pages need the whole
     file), with every error a ``ParseError`` as there.
@@ -101,6 +102,8 @@ def read_pages(data: bytes | Path, *, source: str, size_bytes: int | None = None
             range only; ``page_count`` scans them too).
         furniture, learnt: a PDF range's running headers and footers, as ``pdf.parse`` takes and reports them.
         readers: as in ``parse_document`` (a service parser reads the whole document: no page ranges).
+        page_loads, record_loads: a PDF's page loads to reuse and to record, as ``pdf.parse`` takes them (a
+            range's read reuses those its head read recorded); other formats ignore them.
 
     Does not check that the document holds text: the caller does, once all ranges were read (``no_text_error``).
     """
@@ -124,7 +127,8 @@ def read_pages(data: bytes | Path, *, source: str, size_bytes: int | None = None
         if parser is pdf.parse:
             pages = pdf.parse(data, source=source, context=context, start=start, end=end, offset=offset,
                               check_streams=first if check_streams is None else check_streams,
-                              furniture=furniture, learnt=learnt)
+                              furniture=furniture, learnt=learnt, page_loads=page_loads,
+                              record_loads=record_loads)
         else:
             pages = parser(data.read_bytes() if isinstance(data, Path) else data, source=source, context=context)
         chars = chars_before

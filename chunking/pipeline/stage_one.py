@@ -41,6 +41,7 @@ from chunking.model import Chunk, ChunkRecord, DocumentFields, Page, SourcePrope
 from chunking.parsers import ParseError, ReadContext, no_text_error
 from chunking.parsers.furniture import FurnitureKeys
 from chunking.parsers.limits import Deadline, Limits
+from chunking.parsers.pdf import PageLoads
 from chunking.parsers.sandbox import read_pages_bounded, read_start_bounded
 from chunking.pipeline.backfill import stage_one_settings
 from chunking.pipeline.batches import HOLD_BATCHES, Batches
@@ -258,7 +259,7 @@ def run_stage_one(
             context.notes.extend(start.notes)  # the head's, read with the page count (the first range only)
             context.images.update(start.images)  # pictures the head kept, when it read the whole document
             done, (state, last) = state, _run_range(local, state, splitter, out, result, settings, context,
-                                                    read=start.pages)
+                                                    read=start.pages, page_loads=start.loads)
             start = _Start(state)
             if not last and enqueue_next is not None and send is not None:
                 out.flush(final=False)
@@ -310,6 +311,7 @@ class _Start:
     notes: list[str] = field(default_factory=list)
     pages: list[Page] | None = None
     images: dict[str, bytes] = field(default_factory=dict)  # the pictures kept for a describer with those pages
+    loads: PageLoads = field(default_factory=dict)  # the head's PDF page loads, for the first range's read
 
 
 def _first_range(local: bytes | Path, source: str, size_bytes: int, settings: Settings, out: Batches) -> _Start:
@@ -318,12 +320,13 @@ def _first_range(local: bytes | Path, source: str, size_bytes: int, settings: Se
     pages of a PDF are read in one go (``read_start_bounded``), and its fields are set on *out* from them. A PDF
     of at most ``HEAD_PAGES`` pages is read whole by that: the head read is the range's read (the same call of
     ``read_pages``, pages 0 to the count, furniture learnt from all of them), so its pages are returned to be
-    split as they are instead of being read a second time."""
+    split as they are instead of being read a second time; a longer one's head hands what loading its pages
+    gave to the range's read (``_Start.loads``), which does not load them again."""
     if not size_bytes or size_bytes > settings.max_document_bytes:
         return _Start(RangeState(0, 0, 0, 0))
     context = ReadContext(limits=_limits(settings, out), deadline=Deadline(settings.stage1_max_seconds))
-    count, declared, head = read_start_bounded(local, source=source, settings=settings, context=context,
-                                               readers=out.readers, pages=HEAD_PAGES)
+    count, declared, head, loads = read_start_bounded(local, source=source, settings=settings, context=context,
+                                                      readers=out.readers, pages=HEAD_PAGES)
     if count:  # read in page ranges: the fields come from the head (version_fields), read here with the count
         out.fields = version_fields(local, source=source, size_bytes=size_bytes, settings=settings, context=context,
                                     properties=out.properties, pages=None, readers=out.readers,
@@ -331,8 +334,8 @@ def _first_range(local: bytes | Path, source: str, size_bytes: int, settings: Se
     if count is None or count <= settings.stage_one.pages_per_job:
         whole = head if count and count <= HEAD_PAGES and len(head) == count else None
         return _Start(RangeState(0, 0, count or 0, count or 0), context.notes, whole,
-                      context.images if whole is not None else {})
-    return _Start(RangeState(0, 0, settings.stage_one.pages_per_job, count), context.notes)
+                      context.images if whole is not None else {}, loads if whole is None else {})
+    return _Start(RangeState(0, 0, settings.stage_one.pages_per_job, count), context.notes, loads=loads)
 
 
 def _limits(settings: Settings, out: "Batches") -> Limits:
@@ -343,10 +346,10 @@ def _limits(settings: Settings, out: "Batches") -> Limits:
 
 def _run_range(local: bytes | Path, state: RangeState, splitter: DocumentSplitter, out: "Batches",
                result: StageOneResult, settings: Settings, context: ReadContext,
-               read: Iterable[Page] | None = None) -> tuple[RangeState, bool]:
+               read: Iterable[Page] | None = None, page_loads: PageLoads | None = None) -> tuple[RangeState, bool]:
     """Read, split and pack one page range (the whole document when it has no pages); returns the next range's
     state and whether this range was the last. *read*: the range's pages, when ``_first_range`` has read them
-    all already."""
+    all already; *page_loads*: what loading its first pages gave when ``_first_range`` read them as the head."""
     paged = state.page_count > 0
     last = not paged or state.page_end >= state.page_count
     result.ranges = max(1, -(-state.page_count // settings.stage_one.pages_per_job)) if paged else 1
@@ -364,7 +367,7 @@ def _run_range(local: bytes | Path, state: RangeState, splitter: DocumentSplitte
                                   end=state.page_end if paged else None, offset=state.offset,
                                   chars_before=state.chars, check_streams=not paged,
                                   furniture=FurnitureKeys(frozenset(state.header_keys), frozenset(state.footer_keys)),
-                                  learnt=learnt.append)
+                                  learnt=learnt.append, page_loads=page_loads or None)
     if out.describer is not None:  # the kept pictures described into their figures, before splitting
         read = describe_pages(read, context=context, describer=out.describer)
     pages = seen.track(read)

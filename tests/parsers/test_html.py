@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from chunking.parsers import html
 from tests.parsers.helpers import (
@@ -204,3 +208,47 @@ def test_inline_elements_in_a_cell_do_not_split_words_but_blocks_do():
     text = _text("<table><tr><td>foo<kbd>bar</kbd><abbr>baz</abbr><p>para</p>x<br>y</td></tr></table>")
 
     assert text == "<figure><table>\n<tr><td>foobarbaz para x y</td></tr>\n</table></figure>"
+
+
+# --- the tree's edges -----------------------------------------------------------------------------------
+
+
+def test_content_after_the_closing_html_tag_is_kept_in_order():
+    # libxml2 opens a second top-level html element for what follows </html>; the text between stays out.
+    assert _text("<p>one</p></html>\n<!-- c --><p>two</p></html>three") == "one\n\ntwo\n\nthree"
+
+
+def test_stray_texts_of_a_list_are_items_of_their_own_even_split_by_a_comment():
+    assert _text("<ul>first<!-- c -->second<li>third</li> </ul>") == "- first\n- second\n- third"
+
+
+def test_code_leaves_out_comments_scripts_and_ruby_annotations_but_keeps_the_text_of_other_elements():
+    text = _text("<pre>a<!-- c --><b>b</b><script>s()</script><ruby>漢<rt>かん</rt></ruby><nav>n</nav></pre>"
+                 "<p>字<ruby>漢<rp>(</rp><rt>かん</rt><rp>)</rp></ruby></p>")
+
+    assert text == "```\nab漢n\n```\n\n字漢(かん)"
+
+
+def test_code_inside_a_ruby_annotation_is_no_code():
+    assert _text("<p>x</p><ruby>a<rt><pre>code</pre></rt></ruby>") == "x\n\na"
+
+
+def test_an_empty_or_comment_only_page_has_an_empty_page():
+    for markup in ("", "  \n", "<!-- only a comment -->", "<?xml version='1.0'?>"):
+        assert _text(markup) == ""
+
+
+@settings(max_examples=300)
+@given(st.text(alphabet="a日語 \t\n\f\xa0\u3000.", max_size=40))
+def test_whitespace_runs_collapse_to_a_space_or_to_nothing_at_a_break_between_wide_characters(text):
+    # The rule of each run, decided on the text as written (CSS Text 3, §4.1.3); U+3000 is wide, not a space here.
+    pieces = re.split(r"([ \t\n\f\xa0]+)", text)  # text, run, text, run, …, text
+    out = []
+    for i, piece in enumerate(pieces):
+        if i % 2 == 0:
+            out.append(piece)
+            continue
+        wide = all(re.fullmatch(r"[日語\u3000]", char) for char in (pieces[i - 1][-1:], pieces[i + 1][:1]))
+        out.append("" if "\n" in piece and wide else " ")
+
+    assert html._collapse_whitespace(text) == "".join(out).strip()

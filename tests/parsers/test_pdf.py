@@ -195,6 +195,30 @@ def test_the_clean_up_is_its_rules_as_regular_expressions(text):
     assert pdf._clean_page_text(text) == (expected + "\n" if expected else "")
 
 
+def test_a_range_read_takes_the_page_loads_a_head_read_recorded_and_loads_each_page_once(monkeypatch):
+    # Stage 1 reads a PDF's first pages for its title and language, then its first page range: the range's read
+    # takes what loading those pages gave (text layer, table gate) instead of loading them again.
+    words = ["apple", "pear", "plum", "quince", "cherry", "grape", "lemon", "mango"]
+    data = _tiny_pdf([f"Running head\nA {word} is a fruit.\nPage {i + 1}" for i, word in enumerate(words)])
+    expected_head = list(pdf.parse(data, source="a.pdf", end=3))
+    expected = list(pdf.parse(data, source="a.pdf"))
+    loaded: list[int] = []
+    real = pdf._load_page
+
+    def counting(document, index, source, context):
+        loaded.append(index)
+        return real(document, index, source, context)
+
+    monkeypatch.setattr(pdf, "_load_page", counting)
+    recorded: pdf.PageLoads = {}
+    assert list(pdf.parse(data, source="a.pdf", end=3, record_loads=recorded)) == expected_head
+    assert (sorted(recorded), loaded) == ([0, 1, 2], [0, 1, 2])
+    assert recorded[1] == ("Running head\r\nA pear is a fruit.\r\nPage 2", False)  # PDFium's text, no grid
+    loaded.clear()
+    assert list(pdf.parse(data, source="a.pdf", page_loads=recorded)) == expected
+    assert (loaded, recorded) == ([3, 4, 5, 6, 7], {})  # each taken once
+
+
 def test_texts_past_the_memory_hold_wait_in_a_file_and_each_page_is_read_once(monkeypatch):
     # Past HOLD_CHARS the range's texts go to a temporary file instead of being read from PDFium again; past
     # twice MAX_DOCUMENT_CHARS, the pages are read again as before. The pages are the same every way.
@@ -206,9 +230,9 @@ def test_texts_past_the_memory_hold_wait_in_a_file_and_each_page_is_read_once(mo
     reads: list[int] = []
     real = pdf._read_page
 
-    def counting(document, index, source, context):
+    def counting(document, index, source, context, *loads):
         reads.append(index)
-        return real(document, index, source, context)
+        return real(document, index, source, context, *loads)
 
     monkeypatch.setattr(pdf, "_read_page", counting)
     monkeypatch.setattr(pdf, "HOLD_CHARS", 40)  # two pages in memory, then the file

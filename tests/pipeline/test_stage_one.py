@@ -235,6 +235,37 @@ def test_the_streamed_sentence_splitter_keeps_the_table_setting(tmp_path):
     assert [c.kind for c in streamed] == ["text", "figure"] and streamed[1].text == table  # whole, over the cap
 
 
+def test_a_longer_pdf_loads_each_page_of_its_first_range_once_with_the_same_chunks(tmp_path, monkeypatch):
+    """A PDF longer than its head: the range's read takes what loading the head's pages gave (in-line here, so
+    that the loads are counted in this process) and loads every page once, with the records of a read that
+    loaded the head's pages twice."""
+    import chunking.parsers.pdf as pdf
+    import chunking.pipeline.stage_one as stage_one
+
+    data = long_pdf(6)
+    monkeypatch.setattr(stage_one, "HEAD_PAGES", 2)
+    twice = _World(tmp_path / "a", PARSE_ISOLATION="inline")
+    real_take = pdf._read_page
+    monkeypatch.setattr(pdf, "_read_page", lambda document, index, source, context, page_loads=None,
+                        record_loads=None: real_take(document, index, source, context, None, None))
+    loads_twice = twice.stage_one(data)
+    loaded: list[int] = []
+    real_load = pdf._load_page
+
+    def counting(document, index, source, context):
+        loaded.append(index)
+        return real_load(document, index, source, context)
+
+    monkeypatch.setattr(pdf, "_read_page", real_take)
+    monkeypatch.setattr(pdf, "_load_page", counting)
+    once = _World(tmp_path / "b", PARSE_ISOLATION="inline")
+    result = once.stage_one(data)
+
+    assert (result.pages, loads_twice.pages) == (6, 6)
+    assert sorted(loaded) == [0, 1, 2, 3, 4, 5]  # the head's two pages, then the range's other four
+    assert _records(once.batches, once.payloads) == _records(twice.batches, twice.payloads)
+
+
 def test_a_pdf_of_at_most_the_head_pages_is_read_once_with_the_same_chunks(tmp_path, monkeypatch):
     """The head read (page count, title, first HEAD_PAGES pages) of a PDF no longer than the head is its whole
     read: stage 1 splits those pages and reads no page again; with a head too short to reuse, it reads the

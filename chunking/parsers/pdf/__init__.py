@@ -57,7 +57,7 @@ from chunking.parsers.pdf.streams import inflated_bytes
 from chunking.parsers.pdf.tables import PdfTables, page_has_grid
 from chunking.parsers.scans import check_pictures, page_pictures, scanned_page_text
 
-__all__ = ["HOLD_CHARS", "PDFIUM_LOCK", "page_count", "parse"]
+__all__ = ["HOLD_CHARS", "PDFIUM_LOCK", "PageLoads", "page_count", "parse"]
 
 # PDFium is not thread-safe (pypdfium2 README, "Thread safety"); the Functions host may run invocations on
 # several threads of one worker process, so every call into PDFium goes through this lock.
@@ -91,11 +91,16 @@ HOLD_CHARS = 2_000_000
 #: Pages whose texts are held at once while their tables are found (a window of the range).
 TABLE_WINDOW_PAGES = 64
 
+#: What loading a page gave, by 0-based page index: its text layer as PDFium gives it (before OCR, pictures and
+#: clean-up, which run on every read) and whether it passes the table gate (``parse``'s ``page_loads``).
+PageLoads = dict[int, tuple[str, bool]]
+
 
 def parse(data: bytes | Path, *, source: str, context: ReadContext | None = None, start: int = 0,
           end: int | None = None, offset: int = 0, check_streams: bool = True,
           furniture: FurnitureKeys | None = None,
-          learnt: Callable[[FurnitureKeys], None] | None = None) -> Iterator[Page]:
+          learnt: Callable[[FurnitureKeys], None] | None = None,
+          page_loads: PageLoads | None = None, record_loads: PageLoads | None = None) -> Iterator[Page]:
     """Parse a PDF into one page per PDF page, blank pages included (so ``page_num`` is the PDF page index),
     page by page: a generator that holds one page's text at a time (plus at most ``HOLD_CHARS`` characters of
     the pages before, for the furniture pass; past that they wait in a temporary file, so each page is read from
@@ -115,6 +120,10 @@ def parse(data: bytes | Path, *, source: str, context: ReadContext | None = None
         furniture: keys learnt from the range before, also cut in this one (a range too short to show its
             running header on enough pages still loses it). learnt: called with the keys learnt from this range's
             own pages, before the first page is yielded.
+        page_loads: what an earlier read of this document got from loading pages (``PageLoads``): a page found
+            there is taken from it instead of being loaded again. record_loads: where to record what loading each
+            page gave. Stage 1 records the loads of a PDF's head (its first pages, read for the title and
+            language) and hands them to the read of its first page range, so those pages are loaded once.
 
     Yields:
         ``Page(page_num, offset, text, header, footer)`` for each PDF page of the range in order, ``page_num``
@@ -138,7 +147,7 @@ def parse(data: bytes | Path, *, source: str, context: ReadContext | None = None
         held = _HeldTexts(spill_chars=2 * context.limits.max_document_chars)
         try:
             edges = []
-            for text in _range_texts(document, data, start, end, source, context):
+            for text in _range_texts(document, data, start, end, source, context, page_loads, record_loads):
                 edges.append(edge_keys(text))
                 held.add(text)
             keys = learn_furniture(edges)
@@ -147,7 +156,8 @@ def parse(data: bytes | Path, *, source: str, context: ReadContext | None = None
                 learnt(keys)
             if furniture is not None:
                 keys = FurnitureKeys(keys.top | furniture.top, keys.bottom | furniture.bottom)
-            texts = held.texts() if held.complete else _range_texts(document, data, start, end, source, context)
+            texts = (held.texts() if held.complete
+                     else _range_texts(document, data, start, end, source, context, page_loads, record_loads))
             for index, text in zip(range(start, end), texts):
                 parts = cut_furniture(text, keys)
                 yield Page(index, offset + len(parts.header), parts.body, parts.header, parts.footer)
@@ -212,7 +222,8 @@ class _HeldTexts:
 
 
 def _range_texts(document: pdfium.PdfDocument, data: bytes | Path, start: int, end: int, source: str,
-                 context: ReadContext) -> Iterator[str]:
+                 context: ReadContext, page_loads: PageLoads | None = None,
+                 record_loads: PageLoads | None = None) -> Iterator[str]:
     """The cleaned texts of pages *start* … *end* - 1, ruled tables rendered as ``<figure><table>`` blocks
     (``chunking.parsers.pdf.tables``), read ``TABLE_WINDOW_PAGES`` pages at a time. Each page is loaded once
     for its text and the table gate."""
@@ -220,7 +231,7 @@ def _range_texts(document: pdfium.PdfDocument, data: bytes | Path, start: int, e
     for window in range(start, end, TABLE_WINDOW_PAGES):
         texts, grid_pages = [], []
         for i in range(window, min(end, window + TABLE_WINDOW_PAGES)):
-            text, grid = _read_page(document, i, source, context)
+            text, grid = _read_page(document, i, source, context, page_loads, record_loads)
             texts.append(text)
             if grid:
                 grid_pages.append(i)
@@ -280,10 +291,27 @@ def _count(document: pdfium.PdfDocument, source: str, context: ReadContext) -> i
     return count
 
 
-def _read_page(document: pdfium.PdfDocument, index: int, source: str, context: ReadContext) -> tuple[str, bool]:
+def _read_page(document: pdfium.PdfDocument, index: int, source: str, context: ReadContext,
+               page_loads: PageLoads | None = None, record_loads: PageLoads | None = None) -> tuple[str, bool]:
     """Page *index*'s cleaned text, within the deadline and ``MAX_PAGE_CHARS``, and whether it passes the table
-    gate (``chunking.parsers.pdf.tables.page_has_grid``), both from one load of the page."""
+    gate (``chunking.parsers.pdf.tables.page_has_grid``), both from one load of the page, or from what an
+    earlier read's load gave (*page_loads*: taken out, so each is used once); recorded in *record_loads*."""
     context.check_time(source)
+    loaded = page_loads.pop(index, None) if page_loads is not None else None
+    text, grid = loaded if loaded is not None else _load_page(document, index, source, context)
+    if record_loads is not None:
+        record_loads[index] = (text, grid)
+    if not text.strip():  # no text layer: a scanned page is read by OCR (chunking/parsers/scans.py)
+        text = scanned_page_text(document, index, source=source, context=context, lock=PDFIUM_LOCK)
+    else:  # its pictures' text, if any (chunking/parsers/scans.py)
+        text += page_pictures(document, index, source=source, context=context, lock=PDFIUM_LOCK)
+    if len(text) > context.limits.max_page_chars:
+        raise ParseError(source, context.limits.page_chars_reason(index))
+    return _clean_page_text(text), grid
+
+
+def _load_page(document: pdfium.PdfDocument, index: int, source: str, context: ReadContext) -> tuple[str, bool]:
+    """One load of page *index*: its text layer as PDFium gives it, and whether it passes the table gate."""
     with PDFIUM_LOCK:
         try:
             page = document[index]
@@ -296,13 +324,7 @@ def _read_page(document: pdfium.PdfDocument, index: int, source: str, context: R
             raise ParseError(source, f"could not read page {index + 1}: {_pdfium_reason(error)}") from None
         finally:
             page.close()
-    if not text.strip():  # no text layer: a scanned page is read by OCR (chunking/parsers/scans.py)
-        text = scanned_page_text(document, index, source=source, context=context, lock=PDFIUM_LOCK)
-    else:  # its pictures' text, if any (chunking/parsers/scans.py)
-        text += page_pictures(document, index, source=source, context=context, lock=PDFIUM_LOCK)
-    if len(text) > context.limits.max_page_chars:
-        raise ParseError(source, context.limits.page_chars_reason(index))
-    return _clean_page_text(text), grid
+    return text, grid
 
 
 def _pdfium_reason(error: Exception) -> str:

@@ -43,6 +43,7 @@ from chunking.model import Page
 from chunking.parsers import ParseError, ReadContext, page_count, parse_document, read_pages
 from chunking.parsers.furniture import FurnitureKeys
 from chunking.parsers.limits import Deadline
+from chunking.parsers.pdf import PageLoads
 from chunking.parsers.titles import property_title
 
 __all__ = ["count_pages_bounded", "parse_in_child", "read_head", "read_head_bounded", "read_pages_bounded",
@@ -98,15 +99,16 @@ def count_pages_bounded(data: bytes | Path, *, source: str, settings, context: R
 
 def read_head_bounded(data: bytes | Path, *, source: str, settings, context: ReadContext,
                       readers: Mapping[str, Callable] | None = None, pages: int = 0,
-                      whole: bool = False) -> tuple[str, list[Page]]:
+                      whole: bool = False, record_loads: PageLoads | None = None) -> tuple[str, list[Page]]:
     """``read_head`` (the title *source* declares, and its first *pages* pages) where ``read_pages_bounded``
     reads: in the child, which opens the file, under ``PARSE_ISOLATION=process``; in-line otherwise. A format
     that a service reads is read in-line for its title, except a PDF under process isolation: the worker never
-    opens a PDF, so its declared title is ``""`` (then the first heading, or the file name, is the title)."""
+    opens a PDF, so its declared title is ``""`` (then the first heading, or the file name, is the title).
+    *record_loads*: where a read in-line records its PDF page loads (``read_pages``); a child's are not."""
     if _inline(settings, source, readers):
         if settings.isolation.mode != "inline" and _title_needs_pdfium(source):
             return "", []
-        return read_head(data, source=source, context=context, pages=pages, whole=whole)
+        return read_head(data, source=source, context=context, pages=pages, whole=whole, record_loads=record_loads)
     for kind, value in _exchange(read_head, {"source": source, "pages": pages, "whole": whole}, data, source=source,
                                  context=context, max_memory_mb=settings.isolation.max_memory_mb, stream=False):
         return value  # type: ignore[return-value]
@@ -115,12 +117,15 @@ def read_head_bounded(data: bytes | Path, *, source: str, settings, context: Rea
 
 def read_start_bounded(data: bytes | Path, *, source: str, settings, context: ReadContext,
                        readers: Mapping[str, Callable] | None = None,
-                       pages: int = 0) -> tuple[int | None, str, list[Page]]:
+                       pages: int = 0) -> tuple[int | None, str, list[Page], PageLoads]:
     """``count_pages_bounded`` then, for a document with pages, ``read_head_bounded`` (its first *pages* pages):
     what the first page range of a document needs before its own read: ``(page count or None, declared title,
-    head pages)``; ``(count, "", [])`` when the count is 0 or None (no head is read). Under
+    head pages, page loads)``; ``(count, "", [], {})`` when the count is 0 or None (no head is read). Under
     ``PARSE_ISOLATION=process`` a format with page ranges (PDF) does both in one child (``read_start``), which
     forks, scans the compressed streams and opens the file once instead of twice; otherwise it is the two calls.
+    The page loads are what loading the head's pages gave (``chunking.parsers.pdf.PageLoads``, at most *pages*
+    of them, their text layers and table gates): the read of the first range takes them (``read_pages_bounded``,
+    ``page_loads``) instead of loading those pages again when the head is not the whole document.
 
     Raises:
         ParseError: as ``count_pages_bounded`` and ``read_head_bounded`` raise.
@@ -129,38 +134,45 @@ def read_start_bounded(data: bytes | Path, *, source: str, settings, context: Re
     if _inline(settings, source, readers) or fmt is None or not fmt.page_ranges:
         count = count_pages_bounded(data, source=source, settings=settings, context=context, readers=readers)
         if not count:
-            return count, "", []
+            return count, "", [], {}
+        loads: PageLoads = {}
         title, head = read_head_bounded(data, source=source, settings=settings, context=context, readers=readers,
-                                        pages=pages, whole=count <= pages)
-        return count, title, head
+                                        pages=pages, whole=count <= pages,
+                                        record_loads=None if count <= pages else loads)
+        return count, title, head, loads
     for kind, value in _exchange(read_start, {"source": source, "pages": pages}, data, source=source,
                                  context=context, max_memory_mb=settings.isolation.max_memory_mb, stream=False):
         return value  # type: ignore[return-value]
-    return None, "", []
+    return None, "", [], {}
 
 
 def read_start(data: bytes | Path, *, source: str, context: ReadContext,
-               pages: int = 0) -> tuple[int, str, list[Page]]:
-    """``(page_count(…), *read_head(…))`` of a document with page ranges, in one call (one child process);
-    ``(0, "", [])`` for a document without pages.
+               pages: int = 0) -> tuple[int, str, list[Page], PageLoads]:
+    """``(page_count(…), *read_head(…), page loads)`` of a document with page ranges, in one call (one child
+    process); ``(0, "", [], {})`` for a document without pages. The page loads are those of the head's pages
+    (``read_start_bounded``); none when the head is the whole document (nothing reads those pages again).
 
     Raises:
         ParseError: as ``page_count`` and ``read_head`` raise.
     """
     count = page_count(data, source=source, context=context)
     if not count:
-        return count, "", []
-    title, head = read_head(data, source=source, context=context, pages=pages, whole=count <= pages)
-    return count, title, head
+        return count, "", [], {}
+    whole = count <= pages
+    loads: PageLoads = {}
+    title, head = read_head(data, source=source, context=context, pages=pages, whole=whole,
+                            record_loads=None if whole else loads)
+    return count, title, head, loads
 
 
 def read_head(data: bytes | Path, *, source: str, context: ReadContext, pages: int = 0,
-              whole: bool = False) -> tuple[str, list[Page]]:
+              whole: bool = False, record_loads: PageLoads | None = None) -> tuple[str, list[Page]]:
     """``(title, head)``: the title *source* declares (``chunking.parsers.titles.property_title``: PDF ``/Title``,
     ``dc:title``, ``<title>``, front matter; ``""`` if none) and, for a PDF, its first *pages* pages (``[]`` for
     0), read within the limits and deadline of *context*. *data* is the bytes or the local file holding them: a
     PDF is opened from the file, an Office package read whole, and other formats only in their first
-    ``_TITLE_BYTES`` (the title properties they have sit at their start).
+    ``_TITLE_BYTES`` (the title properties they have sit at their start). *record_loads*: where to record what
+    loading the PDF's pages gave (``read_pages``), for the read of the range that holds them.
 
     Raises:
         ParseError: reading the pages failed, as ``read_pages`` raises.
@@ -178,7 +190,8 @@ def read_head(data: bytes | Path, *, source: str, context: ReadContext, pages: i
     # these very pages): OCR only what the language needs.
     context.head = not whole
     try:
-        head = list(read_pages(data, source=source, context=context, end=pages, check_streams=False)) if pages else []
+        head = list(read_pages(data, source=source, context=context, end=pages, check_streams=False,
+                               record_loads=record_loads)) if pages else []
     finally:
         context.head = False
     return title, head
