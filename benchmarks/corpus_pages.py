@@ -2,7 +2,8 @@
 
 Shared by ``split_bench.py`` and ``pipeline_bench.py``. Documents come from ``samples/``, ``tests/data/`` (when
 present) and ``../shared/corpus``; a file whose bytes were already seen is skipped, and so is a page whose text
-was already seen, so no text is measured twice (``SOURCES.md``, the licence lists, are not documents). Language groups come from the file name's language tag
+was already seen, so no text is measured twice (``SOURCES.md`` and ``NOTICE.md``, the licence lists, are not documents, nor are the service specs and
+resource types in ``tests/data``'s subfolders). Language groups come from the file name's language tag
 (``amc-manual.en.pdf``): ``cjk`` for ja/zh/ko, ``en`` for en or no tag, ``other`` for the rest.
 """
 
@@ -20,7 +21,9 @@ sys.path.insert(0, str(ROOT))
 from chunking.model import Page  # noqa: E402
 from chunking.parsers import SUPPORTED_EXTENSIONS, ParseError, parse_document  # noqa: E402
 
-FOLDERS = (ROOT / "samples", ROOT / "tests" / "data", ROOT.parent / "shared" / "corpus")
+TEST_DATA = ROOT / "tests" / "data"
+FOLDERS = (ROOT / "samples", TEST_DATA, ROOT.parent / "shared" / "corpus")
+_NOT_DOCUMENTS = {"SOURCES.md", "NOTICE.md"}  # licence lists
 _TAG = re.compile(r"\.([a-z]{2})(?:-[a-z]{2,4})?\.[A-Za-z0-9]+$")
 
 
@@ -53,7 +56,9 @@ def corpus_files() -> list[Path]:
         if not folder.is_dir():
             continue
         for path in sorted(folder.rglob("*")):
-            if not path.is_file() or path.suffix.lower() not in SUPPORTED_EXTENSIONS or path.name == "SOURCES.md":
+            if not path.is_file() or path.suffix.lower() not in SUPPORTED_EXTENSIONS or path.name in _NOT_DOCUMENTS:
+                continue
+            if folder == TEST_DATA and path.parent != folder:  # tests/data's subfolders: service specs, types
                 continue
             digest = hashlib.sha256(path.read_bytes()).hexdigest()
             if digest not in seen:
