@@ -21,7 +21,8 @@ from chunking.messages.jobs import RangeState, StageOneJob, decode_job, encode_j
 from chunking.pipeline.backfill import expected_settings
 from chunking.pipeline.field_sweep import refresh_fields
 from chunking.pipeline.namespaces import deployment_namespace
-from chunking.pipeline.reconcile import ReconcileReport, delete_document, parse_blob_events, reconcile, repair_due
+from chunking.pipeline.reconcile import (FIGURES_GRACE_S, ReconcileReport, delete_document, parse_blob_events,
+                                         reconcile, repair_due)
 from chunking.pipeline.reprocess import ReprocessReport, reprocess, select
 from chunking.pipeline.stage_two import StageOneResult, StageTwoResult, run_stage_one, run_stage_two
 from chunking.redact import redact_exception
@@ -195,7 +196,7 @@ def handle_batch(body: bytes | str) -> StageTwoResult | None:
     s = services()
     try:
         return run_stage_two(body, settings=s.settings, embedder=s.embedder, index=s.index, payloads=s.payloads,
-                             ledger=s.ledger)
+                             ledger=s.ledger, figures=s.figures)
     except MessageError as exc:
         log.error("dropped a malformed chunk-batch message: %s", exc)
         return None
@@ -303,7 +304,8 @@ def handle_blob_event(body: bytes | str) -> int:
                 log.info("ignored a delete event for %s: the blob exists again", event.path)
                 continue
             delete_document(make_doc_id(event.container, event.path), event.path, index=s.index, ledger=s.ledger,
-                            payloads=s.payloads, namespace=deployment_namespace(s.settings, event.container))
+                            payloads=s.payloads, namespace=deployment_namespace(s.settings, event.container),
+                            figures=s.figures)
             deleted += 1
         except Exception as exc:
             failure = describe_failure(exc, s.settings)
@@ -339,6 +341,8 @@ def handle_reconcile() -> ReconcileReport:
         embedder=s.embedder.name,
         backfill_limit=s.settings.reconcile.backfill_max_per_run,
         queues_idle=_queues_idle(s.settings),
+        figures=s.figures,
+        figures_grace_seconds=max(FIGURES_GRACE_S, s.settings.stage1_max_seconds + 300),
     )
     log.info("reconcile: %s", report.to_dict())
     # Metadata-only changes raise no storage event: the sweep sends their field updates.
@@ -386,6 +390,7 @@ def handle_repair() -> ReconcileReport:
         queues_idle=_queues_idle(s.settings),
         payloads=s.payloads,
         namespace=deployment_namespace(s.settings, s.settings.documents_container),
+        figures=s.figures,
     )
     if report.stuck or report.retried or report.orphaned or report.swept or report.failed:
         log.info("repair: %s", report.to_dict())

@@ -48,9 +48,9 @@ from chunking.pipeline.fields import fields_message_if_changed
 from chunking.pipeline.members import member_field_updates, stage_members
 from chunking.pipeline.namespaces import deployment_namespace
 from chunking.redact import redact
-from chunking.parsers.selection import reads_pictures
-from chunking.pipeline.figures import describe_pages
-from chunking.services import document_readers, figure_describer
+from chunking.parsers.selection import reads_pictures, stores_pictures
+from chunking.pipeline.figures import FigureSpan, attach_images, figure_pages
+from chunking.services import document_readers, figure_describer, make_figure_store
 from chunking.settings import Settings
 from chunking.splitters.markdown import HeadingOutline
 from chunking.storage import BlobFile
@@ -249,6 +249,8 @@ def run_stage_one(
     out.readers, out.properties = document_readers(settings), properties
     # A vision describer for the pictures the parser keeps (docs/parsers.md#figure-descriptions).
     out.describer = figure_describer(settings) if reads_pictures(source, settings) else None
+    # Its figure images, stored as PNG for its chunks to point to (docs/parsers.md#figure-images).
+    out.figures = make_figure_store(settings) if stores_pictures(source, settings) else None
     try:
         start = _Start(resume) if resume is not None else _first_range(local, source, result.size_bytes, settings,
                                                                        out)
@@ -336,9 +338,10 @@ def _first_range(local: bytes | Path, source: str, size_bytes: int, settings: Se
 
 
 def _limits(settings: Settings, out: "Batches") -> Limits:
-    """The parse limits of *settings*; pictures kept for *out*'s describer when it has one."""
+    """The parse limits of *settings*; pictures kept for *out*'s describer or figure store when it has one."""
     limits = Limits.from_settings(settings)
-    return dataclasses.replace(limits, keep_pictures=True) if out.describer is not None else limits
+    keep = out.describer is not None or out.figures is not None
+    return dataclasses.replace(limits, keep_pictures=True) if keep else limits
 
 
 def _run_range(local: bytes | Path, state: RangeState, splitter: DocumentSplitter, out: "Batches",
@@ -365,17 +368,19 @@ def _run_range(local: bytes | Path, state: RangeState, splitter: DocumentSplitte
                                   chars_before=state.chars, check_streams=not paged,
                                   furniture=FurnitureKeys(frozenset(state.header_keys), frozenset(state.footer_keys)),
                                   learnt=learnt.append)
-    if out.describer is not None:  # the kept pictures described into their figures, before splitting
-        read = describe_pages(read, context=context, describer=out.describer)
+    spans: list[FigureSpan] = []  # the stored figure images' places, for the records that hold them
+    if out.describer is not None or out.figures is not None:  # kept pictures described and stored, before splitting
+        read = figure_pages(read, context=context, describer=out.describer, store=out.figures,
+                            doc_id=result.doc_id, version=result.version, spans=spans)
     pages = seen.track(read)
     chunks = _split_in_time(splitter, pages, result.source, context)
     ordinal = state.ordinal
     namespace = deployment_namespace(settings, out.container)
     if splitter.stream is not None and paged and extension_of(result.source) not in HEADING_EXTENSIONS:
         for chunk in chunks:
-            out.add(document_records((), [chunk], doc_id=result.doc_id, version=result.version,
-                                     source=result.source, namespace=namespace, first_ordinal=ordinal,
-                                     fields=out.fields))
+            out.add(attach_images(document_records((), [chunk], doc_id=result.doc_id, version=result.version,
+                                                   source=result.source, namespace=namespace,
+                                                   first_ordinal=ordinal, fields=out.fields), spans))
             ordinal += 1
     else:
         seen.keep = True  # the heading outline needs every page
@@ -386,9 +391,9 @@ def _run_range(local: bytes | Path, state: RangeState, splitter: DocumentSplitte
             out.fields = version_fields(local, source=result.source, size_bytes=result.size_bytes,
                                         settings=settings, context=context, properties=out.properties,
                                         pages=seen.pages, readers=out.readers)
-        out.add(document_records(seen.pages, chunks, doc_id=result.doc_id, version=result.version,
-                                 source=result.source, namespace=namespace, first_ordinal=ordinal,
-                                 fields=out.fields))
+        out.add(attach_images(document_records(seen.pages, chunks, doc_id=result.doc_id, version=result.version,
+                                               source=result.source, namespace=namespace, first_ordinal=ordinal,
+                                               fields=out.fields), spans))
         ordinal += len(chunks)
     if last and not seen.text_seen:
         raise no_text_error(result.source)
