@@ -50,8 +50,9 @@ def found(index: LocalIndex, **kwargs) -> list[str]:
 
 
 def test_image_urls_round_trip(index):
-    index.upsert([record("chart", "a bar chart", (0.0, 0.0, 0.0, 1.0), image_urls=("file:///f/a.png", "file:///f/b.png"))])
-    assert index.records_by_id(["chart-000000"])["chart-000000"].image_urls == ("file:///f/a.png", "file:///f/b.png")
+    urls = ("file:///f/a.png", "file:///f/b.png")
+    index.upsert([record("chart", "a bar chart", (0.0, 0.0, 0.0, 1.0), image_urls=urls)])
+    assert index.records_by_id(["chart-000000"])["chart-000000"].image_urls == urls
     assert index.records_by_id(["pay-000000"])["pay-000000"].image_urls == ()
 
 

@@ -29,7 +29,8 @@ from chunking.storage.claim_check import MemoryPayloadStore
 from chunking.storage.figures import LocalFigureStore
 from tests.pixel_documents import docx_with_picture, image_bytes, paragraph_image, pptx_with_picture
 
-PARAGRAPHS = [f"Paragraph {i} explains step {i} of the turbine survey in plain words for the reader." for i in range(12)]
+PARAGRAPHS = [f"Paragraph {i} explains step {i} of the turbine survey in plain words for the reader."
+              for i in range(12)]
 
 
 def chart(width_px: int = 480, height_px: int = 320) -> Image.Image:
@@ -269,3 +270,16 @@ def test_png_bytes_stores_any_mode_pillow_opens(mode):
     image = Image.new(mode, (60, 50))
     decoded = Image.open(io.BytesIO(png_bytes(image)))
     assert decoded.format == "PNG" and decoded.size == (60, 50)
+
+
+def test_the_settings_of_figure_images_and_their_refusals():
+    from chunking.settings import SettingsError
+
+    assert (Settings().figure_images.store, Settings().figure_images.container) == (True, "figures")
+    chosen = Settings.from_env({"FIGURES_STORE": "false", "FIGURES_CONTAINER": "fig-2"}).figure_images
+    assert (chosen.store, chosen.container) == (False, "fig-2")
+    for bad in ("Figures", "fi", "a--b", "-ab", "ab-", "a_b"):
+        with pytest.raises(SettingsError, match="FIGURES_CONTAINER must be a blob container name"):
+            Settings.from_env({"FIGURES_CONTAINER": bad})
+    with pytest.raises(SettingsError, match="FIGURES_STORE must be true or false"):
+        Settings.from_env({"FIGURES_STORE": "sometimes"})
