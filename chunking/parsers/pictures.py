@@ -54,7 +54,6 @@ KEPT_PICTURE = re.compile(r'<p data-generated="ocr" data-picture="([0-9a-f]{64})
 #: SHA-256 hex of its PNG. Stage 1 removes it (docs/parsers.md#figure-images).
 PAGE_PICTURE = re.compile(r'<p data-page-picture="([0-9a-f]{64})"></p>')
 _NOTE = re.compile(r"^figures: ")
-
 _SKIP_ORDER = ("icons", "repeated", "over FIGURES_MAX_PER_DOCUMENT", "unreadable")
 
 
