@@ -141,7 +141,8 @@ def _traced_stage_one(s: Services, blob, job: StageOneJob) -> StageOneResult | N
                                    payloads=s.payloads, ledger=s.ledger, force=job.force,
                                    keep_old_versions=job.keep_old_versions, send=s.batches.send,
                                    enqueue_next=enqueue_next, resume=job.range, resume_version=job.version,
-                                   properties=properties)
+                                   properties=properties,
+                                   defer_throttled_figures=job.deferrals < MAX_FIGURE_DEFERRALS)
     except BlobChangedError as exc:
         log.info("not read: %s (a newer upload or its delete takes over)", exc)
         return None
@@ -152,6 +153,17 @@ def _traced_stage_one(s: Services, blob, job: StageOneJob) -> StageOneResult | N
         raise
     if result.outcome == "skipped" and job.range is None:
         s.ledger.touch(result.doc_id, path)  # this upload was handled (`chunking status --watch` waits for it)
+    if result.outcome == "deferred":  # the describer was throttled: the whole document again, after the wait
+        wait_s = result.retry_after_s if result.retry_after_s is not None else DEFER_BACKOFF_S * 2 ** job.deferrals
+        wait_s = max(1, min(DEFER_MAX_S, int(wait_s + 0.999)))
+        again = StageOneJob(container, path, force=job.force, keep_old_versions=job.keep_old_versions,
+                            reason="figure descriptions throttled", trace=telemetry.carrier(),
+                            deferrals=job.deferrals + 1)
+        s.jobs.send([encode_job(again)], visibility_timeout=wait_s)
+        telemetry.record("chunking.throttling.deferrals", 1)
+        telemetry.record("chunking.throttling.delay", wait_s)
+        log.warning("figure descriptions of %s throttled: stage 1 deferred %d s (deferral %d of %d)", path, wait_s,
+                    job.deferrals + 1, MAX_FIGURE_DEFERRALS)
     return result
 
 
@@ -183,6 +195,9 @@ def handle_stage_one_poison(body: bytes | str) -> None:
 MAX_DEFERRALS = 20
 DEFER_BACKOFF_S = 15
 DEFER_MAX_S = 900
+#: Times one document's stage 1 is deferred because the figure describer was throttled before anything was sent
+#: (docs/parsers.md#figure-descriptions); the run after the last indexes its figures undescribed, with a note.
+MAX_FIGURE_DEFERRALS = 5
 
 
 @_to_host

@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import html
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from chunking.chat.vision import FigureDescriber, VisionOutcome
@@ -33,7 +33,8 @@ from chunking.parsers import ReadContext
 from chunking.parsers.pictures import GENERATED_MARK, KEPT_PICTURE, PAGE_PICTURE
 from chunking.storage.figures import FigureStore
 
-__all__ = ["VISION_MARK", "FigureSpan", "attach_images", "describe_pages", "figure_pages", "vision_counts"]
+__all__ = ["VISION_MARK", "FigureSpan", "FiguresThrottled", "attach_images", "describe_pages", "figure_pages",
+           "vision_counts"]
 
 #: The attribute marking a description a vision model wrote.
 VISION_MARK = 'data-generated="vision"'
@@ -46,6 +47,15 @@ _OPEN, _CLOSE = "<figure", "</figure>"
 _DESCRIBED = re.compile(r"vision: (\d+) figures? described by")
 _NOT_DESCRIBED = re.compile(r"vision: [^;]*?(?:; )?not described: ((?:\d+ [^,;]+(?:, )?)+)")
 _COUNT = re.compile(r"(\d+) ([^,;]+)")
+
+
+class FiguresThrottled(RuntimeError):
+    """The vision model throttled and the document's stage 1 is to run again later rather than index its figures
+    undescribed (``figure_pages``' *defer*). ``retry_after_s``: the wait the service asked for, None if unsaid."""
+
+    def __init__(self, retry_after_s: float | None) -> None:
+        super().__init__(f"figure descriptions throttled (retry after {retry_after_s} s)")
+        self.retry_after_s = retry_after_s
 
 
 @dataclass(frozen=True)
@@ -66,14 +76,19 @@ def describe_pages(pages: Iterable[Page], *, context: ReadContext, describer: Fi
 
 def figure_pages(pages: Iterable[Page], *, context: ReadContext, describer: FigureDescriber | None = None,
                  store: FigureStore | None = None, doc_id: str = "", version: str = "",
-                 spans: list[FigureSpan] | None = None, outcome: VisionOutcome | None = None) -> Iterator[Page]:
+                 spans: list[FigureSpan] | None = None, outcome: VisionOutcome | None = None,
+                 defer: Callable[[], bool] | None = None) -> Iterator[Page]:
     """*pages* with their kept pictures described by *describer* (the pictures' bytes from ``context.images``,
     forgotten once used) and stored in *store* under *doc_id* and *version* (each one's ``FigureSpan`` appended
     to *spans*), every mark removed, offsets moved by what the text before gained or lost. When the pages are
     done, the describer's note (``vision: 2 figures described by …``) is added to ``context.notes``.
 
+    *defer*: asked when the model throttles; True raises ``FiguresThrottled`` instead of going on with the
+    figures undescribed (stage 1 then runs again after the service's wait: docs/parsers.md#figure-descriptions).
+
     Raises:
         StorageError: *store* could not be written.
+        FiguresThrottled: the model throttled and *defer* said so.
     """
     outcome = outcome if outcome is not None else VisionOutcome()
     spans = spans if spans is not None else []
@@ -91,6 +106,8 @@ def figure_pages(pages: Iterable[Page], *, context: ReadContext, describer: Figu
             images = {digest: context.images.pop(digest) for digest, _ in digests if digest in context.images}
             if describer is not None:
                 describer.describe(images, expired=expired, outcome=outcome)
+                if outcome.stopped == "throttled" and defer is not None and defer():
+                    raise FiguresThrottled(outcome.retry_after_s)
             if store is not None:
                 urls = {digest: store.put(doc_id, version, png) for digest, png in images.items()}
         page_urls = [store.put(doc_id, version, context.images.pop(digest))
