@@ -149,6 +149,9 @@ class ChunkRecord:
             (docs/architecture.md#document-fields); ``last_modified`` ISO 8601 UTC (``2024-05-01T10:20:30Z``) or
             ``None``. acl_users, acl_groups: who may read the document (empty: nobody listed, ``ACL_DEFAULT``
             decides). metadata: ``(index field, value)`` pairs of the ``METADATA_FIELDS`` the source has.
+        image_urls: the URLs of the figure images (PNG) this chunk holds, in document order: the pictures whose
+            ``<figure>`` block (or, for an image file, whose page) overlaps the chunk's own span
+            (docs/parsers.md#figure-images); ``()`` for a chunk without one.
     """
 
     id: str
@@ -182,6 +185,7 @@ class ChunkRecord:
     acl_users: tuple[str, ...] = ()
     acl_groups: tuple[str, ...] = ()
     metadata: tuple[tuple[str, str], ...] = ()
+    image_urls: tuple[str, ...] = ()
 
     @property
     def vector_key(self) -> str:
@@ -215,7 +219,7 @@ class ChunkRecord:
             "storage_url": self.storage_url, "content_type": self.content_type,
             "last_modified": self.last_modified, "size_bytes": self.size_bytes, "language": self.language,
             "acl_users": list(self.acl_users), "acl_groups": list(self.acl_groups),
-            "metadata": dict(self.metadata),
+            "metadata": dict(self.metadata), "image_urls": list(self.image_urls),
         }
 
     @classmethod
@@ -223,7 +227,7 @@ class ChunkRecord:
         names = {f.name for f in dataclasses.fields(cls)}
         values = {k: v for k, v in data.items() if k in names}
         values["headings"] = tuple(values.get("headings") or ())
-        for name in ("acl_users", "acl_groups"):
+        for name in ("acl_users", "acl_groups", "image_urls"):
             values[name] = tuple(values.get(name) or ())
         values["metadata"] = tuple((str(k), str(v)) for k, v in dict(values.get("metadata") or {}).items())
         values["size_bytes"] = int(values.get("size_bytes") or 0)

@@ -15,7 +15,8 @@ What it holds, by adapter:
   ``vector_floor``; ``index_design`` and ``index_schema``: the Azure AI Search index definition the settings
   create (``chunking schema`` prints it), built by the function ``AzureSearchIndex.ensure`` creates it with.
 * ledger: ``make_ledger`` (``LEDGER_BACKEND``), ``ledger_table``, ``ledger_exists``.
-* storage: ``make_payload_store``, ``make_batch_queue``, ``make_job_queue``.
+* storage: ``make_payload_store``, ``make_batch_queue``, ``make_job_queue``, ``make_figure_store`` (figure
+  images: the blob container ``FIGURES_CONTAINER`` beside the table ledger, else ``CHUNKING_STATE_DIR/figures``).
 * parsers: ``document_readers`` (Document Intelligence for the extensions the settings send there).
 * the Functions process: ``Services`` and ``services()``, all of the above built once from the environment.
 
@@ -54,6 +55,7 @@ from chunking.settings import Settings
 from chunking.settings.index_design import VECTORIZER_MODELS
 from chunking.storage import QueueSender, blob_service, queue_client, table_service
 from chunking.storage.claim_check import BlobPayloadStore, PayloadStore
+from chunking.storage.figures import BlobFigureStore, FigureStore, LocalFigureStore
 from chunking.tokens import token_counter
 
 __all__ = [
@@ -62,7 +64,7 @@ __all__ = [
     "ledger_exists", "ledger_table", "make_batch_queue", "make_chat_client", "make_embedder", "make_index",
     "make_job_queue", "make_ledger", "make_model_cache", "make_payload_store", "reset_strategy_clients", "services",
     "strategy_clients", "vector_floor", "configure_telemetry", "make_event_publisher",
-    "figure_describer", "figures_fingerprint",
+    "figure_describer", "figures_fingerprint", "make_figure_store",
 ]  # fmt: skip
 
 log = logging.getLogger(__name__)
@@ -358,6 +360,18 @@ def make_payload_store(settings: Settings) -> PayloadStore:
     return BlobPayloadStore(blob_service(settings), settings.payload_container)
 
 
+def make_figure_store(settings: Settings) -> FigureStore | None:
+    """Where figure images go (docs/parsers.md#figure-images): ``None`` with ``FIGURES_STORE=false``; the blob
+    container ``FIGURES_CONTAINER`` on the app's storage when the ledger is the storage table (the Functions, and
+    the CLI pointed at them); else the folder ``CHUNKING_STATE_DIR/figures``, beside the local ledger."""
+    options = settings.figure_images
+    if not options.store:
+        return None
+    if ledger_table(settings) is not None:
+        return BlobFigureStore(blob_service(settings), options.container)
+    return LocalFigureStore(settings.state_dir / "figures")
+
+
 def make_batch_queue(settings: Settings) -> QueueSender:
     """The chunk-batch queue ``settings.batch_queue`` on the app's storage."""
     return QueueSender(queue_client(settings, settings.batch_queue))
@@ -465,6 +479,7 @@ class Services:
     ledger: Ledger
     batches: QueueSender  # the chunk-batch queue (created on first use)
     jobs: QueueSender  # the stage-1 job queue (created on first use)
+    figures: FigureStore | None = None  # figure images (``make_figure_store``)
 
 
 @functools.cache
@@ -483,7 +498,7 @@ def services() -> Services:
         log.warning("embedding with %s: the offline lexical embedder (hashed words, not semantic); set "
                     "AZURE_OPENAI_ENDPOINT or OPENAI_BASE_URL for real embeddings", embedder.name)
     return Services(settings, embedder, index, payloads, make_ledger(settings), make_batch_queue(settings),
-                    make_job_queue(settings))
+                    make_job_queue(settings), make_figure_store(settings))
 
 
 # -- figure descriptions -------------------------------------------------------------------------------------------

@@ -201,6 +201,7 @@ var documentsContainer = 'documents'
 var payloadContainer = 'chunk-payloads'
 var deploymentContainer = 'app-package'
 var modelCacheContainer = 'model-cache'
+var figuresContainer = 'figures'
 var batchQueue = 'chunk-batches'
 var blobEventsQueue = 'blob-events'
 var stageOneJobQueue = 'stage1-jobs'
@@ -311,6 +312,7 @@ module storage 'modules/storage.bicep' = {
     payloadContainer: payloadContainer
     deploymentContainer: deploymentContainer
     modelCacheContainer: modelCacheContainer
+    figuresContainer: figuresContainer
     batchQueue: batchQueue
     blobEventsQueue: blobEventsQueue
     stageOneJobQueue: stageOneJobQueue
@@ -397,6 +399,8 @@ var appSettings = {
   PAYLOAD_CONTAINER: payloadContainer
   // Chat, vision and embedding results cached by their input, shared by every instance (not the instance's /tmp).
   MODEL_CACHE_CONTAINER: modelCacheContainer
+  // Figure images (PNG) the chunks point to, per document version (docs/parsers.md#figure-images).
+  FIGURES_CONTAINER: figuresContainer
   LEDGER_BACKEND: 'table'
   LEDGER_TABLE: ledgerTable
   // The package directory is read-only on Flex Consumption; local caches go to the instance's temp space.

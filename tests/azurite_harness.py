@@ -42,6 +42,7 @@ class Harness:
             "CHUNK_BATCH_QUEUE": f"batches{name}",
             "STAGE1_JOB_QUEUE": f"jobs{name}",
             "PAYLOAD_CONTAINER": f"payloads{name}",
+            "FIGURES_CONTAINER": f"figures{name}",
             "LEDGER_TABLE": f"ledger{name}",
             "CHUNKING_STATE_DIR": str(state_dir),
             "SPLIT_MAX_TOKENS": "60",

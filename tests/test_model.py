@@ -37,6 +37,7 @@ def _as_dataclass_dict(record: ChunkRecord) -> dict:
     data["embedding"] = None if record.embedding is None else list(record.embedding)
     data["acl_users"], data["acl_groups"] = list(record.acl_users), list(record.acl_groups)
     data["metadata"] = dict(record.metadata)
+    data["image_urls"] = list(record.image_urls)
     return data
 
 
@@ -55,7 +56,7 @@ def test_to_dict_of_a_small_record_is_exact():
         "parent_id": None, "level": 0, "kind": "text", "embedding_text": "", "embedding_hash": "",
         "has_vector": True, "namespace": "", "title": "", "storage_url": "", "content_type": "",
         "last_modified": None, "size_bytes": 0, "language": "", "acl_users": [], "acl_groups": ["g"],
-        "metadata": {"team": "x", "year": "2024"},
+        "metadata": {"team": "x", "year": "2024"}, "image_urls": [],
     }
     assert ChunkRecord.from_dict(data) == record
 
@@ -75,6 +76,7 @@ _records = st.builds(
     language=_texts, acl_users=st.lists(_texts, max_size=3).map(tuple),
     acl_groups=st.lists(_texts, max_size=3).map(tuple),
     metadata=st.lists(st.tuples(_texts, _texts), max_size=4).map(tuple),
+    image_urls=st.lists(_texts, max_size=3).map(tuple),
 )
 
 

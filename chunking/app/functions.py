@@ -21,7 +21,8 @@ from chunking.messages.jobs import RangeState, StageOneJob, decode_job, encode_j
 from chunking.pipeline.backfill import expected_settings
 from chunking.pipeline.field_sweep import refresh_fields
 from chunking.pipeline.namespaces import deployment_namespace
-from chunking.pipeline.reconcile import ReconcileReport, delete_document, parse_blob_events, reconcile, repair_due
+from chunking.pipeline.reconcile import (FIGURES_GRACE_S, ReconcileReport, delete_document, parse_blob_events,
+                                         reconcile, repair_due)
 from chunking.pipeline.reprocess import ReprocessReport, reprocess, select
 from chunking.pipeline.stage_two import StageOneResult, StageTwoResult, run_stage_one, run_stage_two
 from chunking.redact import redact_exception
@@ -140,7 +141,8 @@ def _traced_stage_one(s: Services, blob, job: StageOneJob) -> StageOneResult | N
                                    payloads=s.payloads, ledger=s.ledger, force=job.force,
                                    keep_old_versions=job.keep_old_versions, send=s.batches.send,
                                    enqueue_next=enqueue_next, resume=job.range, resume_version=job.version,
-                                   properties=properties)
+                                   properties=properties,
+                                   defer_throttled_figures=job.deferrals < MAX_FIGURE_DEFERRALS)
     except BlobChangedError as exc:
         log.info("not read: %s (a newer upload or its delete takes over)", exc)
         return None
@@ -151,6 +153,17 @@ def _traced_stage_one(s: Services, blob, job: StageOneJob) -> StageOneResult | N
         raise
     if result.outcome == "skipped" and job.range is None:
         s.ledger.touch(result.doc_id, path)  # this upload was handled (`chunking status --watch` waits for it)
+    if result.outcome == "deferred":  # the describer was throttled: the whole document again, after the wait
+        wait_s = result.retry_after_s if result.retry_after_s is not None else DEFER_BACKOFF_S * 2 ** job.deferrals
+        wait_s = max(1, min(DEFER_MAX_S, int(wait_s + 0.999)))
+        again = StageOneJob(container, path, force=job.force, keep_old_versions=job.keep_old_versions,
+                            reason="figure descriptions throttled", trace=telemetry.carrier(),
+                            deferrals=job.deferrals + 1)
+        s.jobs.send([encode_job(again)], visibility_timeout=wait_s)
+        telemetry.record("chunking.throttling.deferrals", 1)
+        telemetry.record("chunking.throttling.delay", wait_s)
+        log.warning("figure descriptions of %s throttled: stage 1 deferred %d s (deferral %d of %d)", path, wait_s,
+                    job.deferrals + 1, MAX_FIGURE_DEFERRALS)
     return result
 
 
@@ -182,6 +195,9 @@ def handle_stage_one_poison(body: bytes | str) -> None:
 MAX_DEFERRALS = 20
 DEFER_BACKOFF_S = 15
 DEFER_MAX_S = 900
+#: Times one document's stage 1 is deferred because the figure describer was throttled before anything was sent
+#: (docs/parsers.md#figure-descriptions); the run after the last indexes its figures undescribed, with a note.
+MAX_FIGURE_DEFERRALS = 5
 
 
 @_to_host
@@ -195,7 +211,7 @@ def handle_batch(body: bytes | str) -> StageTwoResult | None:
     s = services()
     try:
         return run_stage_two(body, settings=s.settings, embedder=s.embedder, index=s.index, payloads=s.payloads,
-                             ledger=s.ledger)
+                             ledger=s.ledger, figures=s.figures)
     except MessageError as exc:
         log.error("dropped a malformed chunk-batch message: %s", exc)
         return None
@@ -303,7 +319,8 @@ def handle_blob_event(body: bytes | str) -> int:
                 log.info("ignored a delete event for %s: the blob exists again", event.path)
                 continue
             delete_document(make_doc_id(event.container, event.path), event.path, index=s.index, ledger=s.ledger,
-                            payloads=s.payloads, namespace=deployment_namespace(s.settings, event.container))
+                            payloads=s.payloads, namespace=deployment_namespace(s.settings, event.container),
+                            figures=s.figures)
             deleted += 1
         except Exception as exc:
             failure = describe_failure(exc, s.settings)
@@ -339,6 +356,8 @@ def handle_reconcile() -> ReconcileReport:
         embedder=s.embedder.name,
         backfill_limit=s.settings.reconcile.backfill_max_per_run,
         queues_idle=_queues_idle(s.settings),
+        figures=s.figures,
+        figures_grace_seconds=max(FIGURES_GRACE_S, s.settings.stage1_max_seconds + 300),
     )
     log.info("reconcile: %s", report.to_dict())
     # Metadata-only changes raise no storage event: the sweep sends their field updates.
@@ -386,6 +405,7 @@ def handle_repair() -> ReconcileReport:
         queues_idle=_queues_idle(s.settings),
         payloads=s.payloads,
         namespace=deployment_namespace(s.settings, s.settings.documents_container),
+        figures=s.figures,
     )
     if report.stuck or report.retried or report.orphaned or report.swept or report.failed:
         log.info("repair: %s", report.to_dict())

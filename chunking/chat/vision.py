@@ -11,7 +11,8 @@ prompt describes every figure again.
 Failures never fail a document: ``describe`` returns what it could describe and why the others were not
 (``VisionOutcome``). A 429 is retried by the SDK within its ``Retry-After`` (up to ``max_retries``); still
 throttled, the document's remaining pictures are left undescribed ("throttled") and no further call is made for
-it, as when the service cannot be reached.
+it, as when the service cannot be reached; the wait the service asked for is kept (``VisionOutcome.retry_after_s``)
+for stage 1 to defer the document instead, when it may (``chunking.pipeline.figures.FiguresThrottled``).
 """
 
 from __future__ import annotations
@@ -78,6 +79,9 @@ class VisionOutcome:
     left: Counter = field(default_factory=Counter)
     #: why no more calls are made for this document ("throttled", "unreachable", "out of time"); "" while they are.
     stopped: str = ""
+    #: the wait the service asked for when it throttled (``retry-after-ms`` or ``retry-after``, in seconds); None
+    #: when it did not throttle or said nothing.
+    retry_after_s: float | None = None
 
     def note(self, model: str) -> str:
         """``vision: 2 figures described by azure_openai/gpt-4o (1 from the cache, 812 tokens); not described:
@@ -174,8 +178,9 @@ class FigureDescriber:
                 continue
             try:
                 text, tokens = self._call(data, media_type)
-            except openai.RateLimitError:
+            except openai.RateLimitError as exc:
                 stop = "throttled"
+                outcome.retry_after_s = _retry_after_s(exc)
             except (openai.APIConnectionError, openai.InternalServerError):
                 stop = "unreachable"
             except (openai.APIStatusError, ValueError) as exc:  # a refusal of this picture: content filter, 400
@@ -212,3 +217,17 @@ class FigureDescriber:
             raise ValueError(f"empty answer (finish_reason {choices[0].finish_reason if choices else 'none'})")
         log.debug("figure described in %.1f s", time.perf_counter() - started)
         return " ".join(content.split()), int(getattr(usage, "total_tokens", 0) or 0)
+
+
+def _retry_after_s(error: Any) -> float | None:
+    """The wait a throttled answer asks for, in seconds: ``retry-after-ms``, else ``retry-after`` in seconds
+    (Azure OpenAI sends both; "Azure OpenAI quotas and limits" on learn.microsoft.com); None without either."""
+    headers = getattr(getattr(error, "response", None), "headers", None) or {}
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        try:
+            value = float(headers.get(name, ""))
+        except (TypeError, ValueError):
+            continue
+        if value >= 0:
+            return value * scale
+    return None

@@ -5,6 +5,7 @@ A message is one JSON object (UTF-8, ``ensure_ascii=False``)::
     {"type": "chunk-batch", "schema": 1, "doc_id": "d…", "version": "…", "source": "a/b.pdf",
      "batch_no": 0, "batch_count": 3, "chunk_count": 41,
      "records": [ChunkRecord.to_dict() without "embedding", …]}          # inline
+     (a record's "image_urls" only when it has some: docs/parsers.md#figure-images)
     {… same header …, "payload": "d…/<version>/0.json"}                  # claim check
 
 Batches are packed greedily by bytes so that every message is ≤ ``max_message_bytes`` of raw JSON (49,152 by
@@ -72,6 +73,8 @@ def _dumps(obj: Any) -> str:
 def _record_dict(record: ChunkRecord) -> dict[str, Any]:
     data = record.to_dict()
     data.pop("embedding", None)
+    if not data["image_urls"]:  # most chunks hold no figure: their messages stay as they were
+        del data["image_urls"]
     return data
 
 
@@ -313,6 +316,7 @@ _RECORD_FIELDS: dict[str, Callable[[Any], bool]] = {
     "language": lambda v: v is None or isinstance(v, str),
     "acl_users": lambda v: v is None or _is_str_list(v), "acl_groups": lambda v: v is None or _is_str_list(v),
     "metadata": lambda v: v is None or (isinstance(v, dict) and all(isinstance(x, str) for x in v.values())),
+    "image_urls": lambda v: v is None or _is_str_list(v),
 }
 _REQUIRED = tuple(f.name for f in dataclasses.fields(ChunkRecord)
                   if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING)

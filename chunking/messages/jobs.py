@@ -73,6 +73,8 @@ class StageOneJob:
         version, etag, range: set together, by stage 1, for the next page range of a long document.
         trace: the W3C trace context of the document version's trace (``chunking.telemetry.carrier``), so the
             next page range continues it; optional (``{}``: the job starts a trace of its own).
+        deferrals: how many times this document's stage 1 was deferred because the figure describer was
+            throttled (docs/parsers.md#figure-descriptions); optional (0).
     """
 
     container: str
@@ -84,6 +86,7 @@ class StageOneJob:
     etag: str = ""
     range: RangeState | None = None
     trace: Mapping[str, str] = dataclasses.field(default_factory=dict, hash=False)
+    deferrals: int = 0
 
 
 def encode_job(job: StageOneJob) -> str:
@@ -94,6 +97,8 @@ def encode_job(job: StageOneJob) -> str:
             data.pop(name)
     if not job.trace:  # optional: an untraced job is as before
         data.pop("trace")
+    if not job.deferrals:
+        data.pop("deferrals")
     return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
 
 
@@ -117,6 +122,7 @@ def decode_job(body: str | bytes) -> StageOneJob:
                                                           for f in dataclasses.fields(RangeState)}),
             trace={str(k): v for k, v in data["trace"].items() if isinstance(v, str)}
             if isinstance(data.get("trace"), dict) else {},
+            deferrals=_typed(data, "deferrals", int, 0),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise MessageError(f"stage-1 job lacks a valid field: {exc}") from None

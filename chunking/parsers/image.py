@@ -11,6 +11,7 @@ can declare a huge canvas (a decompression bomb; Pillow's own guard warns at 89 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from io import BytesIO
 
@@ -19,7 +20,7 @@ from chunking.model import Page
 from chunking.parsers import ocr
 from chunking.parsers._common import ParseError, ReadContext
 
-__all__ = ["MAX_IMAGE_PIXELS", "NEEDS_OCR", "parse"]
+__all__ = ["MAX_IMAGE_PIXELS", "NEEDS_OCR", "parse", "png_bytes"]
 
 #: The reason an image (or a PDF without a text layer) is not read.
 NEEDS_OCR = ocr.NEEDS_OCR
@@ -30,12 +31,29 @@ MAX_IMAGE_PIXELS = 64_000_000
 _SERVICE_ONLY = frozenset({".heif"})
 #: Formats whose further frames are more pages (a multi-page scan); a GIF's further frames are an animation.
 _PAGED = frozenset({".tif", ".tiff"})
+# Modes PNG stores as they are (Pillow's PNG writer); any other (CMYK, YCbCr, LAB, HSV, F, I;16 variants) is
+# converted to RGB or, with transparency, RGBA first.
+_PNG_MODES = frozenset({"1", "L", "LA", "P", "RGB", "RGBA", "I", "I;16"})
+
+
+def png_bytes(image) -> bytes:
+    """The PIL image *image* (its current frame) encoded as PNG by Pillow, converted to RGB (RGBA when it has
+    transparency) first when PNG cannot hold its mode (CMYK JPEGs, floating-point TIFFs)."""
+    if image.mode not in _PNG_MODES:
+        alpha = "A" in image.getbands() or "transparency" in image.info
+        image = image.convert("RGBA" if alpha else "RGB")
+    buffer = BytesIO()
+    image.save(buffer, "PNG")
+    return buffer.getvalue()
 
 
 def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> Iterator[Page]:
     """Read the text of an image with local OCR: one ``Page`` per frame of a TIFF, one page for the other formats,
     each page's text in reading order (``chunking.parsers.ocr.reading_order``) ending with ``\\n`` ("" for a
-    frame without text), offsets the lengths of the pages before.
+    frame without text), offsets the lengths of the pages before. When pictures are kept (figure images,
+    ``Limits.keep_pictures``), each frame up to ``FIGURES_MAX_PER_DOCUMENT`` is kept as a PNG
+    (``ReadContext.images``) and its page starts with its mark ``<p data-page-picture="<sha256>"></p>``
+    (``chunking.parsers.pictures.PAGE_PICTURE``), which stage 1 removes.
 
     Raises:
         ParseError: ``image file: needs OCR: install the OCR extra …, or set DOCUMENT_INTELLIGENCE_ENDPOINT …``
@@ -55,7 +73,7 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
     except (UnidentifiedImageError, OSError) as error:
         raise ParseError(source, f"not a valid image: {str(error)[:200]}") from None
     frames = getattr(picture, "n_frames", 1) if extension_of(source) in _PAGED else 1
-    offset = 0
+    offset, kept = 0, 0
     with picture:
         for index in range(frames):
             context.check_time(source)
@@ -67,7 +85,13 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
                 picture.load()
             except OSError as error:
                 raise ParseError(source, f"not a valid image: {str(error)[:200]}") from None
-            text = ocr.read_image(picture, source=source)
+            mark = ""
+            if context.limits.keep_pictures and kept < context.limits.figures_max_per_document:
+                png = png_bytes(picture)
+                digest = hashlib.sha256(png).hexdigest()
+                context.images[digest] = png
+                mark, kept = f'<p data-page-picture="{digest}"></p>', kept + 1
+            text = mark + ocr.read_image(picture, source=source)
             ocr.count_page(context)
             yield Page(index, offset, text)
             offset += len(text)

@@ -18,7 +18,11 @@ its alternative text only.
 With a vision describer (``Limits.keep_pictures``, docs/parsers.md#figure-descriptions) the same rules choose the
 pictures to describe; each one kept is stored in ``ReadContext.images`` under its SHA-256 and its block names it,
 ``<p data-generated="ocr" data-picture="<sha256>">…</p>`` (OCR text inside when the extra is installed), for
-stage 1 to put the description there after parsing. That attribute never reaches the splitter.
+stage 1 to put the description there after parsing. That attribute never reaches the splitter. The same kept
+pictures are the figure images stage 1 stores (docs/parsers.md#figure-images): each is kept as PNG
+(``chunking.parsers.image.png_bytes``: a JPEG, GIF, BMP or TIFF is converted here, in the parse child, under its
+memory limit). A picture that is a whole page (an image file's frame) is marked ``PAGE_PICTURE`` at the start of
+that page instead (``chunking.parsers.image``).
 """
 
 from __future__ import annotations
@@ -34,8 +38,8 @@ from chunking.parsers import image as image_files
 from chunking.parsers import ocr
 from chunking.parsers._common import ReadContext
 
-__all__ = ["GENERATED_MARK", "KEPT_PICTURE", "MIN_PIXELS", "MIN_SIDE_PX", "PictureLog", "count_skipped",
-           "figure_block", "picture_log", "pixel_counts", "read_picture", "take_kept"]
+__all__ = ["GENERATED_MARK", "KEPT_PICTURE", "MIN_PIXELS", "MIN_SIDE_PX", "PAGE_PICTURE", "PictureLog",
+           "count_skipped", "figure_block", "picture_log", "pixel_counts", "read_picture", "take_kept"]
 
 #: A picture narrower or lower than this, in pixels, is an icon or a rule.
 MIN_SIDE_PX = 48
@@ -46,8 +50,10 @@ GENERATED_MARK = 'data-generated="ocr"'
 #: A kept picture's generated paragraph (``Limits.keep_pictures``): group 1 the SHA-256 hex of its bytes, group 2
 #: what OCR read (HTML-escaped), or nothing.
 KEPT_PICTURE = re.compile(r'<p data-generated="ocr" data-picture="([0-9a-f]{64})">(.*?)</p>', re.DOTALL)
+#: A kept picture that is a whole page (an image file's frame), at the start of that page's text: group 1 the
+#: SHA-256 hex of its PNG. Stage 1 removes it (docs/parsers.md#figure-images).
+PAGE_PICTURE = re.compile(r'<p data-page-picture="([0-9a-f]{64})"></p>')
 _NOTE = re.compile(r"^figures: ")
-_MODEL_FORMATS = ("PNG", "JPEG", "GIF", "WEBP")
 _SKIP_ORDER = ("icons", "repeated", "over FIGURES_MAX_PER_DOCUMENT", "unreadable")
 
 
@@ -143,8 +149,8 @@ def read_picture(data: bytes, *, source: str, context: ReadContext, max_pictures
         log.skipped["unreadable"] += 1
         _update_note(context, log)
         return ""
-    if keep:  # a vision model reads PNG, JPEG, GIF and WEBP (docs/parsers.md#figure-descriptions): others as PNG
-        context.images[digest] = data if image.format in _MODEL_FORMATS else _png(image)
+    if keep:  # kept as PNG: what a vision model reads and what is stored (docs/parsers.md#figure-images)
+        context.images[digest] = data if image.format == "PNG" else image_files.png_bytes(image)
         log.last = digest
         if not ocr.available():
             log.kept += 1
@@ -153,12 +159,6 @@ def read_picture(data: bytes, *, source: str, context: ReadContext, max_pictures
     log.read += 1
     _update_note(context, log)
     return re.sub(r"\n+", "\n", text)
-
-
-def _png(image) -> bytes:
-    buffer = BytesIO()
-    image.save(buffer, "PNG")
-    return buffer.getvalue()
 
 
 def count_skipped(context: ReadContext, reason: str) -> None:

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from chunking.formats import HEADING_EXTENSIONS, extension_of
+from chunking.formats import HEADING_EXTENSIONS, extension_of, format_of
 
-__all__ = ["PICTURE_EXTENSIONS", "has_headings", "parser_fingerprint", "reads_pictures"]
+__all__ = ["PICTURE_EXTENSIONS", "has_headings", "parser_fingerprint", "reads_pictures", "stores_pictures"]
 
 #: The formats whose local parser reads the pictures inside a document (``chunking.parsers.pictures``).
 PICTURE_EXTENSIONS = frozenset({".docx", ".pptx", ".pdf"})
@@ -37,3 +37,16 @@ def reads_pictures(source: str, settings: Any) -> bool:
     service finds inside each figure instead (``chunking.parsers.docintel.render``)."""
     extension = extension_of(source)
     return extension in PICTURE_EXTENSIONS and not settings.document_intelligence.uses_service(extension)
+
+
+def stores_pictures(source: str, settings: Any) -> bool:
+    """Whether *source*'s figure images are stored under *settings* (``FIGURES_STORE``;
+    docs/parsers.md#figure-images): the pictures its local parser reads (``reads_pictures``), the frames of an
+    image file read by local OCR, and the figure regions Document Intelligence finds in a PDF."""
+    if not settings.figure_images.store:
+        return False
+    extension = extension_of(source)
+    if settings.document_intelligence.uses_service(extension):
+        return extension == ".pdf"
+    fmt = format_of(source)
+    return reads_pictures(source, settings) or (fmt is not None and fmt.parser == "image")

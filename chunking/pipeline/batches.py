@@ -42,6 +42,8 @@ class Batches:
         self.total_chunks = 0  # of the version, this range and the ranges before it
         self.readers: dict = {}
         self.describer = None  # chunking.chat.vision.FigureDescriber of the source's pictures, when one is set
+        self.figures = None  # chunking.storage.figures.FigureStore of the source's figure images, when they are kept
+        self.defer_figures = False  # a throttled describer defers the document while nothing was sent
         self.properties = None  # chunking.documents.fields.SourceProperties of the source, if known
         self.fields = None  # its DocumentFields, once stage 1 has read enough to know them
 

@@ -40,6 +40,7 @@ from chunking.pipeline.namespaces import deployment_namespace
 from chunking.pipeline.reconcile import delete_document
 from chunking.pipeline.stage_two import run_stage_one, run_stage_two
 from chunking.redact import redact
+from chunking.services import make_figure_store
 from chunking.settings import Settings
 from chunking.storage.claim_check import MemoryPayloadStore
 
@@ -253,7 +254,8 @@ def ingest_files(
         in_scope = cleanup == "full" or any(entry.source.startswith(scope) for scope in scopes)
         if entry.doc_id not in seen and not _member_of_seen(entry.source, seen) and in_scope:
             if cleanup in ("full", "scoped_full"):
-                delete_document(entry.doc_id, entry.source, index=index, ledger=ledger, namespace=namespace)
+                delete_document(entry.doc_id, entry.source, index=index, ledger=ledger, namespace=namespace,
+                                figures=make_figure_store(settings))
                 summary.deleted.append(entry.source)
             elif entry.indexed_version:
                 summary.vanished.append(entry.source)

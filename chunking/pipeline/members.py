@@ -48,6 +48,7 @@ from chunking.pipeline.fields import fields_message_if_changed
 from chunking.pipeline.reconcile import delete_document
 from chunking.settings import Settings
 from chunking.storage.claim_check import PayloadStore
+from chunking.storage.figures import FigureStore
 
 __all__ = ["member_field_updates", "remove_vanished_members", "stage_members"]
 
@@ -125,10 +126,10 @@ def member_field_updates(doc_id: str, version: str, *, container: str, ledger: L
 
 
 def remove_vanished_members(doc_id: str, keep: str, *, index: IndexWriter, ledger: Ledger,
-                            payloads: PayloadStore | None = None) -> list[str]:
+                            payloads: PayloadStore | None = None, figures: FigureStore | None = None) -> list[str]:
     """*keep* of the container *doc_id* is complete: delete the members that the versions about to be retired
-    recorded and neither *keep* nor the version that is current now has. Returns their sources; ``[]`` for a
-    document that is no container."""
+    recorded and neither *keep* nor the version that is current now has (with their figure images, in
+    *figures*). Returns their sources; ``[]`` for a document that is no container."""
     lists = ledger.member_lists(doc_id)
     if not lists:
         return []
@@ -138,6 +139,7 @@ def remove_vanished_members(doc_id: str, keep: str, *, index: IndexWriter, ledge
     gone = set().union(*(names for version, names in lists.items() if version not in spare)) - wanted
     container = entry.container if entry is not None else ""
     for source in sorted(gone):
-        delete_document(make_doc_id(container, source), source, index=index, ledger=ledger, payloads=payloads)
+        delete_document(make_doc_id(container, source), source, index=index, ledger=ledger, payloads=payloads,
+                        figures=figures)
         log.info("removed %s: no longer a member of its container", source)
     return sorted(gone)

@@ -20,21 +20,27 @@ from chunking.index.protocol import IndexWriter
 from chunking.ledger import UNSENT_AFTER_S, Due, Ledger, clock, due_for_repair, repair_candidates, unwanted_batches
 from chunking.pipeline.backfill import why_stale
 from chunking.storage.claim_check import PayloadStore
+from chunking.storage.figures import FigureStore
 
-__all__ = ["REPAIR_LOOKBACK_S", "BlobEvent", "ReconcileReport", "delete_document", "parse_blob_events",
-           "reconcile", "repair_due"]
+__all__ = ["FIGURES_GRACE_S", "REPAIR_LOOKBACK_S", "BlobEvent", "ReconcileReport", "delete_document",
+           "parse_blob_events", "reconcile", "repair_due", "sweep_figures"]
 
 log = logging.getLogger("chunking.pipeline.reconcile")
 
 #: The frequent repair sweeps by key the entries changed in the last hour (several runs, so one failed run
 #: misses nothing); older drift is the daily reconcile's.
 REPAIR_LOOKBACK_S = 3600
+#: Figure images of a version the ledger does not want are swept by reconcile only once the newest is this many
+#: seconds old: stage 1 stores a version's images before it records the version (at most ``STAGE1_MAX_SECONDS``,
+#: 300 s by default, earlier), so a version in flight is never swept.
+FIGURES_GRACE_S = 600
 
 
 def delete_document(doc_id: str, source: str, *, index: IndexWriter, ledger: Ledger,
-                    payloads: PayloadStore | None = None, namespace: str | None = None) -> int:
-    """Mark *doc_id* ``deleted`` in the ledger, then remove every chunk of it from the index (all versions) and
-    its claim-check payloads. Returns the number of keys deleted. Idempotent.
+                    payloads: PayloadStore | None = None, namespace: str | None = None,
+                    figures: FigureStore | None = None) -> int:
+    """Mark *doc_id* ``deleted`` in the ledger, then remove every chunk of it from the index (all versions), its
+    claim-check payloads and its figure images (in *figures*). Returns the number of keys deleted. Idempotent.
 
     Marked first: a stage-2 writer that records a batch after the listing below sees the document is deleted
     and removes its own keys. The keys come from the ledger's batch records (exact, whatever the index has made
@@ -51,11 +57,13 @@ def delete_document(doc_id: str, source: str, *, index: IndexWriter, ledger: Led
         ledger.forget_batches(doc_id, version)
     if payloads is not None:
         payloads.delete_prefix(f"{doc_id}/")
+    if figures is not None:
+        figures.delete_prefix(f"{doc_id}/")
     log.info("deleted %s: %d chunks removed", source, len(keys))
     container = entry.container if entry is not None else ""
     for member in sorted(set().union(*member_lists.values())):
         delete_document(make_doc_id(container, member), member, index=index, ledger=ledger, payloads=payloads,
-                        namespace=namespace)
+                        namespace=namespace, figures=figures)
     return len(keys)
 
 
@@ -117,11 +125,12 @@ class ReconcileReport:
     backfill_left: int = 0  # stale documents beyond this run's limit (the next runs take them)
     failed: list[str] = field(default_factory=list)  # "path: reason" of those that could not be enqueued
     checked: int = 0
+    figures_swept: list[str] = field(default_factory=list)  # "doc_id/version: n" figure images of unwanted versions
 
     def to_dict(self) -> dict:
         return {"checked": self.checked, "missing": self.missing, "stuck": self.stuck, "retried": self.retried,
                 "orphaned": self.orphaned, "swept": self.swept, "backfilled": self.backfilled,
-                "backfill_left": self.backfill_left, "failed": self.failed}
+                "backfill_left": self.backfill_left, "failed": self.failed, "figures_swept": self.figures_swept}
 
 
 def reconcile(
@@ -141,6 +150,8 @@ def reconcile(
     embedder: str = "",
     backfill_limit: int = 0,
     queues_idle: bool = False,
+    figures: FigureStore | None = None,
+    figures_grace_seconds: int = FIGURES_GRACE_S,
 ) -> ReconcileReport:
     """Compare the container listing, the ledger and the index, and repair every drift:
 
@@ -159,6 +170,10 @@ def reconcile(
     - stale chunks (``sweep``): of up to *sweep_limit* documents the index holds, in any state, the chunks of a
       version that is neither the current nor the indexed one are deleted, by the keys the ledger's batch
       records hold and by those an index query finds.
+
+    - figure images (in *figures*) of a version the ledger does not want (``LedgerEntry.wants``: superseded,
+      failed before it was ever indexed, or of a document deleted or unknown) whose newest image is older than
+      *figures_grace_seconds* → deleted (``sweep_figures``; ``figures_swept``); an orphan's go with its chunks.
 
     - backfill: up to *backfill_limit* documents whose indexed version was made with other settings than
       the current ones (``chunking.pipeline.backfill.why_stale``: *made_with(path)* is what stage 1 would record now,
@@ -218,7 +233,8 @@ def reconcile(
     # document this pipeline wrote, such a document is an orphan of this container only if the ledger lost it.
     orphans.update({did: did for did in indexed if did not in paths and did not in entries})
     for did, source in sorted(orphans.items(), key=lambda kv: kv[1]):
-        delete_document(did, source, index=index, ledger=ledger, payloads=payloads, namespace=namespace)
+        delete_document(did, source, index=index, ledger=ledger, payloads=payloads, namespace=namespace,
+                        figures=figures)
         report.orphaned.append(source)
     candidates = sorted(did for did in entries if did in paths and did in indexed)
     if len(candidates) > sweep_limit:  # which ones rotates with the hour: every document is swept over enough runs
@@ -226,7 +242,32 @@ def reconcile(
         candidates = (candidates[start:] + candidates[:start])[:sweep_limit]
     for did in candidates:
         _sweep(report, ledger, index, did, entries[did].source, namespace, payloads, ask_index=True)
+    if figures is not None:
+        report.figures_swept = sweep_figures(figures, ledger, now=now, grace_seconds=figures_grace_seconds)
     return report
+
+
+def sweep_figures(figures: FigureStore, ledger: Ledger, *, now: dt.datetime | None = None,
+                  grace_seconds: int = FIGURES_GRACE_S) -> list[str]:
+    """Delete the figure images of every version *ledger* does not want (``LedgerEntry.wants``; a document the
+    ledger does not know wants none) whose newest image was written more than *grace_seconds* before *now*;
+    returns ``"<doc_id>/<version>: N"`` for each version swept. The store is listed first and each entry read
+    after, so a version that became current meanwhile is spared; the grace spares one whose stage 1 stored its
+    images and has not recorded it yet."""
+    now = now or clock.now()
+    found = figures.versions()
+    swept = []
+    for (did, version), written in sorted(found.items()):
+        if (now - written).total_seconds() <= grace_seconds:
+            continue
+        entry = ledger.get(did)
+        if entry is not None and entry.wants(version):
+            continue
+        count = figures.delete_prefix(f"{did}/{version}/")
+        if count:
+            swept.append(f"{did}/{version}: {count}")
+            log.info("reconcile swept %d figure images of %s version %s", count, did, version[:8])
+    return swept
 
 
 def repair_due(
@@ -243,6 +284,7 @@ def repair_due(
     now: dt.datetime | None = None,
     payloads: PayloadStore | None = None,
     namespace: str | None = None,
+    figures: FigureStore | None = None,
 ) -> ReconcileReport:
     """The frequent repair (timer ``REPAIR_SCHEDULE``, every 5 minutes by default): the ledger's rows that need
     something now, and nothing else; no container listing and no index query.
@@ -270,12 +312,13 @@ def repair_due(
         if due in (Due.STUCK, Due.RETRY):
             if not blob_exists(entry.source):
                 delete_document(entry.doc_id, entry.source, index=index, ledger=ledger, payloads=payloads,
-                                namespace=namespace)
+                                namespace=namespace, figures=figures)
                 report.orphaned.append(entry.source)
             elif _enqueue(enqueue, ledger, entry.doc_id, entry.source, now, report, container):
                 (report.stuck if due is Due.STUCK else report.retried).append(entry.source)
         elif not entry.in_flight:
-            _sweep(report, ledger, index, entry.doc_id, entry.source, namespace, payloads, ask_index=False)
+            _sweep(report, ledger, index, entry.doc_id, entry.source, namespace, payloads, ask_index=False,
+                   figures=figures)
     return report
 
 
@@ -308,7 +351,8 @@ def _enqueue(enqueue: Callable[[str], None], ledger: Ledger, did: str, path: str
 
 
 def _sweep(report: ReconcileReport, ledger: Ledger, index: IndexWriter, did: str, source: str,
-           namespace: str | None, payloads: PayloadStore | None, *, ask_index: bool) -> None:
+           namespace: str | None, payloads: PayloadStore | None, *, ask_index: bool,
+           figures: FigureStore | None = None) -> None:
     """Delete the chunks of *did* whose version the ledger does not want (``LedgerEntry.wants``): the keys of
     its unwanted batch records, and with *ask_index* the keys an index query lists (chunks written without a
     batch record). Everything is listed first and the entry read after, so a version that became current
@@ -326,3 +370,5 @@ def _sweep(report: ReconcileReport, ledger: Ledger, index: IndexWriter, did: str
         ledger.forget_batches(did, version)
         if payloads is not None:
             payloads.delete_prefix(f"{did}/{version}/")
+        if figures is not None:
+            figures.delete_prefix(f"{did}/{version}/")

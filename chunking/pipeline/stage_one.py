@@ -49,9 +49,9 @@ from chunking.pipeline.fields import fields_message_if_changed
 from chunking.pipeline.members import member_field_updates, stage_members
 from chunking.pipeline.namespaces import deployment_namespace
 from chunking.redact import redact
-from chunking.parsers.selection import reads_pictures
-from chunking.pipeline.figures import describe_pages
-from chunking.services import document_readers, figure_describer
+from chunking.parsers.selection import reads_pictures, stores_pictures
+from chunking.pipeline.figures import FigureSpan, FiguresThrottled, attach_images, figure_pages
+from chunking.services import document_readers, figure_describer, make_figure_store
 from chunking.settings import Settings
 from chunking.splitters.markdown import HeadingOutline
 from chunking.storage import BlobFile
@@ -68,7 +68,8 @@ class StageOneResult:
 
     ``outcome``: ``added`` (new document), ``updated`` (new version of a known one), ``skipped`` (this version is
     already indexed: nothing parsed, nothing sent; or a duplicated page-range job), ``superseded`` (a page-range
-    job of a version that is no longer current), ``failed`` (rejected: ``error`` says why). ``messages`` are
+    job of a version that is no longer current), ``failed`` (rejected: ``error`` says why), ``deferred`` (the
+    figure describer was throttled before anything was sent: nothing recorded, to run again). ``messages`` are
     what was sent (or, without ``send``, what the caller is to send); ``continues`` is the next page range's
     state when a job for it was enqueued.
     """
@@ -91,6 +92,9 @@ class StageOneResult:
     #: what the parser noted about the document (as the ledger keeps them): local OCR's pages and pictures
     #: (``chunking.parsers.pictures.pixel_counts`` reads their counts back).
     notes: list[str] = field(default_factory=list)
+    #: outcome ``deferred``: the vision model throttled before anything was sent, and stage 1 is to run again
+    #: after this many seconds (None: the service said nothing).
+    retry_after_s: float | None = None
 
 
 def source_version(data: bytes, splitter: DocumentSplitter, namespace: str = "") -> str:
@@ -164,6 +168,7 @@ def run_stage_one(
     resume: RangeState | None = None,
     resume_version: str = "",
     properties: SourceProperties | None = None,
+    defer_throttled_figures: bool = False,
 ) -> StageOneResult:
     """Parse and split one source into chunk-batch messages (each ≤ ``settings.max_message_bytes`` bytes) and
     record the new version in the ledger.
@@ -186,6 +191,9 @@ def run_stage_one(
         properties: what storage says about the source (URL, type, time, metadata, tags, access lists) for the
             document fields of its records (``chunking.documents.version_fields``). For a version already indexed whose
             metadata or access lists changed, the one message sent is a field update (``chunking.pipeline.fields``).
+        defer_throttled_figures: when the figure describer is throttled before any message was sent, stop with
+            the outcome ``deferred`` (nothing sent or recorded; ``retry_after_s`` the service's wait) for the
+            caller to run stage 1 again later, instead of indexing the figures undescribed.
         trace: (taken by ``_observed``) the W3C trace context this run continues (a page-range job's ``StageOneJob.trace``); without it
             the run starts the version's trace. The run is the span ``chunking.stage_one`` (document, path,
             version, pages, chunks, outcome), or joins the one its caller opened to include the blob's download;
@@ -250,6 +258,9 @@ def run_stage_one(
     out.readers, out.properties = document_readers(settings), properties
     # A vision describer for the pictures the parser keeps (docs/parsers.md#figure-descriptions).
     out.describer = figure_describer(settings) if reads_pictures(source, settings) else None
+    # Its figure images, stored as PNG for its chunks to point to (docs/parsers.md#figure-images).
+    out.figures = make_figure_store(settings) if stores_pictures(source, settings) else None
+    out.defer_figures = defer_throttled_figures and resume is None
     try:
         start = _Start(resume) if resume is not None else _first_range(local, source, result.size_bytes, settings,
                                                                        out)
@@ -267,6 +278,12 @@ def run_stage_one(
                 ledger.record_range(result.doc_id, result.version, done.range_no)
                 result.continues = state
                 break
+    except FiguresThrottled as exc:  # nothing was sent: the whole document runs again after the service's wait
+        result.outcome, result.retry_after_s, result.messages = "deferred", exc.retry_after_s, _member_messages(
+            result, send)
+        result.seconds = time.perf_counter() - started
+        log.info("deferred %s: figure descriptions throttled (retry after %s s)", source, exc.retry_after_s)
+        return result
     except ValueError as exc:  # ParseError, or a text the configured splitter cannot take (json on Markdown)
         reason = exc.reason if isinstance(exc, ParseError) else str(exc)
         result.outcome, result.error, result.messages = "failed", reason, _member_messages(result, send)
@@ -339,9 +356,10 @@ def _first_range(local: bytes | Path, source: str, size_bytes: int, settings: Se
 
 
 def _limits(settings: Settings, out: "Batches") -> Limits:
-    """The parse limits of *settings*; pictures kept for *out*'s describer when it has one."""
+    """The parse limits of *settings*; pictures kept for *out*'s describer or figure store when it has one."""
     limits = Limits.from_settings(settings)
-    return dataclasses.replace(limits, keep_pictures=True) if out.describer is not None else limits
+    keep = out.describer is not None or out.figures is not None
+    return dataclasses.replace(limits, keep_pictures=True) if keep else limits
 
 
 def _run_range(local: bytes | Path, state: RangeState, splitter: DocumentSplitter, out: "Batches",
@@ -368,17 +386,20 @@ def _run_range(local: bytes | Path, state: RangeState, splitter: DocumentSplitte
                                   chars_before=state.chars, check_streams=not paged,
                                   furniture=FurnitureKeys(frozenset(state.header_keys), frozenset(state.footer_keys)),
                                   learnt=learnt.append, page_loads=page_loads or None)
-    if out.describer is not None:  # the kept pictures described into their figures, before splitting
-        read = describe_pages(read, context=context, describer=out.describer)
+    spans: list[FigureSpan] = []  # the stored figure images' places, for the records that hold them
+    if out.describer is not None or out.figures is not None:  # kept pictures described and stored, before splitting
+        read = figure_pages(read, context=context, describer=out.describer, store=out.figures,
+                            doc_id=result.doc_id, version=result.version, spans=spans,
+                            defer=(lambda: out.sent == 0 and not out.streamed) if out.defer_figures else None)
     pages = seen.track(read)
     chunks = _split_in_time(splitter, pages, result.source, context)
     ordinal = state.ordinal
     namespace = deployment_namespace(settings, out.container)
     if splitter.stream is not None and paged and extension_of(result.source) not in HEADING_EXTENSIONS:
         for chunk in chunks:
-            out.add(document_records((), [chunk], doc_id=result.doc_id, version=result.version,
-                                     source=result.source, namespace=namespace, first_ordinal=ordinal,
-                                     fields=out.fields))
+            out.add(attach_images(document_records((), [chunk], doc_id=result.doc_id, version=result.version,
+                                                   source=result.source, namespace=namespace,
+                                                   first_ordinal=ordinal, fields=out.fields), spans))
             ordinal += 1
     else:
         seen.keep = True  # the heading outline needs every page
@@ -389,9 +410,9 @@ def _run_range(local: bytes | Path, state: RangeState, splitter: DocumentSplitte
             out.fields = version_fields(local, source=result.source, size_bytes=result.size_bytes,
                                         settings=settings, context=context, properties=out.properties,
                                         pages=seen.pages, readers=out.readers)
-        out.add(document_records(seen.pages, chunks, doc_id=result.doc_id, version=result.version,
-                                 source=result.source, namespace=namespace, first_ordinal=ordinal,
-                                 fields=out.fields))
+        out.add(attach_images(document_records(seen.pages, chunks, doc_id=result.doc_id, version=result.version,
+                                               source=result.source, namespace=namespace, first_ordinal=ordinal,
+                                               fields=out.fields), spans))
         ordinal += len(chunks)
     if last and not seen.text_seen:
         raise no_text_error(result.source)
@@ -440,8 +461,8 @@ def _split_in_time(splitter: DocumentSplitter, pages: Iterator[Page], source: st
                                  f"{context.limits.max_nesting_depth})") from None
     except MemoryError:
         raise ParseError(source, "out of memory while splitting: lower MAX_DOCUMENT_CHARS") from None
-    except (ValueError, OSError, AzureError):  # ParseError, a text the splitter cannot take, a service parser's
-        raise                                    # failure (transient: the document is worth another try)
+    except (ValueError, OSError, AzureError, FiguresThrottled):  # ParseError, a text the splitter cannot take, a
+        raise  # service parser's failure (transient: the document is worth another try), a deferral
     except Exception as exc:  # the same bytes fail the same way on every retry: a reason, not a retry
         log.exception("splitter failed on %s", source)
         raise ParseError(source, f"could not split: {_crash(exc)}") from None

@@ -25,8 +25,10 @@ from chunking.pipeline.fields import apply_fields_body
 from chunking.pipeline.stage_one import StageOneResult, _crash, document_records, run_stage_one, source_version
 from chunking.pipeline.vector_reuse import reusable_vectors, vector_keys
 from chunking.pipeline.versions import remove_other_versions, retire_version
+from chunking.services import make_figure_store
 from chunking.settings import Settings
 from chunking.storage.claim_check import PayloadMissingError, PayloadStore
+from chunking.storage.figures import FigureStore
 from chunking.tokens import token_counter
 
 __all__ = ["StageOneResult", "StageTwoResult", "document_records", "run_stage_one", "run_stage_two", "source_version"]
@@ -72,6 +74,7 @@ def run_stage_two(
     index: IndexWriter,
     payloads: PayloadStore,
     ledger: Ledger,
+    figures: FigureStore | None = None,
 ) -> StageTwoResult:
     """Embed and upsert one chunk-batch message, record the batch in the ledger, and complete the version when
     the ledger holds every one of its batch numbers.
@@ -83,7 +86,8 @@ def run_stage_two(
     this document's recorded batches already hold for a text (same hash, same embedder) are reused, not
     recomputed, found through the ledger and lookups by key (``chunking.pipeline.vector_reuse``). Upserts are
     merge-or-upload on deterministic keys, so a duplicated or retried message changes nothing. When the version
-    is complete the ledger says ``indexed`` and the document's other versions are deleted by their recorded keys.
+    is complete the ledger says ``indexed`` and the document's other versions are deleted by their recorded keys,
+    with their figure images (*figures*; default: ``make_figure_store(settings)``).
 
     The batch is the span ``chunking.stage_two``, a child of the stage-1 span whose context the message carries
     (``"trace"``; a message without one starts a trace of its own), with the completion inside it as the span
@@ -106,8 +110,9 @@ def run_stage_two(
                         doc_id=data.get("doc_id") if isinstance(data, dict) else None,
                         path=data.get("source") if isinstance(data, dict) else None) as current:
         try:
+            store = figures if figures is not None else make_figure_store(settings)
             result = _run_stage_two(data, settings=settings, embedder=embedder, index=index, payloads=payloads,
-                                    ledger=ledger)
+                                    ledger=ledger, figures=store)
         except Exception as exc:
             telemetry.record("chunking.failures", 1, stage="stage_two", failure_kind=classify(exc).kind)
             raise
@@ -122,7 +127,7 @@ def run_stage_two(
 
 
 def _run_stage_two(data, *, settings: Settings, embedder: Embedder, index: IndexWriter, payloads: PayloadStore,
-                   ledger: Ledger) -> StageTwoResult:
+                   ledger: Ledger, figures: FigureStore | None = None) -> StageTwoResult:
     """``run_stage_two`` on the envelope as read, without its span and metrics."""
     started = time.perf_counter()
     if type_of(data) == DOCUMENT_FIELDS:  # metadata or access lists changed, not the bytes: no embedding
@@ -139,26 +144,28 @@ def _run_stage_two(data, *, settings: Settings, embedder: Embedder, index: Index
             # A late or retried batch of a version that will never complete: whatever it (or its siblings)
             # wrote before being superseded goes, by key.
             result.removed = retire_version(message.doc_id, message.version, index=index, ledger=ledger,
-                                            payloads=payloads, extra_keys=_message_keys(message, payloads))
+                                            payloads=payloads, figures=figures,
+                                        extra_keys=_message_keys(message, payloads))
     elif fate is BatchFate.ABANDONED:
         # Stage 1 gave up on this version after sending some of its batches (a page past a limit): it can never
         # complete, and nothing of it may stay searchable beside the indexed version.
         result.dropped = "stage 1 failed"
         result.removed = retire_version(message.doc_id, message.version, index=index, ledger=ledger,
-                                        payloads=payloads, extra_keys=_message_keys(message, payloads))
+                                        payloads=payloads, figures=figures,
+                                            extra_keys=_message_keys(message, payloads))
     elif fate is BatchFate.COMPLETE:
         result.dropped = "already indexed"
         # A duplicate of a completed version: finish the clean-up a crash may have cut short (ledger reads and
         # deletes by key only).
         if not message.keep_old_versions:
             result.removed = remove_other_versions(message.doc_id, message.version, index=index, ledger=ledger,
-                                                   payloads=payloads)
+                                                   payloads=payloads, figures=figures)
     if result.dropped:
         log.info("dropped %s of %s version %s: %s", message.where, message.source, message.version[:8],
                  result.dropped)
         return result
     if message.check:  # stage 1 has recorded the totals: complete now if every batch was already indexed
-        _complete(message, result, index, ledger, payloads, entry)
+        _complete(message, result, index, ledger, payloads, entry, figures)
         result.seconds = time.perf_counter() - started
         return result
     try:
@@ -190,12 +197,12 @@ def _run_stage_two(data, *, settings: Settings, embedder: Embedder, index: Index
     # (it changed the ledger before listing records) and removes these keys itself.
     if not message.keep_old_versions and not is_wanted(ledger, message.doc_id, message.version):
         result.removed = retire_version(message.doc_id, message.version, index=index, ledger=ledger,
-                                        payloads=payloads, extra_keys=keys or ())
+                                        payloads=payloads, figures=figures, extra_keys=keys or ())
         result.dropped = "superseded while embedding"
         log.info("batch %d of %s version %s was superseded while embedding: %d keys removed", message.batch_no,
                  message.source, message.version[:8], result.removed)
         return result
-    _complete(message, result, index, ledger, payloads)
+    _complete(message, result, index, ledger, payloads, figures=figures)
     result.seconds = time.perf_counter() - started
     log.info(
         "indexed %s batch %d/%d: %d records (%d embedded, %d reused)%s",
@@ -258,7 +265,7 @@ def _embed_and_upsert(message, result: StageTwoResult, settings: Settings, embed
 
 
 def _complete(message, result: StageTwoResult, index: IndexWriter, ledger: Ledger, payloads: PayloadStore,
-              entry: LedgerEntry | None = None) -> None:
+              entry: LedgerEntry | None = None, figures: FigureStore | None = None) -> None:
     """Complete the message's version if the ledger says every batch of it is in (``complete_if_done``, with
     *entry* as read before, if any), then act on the index and payloads: once complete, delete the other versions
     by their recorded keys and this version's payloads; if no longer wanted, delete what it wrote."""
@@ -266,7 +273,7 @@ def _complete(message, result: StageTwoResult, index: IndexWriter, ledger: Ledge
                             embedder=result.embedder, entry=entry)
     if done is Completion.UNWANTED:
         result.removed = retire_version(message.doc_id, message.version, index=index, ledger=ledger,
-                                        payloads=payloads)
+                                        payloads=payloads, figures=figures)
     if done is not Completion.COMPLETED:
         return
     result.completed = True
@@ -274,7 +281,7 @@ def _complete(message, result: StageTwoResult, index: IndexWriter, ledger: Ledge
                         batch_count=message.batch_count or None) as current:
         if not message.keep_old_versions:
             result.removed = remove_other_versions(message.doc_id, message.version, index=index, ledger=ledger,
-                                                   payloads=payloads)
+                                                   payloads=payloads, figures=figures)
         # Only this version's payloads: another version may be in flight with payloads of its own.
         payloads.delete_prefix(f"{message.doc_id}/{message.version}/")
         telemetry.set_attributes(current, removed=result.removed, outcome="indexed")

@@ -22,6 +22,7 @@ from .index_design import IndexDesignSettings
 from .observability import ObservabilityOptions
 from .isolation import ParseIsolation
 from .vision import VisionOptions
+from .figure_images import FigureImageOptions
 from .local_model import LocalModelOptions
 from .metadata import MetadataSettings
 from .reconcile import ReconcileOptions
@@ -201,6 +202,8 @@ class Settings:
     index_design: IndexDesignSettings = dataclasses.field(default_factory=IndexDesignSettings)
     # Figure descriptions: the describer, its vision model and token budget (docs/parsers.md#figure-descriptions).
     vision: VisionOptions = dataclasses.field(default_factory=VisionOptions)
+    # Figure images: stored as PNG, pointed to by their chunks (docs/parsers.md#figure-images).
+    figure_images: FigureImageOptions = dataclasses.field(default_factory=FigureImageOptions)
     # Telemetry exporters and completion events (docs/operations.md#telemetry, docs/events.md).
     observability: ObservabilityOptions = dataclasses.field(default_factory=ObservabilityOptions)
 
@@ -334,6 +337,7 @@ class Settings:
             index_design=index_design,
             observability=ObservabilityOptions.from_env(env),
             vision=VisionOptions.from_env(env),
+            figure_images=FigureImageOptions.from_env(env),
         )
 
 

@@ -21,7 +21,7 @@ RESERVED_FIELDS = frozenset({
     "id", "doc_id", "version", "source", "sourcepage", "ordinal", "page_start", "page_end", "char_start", "char_end",
     "content", "content_hash", "token_count", "headings", "embedding", "parent_id", "level", "kind",
     "embedding_text", "embedding_hash", "has_vector", "namespace", "title", "storage_url", "content_type",
-    "last_modified", "size_bytes", "language", "acl_users", "acl_groups", "metadata",
+    "last_modified", "size_bytes", "language", "acl_users", "acl_groups", "metadata", "image_urls",
 })
 
 

@@ -1,5 +1,5 @@
 // The one storage account of the app: host storage (AzureWebJobsStorage), the documents container the blob
-// trigger watches, claim-check payloads, the model cache, the chunk-batch, blob-event and stage-1 job queues with their poison
+// trigger watches, claim-check payloads, the model cache, the figure images, the chunk-batch, blob-event and stage-1 job queues with their poison
 // queues, the ledger table, and the container Flex Consumption deploys the code package from. Keyless: every
 // client uses Microsoft Entra ID (the function app's managed identity), so shared-key access is off.
 
@@ -18,6 +18,8 @@ param payloadContainer string
 param deploymentContainer string
 @description('Container of cached model results (MODEL_CACHE_CONTAINER).')
 param modelCacheContainer string
+@description('Container of figure images, the PNG files chunks point to (FIGURES_CONTAINER).')
+param figuresContainer string
 @description('Queue of chunk batches (CHUNK_BATCH_QUEUE); its poison queue is created too.')
 param batchQueue string
 @description('Queue Event Grid delivers BlobDeleted events to (BLOB_EVENTS_QUEUE); its poison queue is created too.')
@@ -102,6 +104,7 @@ resource containers 'Microsoft.Storage/storageAccounts/blobServices/containers@2
   payloadContainer
   deploymentContainer
   modelCacheContainer
+  figuresContainer
 ]: {
   parent: blobService
   name: container

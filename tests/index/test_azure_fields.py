@@ -105,3 +105,23 @@ def test_records_filters_and_field_updates():
     assert "gone-000000" not in fake.committed  # a merge never creates a document
     assert [h.record.doc_id for h in index.search("salaries", None, filter=security_filter("alice", [], "deny"))] \
         == ["pay"]
+
+
+def test_an_index_without_image_urls_gains_it_in_place_and_old_chunks_read_no_image():
+    fake = SearchServiceFake()
+    make(fake, ()).ensure()
+    definition = fake.definitions["chunks"]
+    definition["fields"] = [f for f in definition["fields"] if f["name"] != "image_urls"]
+    old = {k: v for k, v in record("old", "old salaries", [1.0, 0.0, 0.0, 0.0]).to_dict().items()
+           if k != "image_urls"}
+    fake.committed[old["id"]] = fake.visible[old["id"]] = old
+    index = make(fake, ())
+
+    index.ensure()
+
+    added = [f for f in fake.definitions["chunks"]["fields"] if f["name"] == "image_urls"]
+    assert [(f["type"], f["retrievable"], f["filterable"]) for f in added] == [("Collection(Edm.String)", True,
+                                                                                False)]
+    assert index.records_by_id(["old-000000"])["old-000000"].image_urls == ()
+    index.upsert([record("new", "a chart", [0.0, 1.0, 0.0, 0.0], image_urls=("https://a/figures/x.png",))])
+    assert index.records_by_id(["new-000000"])["new-000000"].image_urls == ("https://a/figures/x.png",)

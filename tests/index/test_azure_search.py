@@ -44,6 +44,7 @@ def test_ensure_creates_the_missing_index_with_the_spec_schema():
         "content_hash",
         "embedding",
         "namespace",
+        "image_urls",
         "title",
         "storage_url",
         "content_type",
@@ -62,6 +63,9 @@ def test_ensure_creates_the_missing_index_with_the_spec_schema():
         "acl_groups": ("Collection(Edm.String)", True, False, False),
     }  # fmt: skip
     assert fields["namespace"]["filterable"] is True and fields["namespace"]["searchable"] is False
+    assert {k: fields["image_urls"][k] for k in ("type", "retrievable", "searchable", "filterable", "facetable")} == {
+        "type": "Collection(Edm.String)", "retrievable": True, "searchable": False, "filterable": False,
+        "facetable": False}
     assert fields["id"]["key"] is True and fields["id"]["sortable"] is True
     assert [n for n, f in fields.items() if f.get("key")] == ["id"]
     for name in ("doc_id", "version", "source", "content_hash"):

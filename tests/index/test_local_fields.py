@@ -49,6 +49,13 @@ def found(index: LocalIndex, **kwargs) -> list[str]:
     return sorted(h.record.doc_id for h in index.search("salaries", (1.0, 1.0, 1.0, 0.0), k=5, **kwargs))
 
 
+def test_image_urls_round_trip(index):
+    urls = ("file:///f/a.png", "file:///f/b.png")
+    index.upsert([record("chart", "a bar chart", (0.0, 0.0, 0.0, 1.0), image_urls=urls)])
+    assert index.records_by_id(["chart-000000"])["chart-000000"].image_urls == urls
+    assert index.records_by_id(["pay-000000"])["pay-000000"].image_urls == ()
+
+
 def test_fields_round_trip(index):
     stored = index.records_by_id(["pay-000000", "board-000000"])
     assert stored["pay-000000"] == dataclasses.replace(DOCS[0], embedding=None)
@@ -128,6 +135,8 @@ def test_a_schema_1_file_is_migrated_in_place(tmp_path):
     index.ensure()
     old = index.records_by_id(["old-000000"])["old-000000"]
     assert (old.title, old.last_modified, old.acl_users, old.metadata, old.level) == ("", None, (), (), 0)
+    assert old.image_urls == ()  # the column added later, null in old rows
+    assert "image_urls" in {row[1] for row in sqlite3.connect(path).execute("PRAGMA table_info(records)")}
     assert [h.record.id for h in index.search("salaries", None, filter="language eq null")] == ["old-000000"]
     assert [h.record.id for h in index.search("salaries", None, filter=security_filter("x", [], "public"))] == [
         "old-000000"]

@@ -153,6 +153,7 @@ def test_storage_module_creates_what_the_code_uses(app_settings: dict) -> None:
     defaults = Settings()
     assert params["documentsContainer"] == app_settings["DOCUMENTS_CONTAINER"] == defaults.documents_container
     assert params["payloadContainer"] == app_settings["PAYLOAD_CONTAINER"] == defaults.payload_container
+    assert params["figuresContainer"] == app_settings["FIGURES_CONTAINER"] == defaults.figure_images.container
     assert params["batchQueue"] == app_settings["CHUNK_BATCH_QUEUE"] == defaults.batch_queue
     assert params["blobEventsQueue"] == app_settings["BLOB_EVENTS_QUEUE"] == BINDING_DEFAULTS["BLOB_EVENTS_QUEUE"]
     assert params["ledgerTable"] == app_settings["LEDGER_TABLE"] == defaults.ledger_table

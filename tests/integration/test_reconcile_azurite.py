@@ -183,7 +183,7 @@ def test_reconcile_on_empty_storage_creates_what_it_needs(azurite, tmp_path, mon
 
     env = {"AzureWebJobsStorage": azurite.connection_string, "DOCUMENTS_CONTAINER": "fresh-docs",
            "CHUNK_BATCH_QUEUE": "fresh-batches", "STAGE1_JOB_QUEUE": "fresh-jobs", "PAYLOAD_CONTAINER": "fresh-payloads",
-           "LEDGER_TABLE": "freshledger",
+           "LEDGER_TABLE": "freshledger", "FIGURES_CONTAINER": "fresh-figures",
            "CHUNKING_STATE_DIR": str(tmp_path)}
     for key, value in env.items():
         monkeypatch.setenv(key, value)
@@ -191,7 +191,7 @@ def test_reconcile_on_empty_storage_creates_what_it_needs(azurite, tmp_path, mon
     try:
         assert handlers.handle_reconcile().to_dict() == {"checked": 0, "missing": [], "stuck": [], "retried": [],
                                                          "orphaned": [], "swept": [], "backfilled": [],
-                                                         "backfill_left": 0, "failed": []}
+                                                         "backfill_left": 0, "failed": [], "figures_swept": []}
         blobs = BlobServiceClient.from_connection_string(azurite.connection_string)
         assert blobs.get_container_client("fresh-docs").exists()
         tables = TableServiceClient.from_connection_string(azurite.connection_string)

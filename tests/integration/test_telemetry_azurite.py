@@ -150,7 +150,7 @@ def test_failures_poison_reconcile_gauges_and_no_secret_in_attributes(h, azurite
         "sending": 0, "queued": 0, "throttled": 0, "indexed": 0, "failed": 2, "deleted": 0}
     found = {dict(k)["chunking.found"]: v for k, v in got.metrics("chunking.reconcile").items()}
     assert found == {"checked": 2, "missing": 0, "stuck": 0, "retried": 0, "orphaned": 0, "swept": 0,
-                     "backfilled": 0, "backfill_left": 0, "failed": 0}
+                     "backfilled": 0, "backfill_left": 0, "failed": 0, "figures_swept": 0}
     depths = {dict(k)["chunking.queue"]: v for k, v in got.metrics("chunking.queue.depth").items()}
     assert depths[h.env["CHUNK_BATCH_QUEUE"]] == 0 and depths["webjobs-blobtrigger-poison"] == 0
     assert sorted(e["data"]["status"] for e in _events(h, azurite)) == ["failed", "failed", "indexed"]

@@ -140,6 +140,22 @@ def test_a_throttled_model_leaves_the_captions_and_ocr_text_and_a_note_and_the_d
     assert len(api.requests) == 5 and all('data-generated="vision"' in t for t in p.texts(again))
 
 
+def test_a_throttled_model_defers_stage_one_when_asked_before_anything_is_sent(tmp_path, monkeypatch):
+    throttled = (429, {"retry-after": "1", "retry-after-ms": "10"})
+    api = VisionChatAPI(seen, plan=[throttled] * 3)
+    p = Pipeline(tmp_path, monkeypatch, api)
+    sent: list[str] = []
+
+    one = run_stage_one(deck(CHART, PUMP), source="deck.pptx", container="c", settings=p.settings,
+                        payloads=p.payloads, ledger=p.ledger, send=sent.extend, defer_throttled_figures=True)
+
+    assert (one.outcome, one.retry_after_s, one.messages, sent) == ("deferred", 0.01, [], [])
+    assert p.ledger.get(one.doc_id) is None and len(api.requests) == 3  # nothing recorded, no further call
+    later = run_stage_one(deck(CHART, PUMP), source="deck.pptx", container="c", settings=p.settings,
+                          payloads=p.payloads, ledger=p.ledger, send=sent.extend, defer_throttled_figures=True)
+    assert later.outcome == "added" and len(api.requests) == 5 and sent  # the service answers now
+
+
 def test_the_token_budget_per_document_stops_the_calls(tmp_path, monkeypatch):
     api = VisionChatAPI(seen)
     p = Pipeline(tmp_path, monkeypatch, api, FIGURES_MAX_TOKENS_PER_DOCUMENT="100")

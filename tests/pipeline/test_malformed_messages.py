@@ -170,7 +170,8 @@ def test_the_reported_messages_are_dropped_and_the_document_completes(world, mon
     base = json.loads(world.v1[0])
     before = _snapshot(world)
     services = SimpleNamespace(settings=world.settings, embedder=world.embedder, index=world.index,
-                               payloads=world.payloads, ledger=world.ledger, batches=None, jobs=None)
+                               payloads=world.payloads, ledger=world.ledger, batches=None, jobs=None,
+                               figures=None)
     monkeypatch.setattr(handlers, "services", lambda: services)
     with caplog.at_level(logging.ERROR, logger="chunking"):
         for records in ([{"foo": "bar"}], "notalist"):

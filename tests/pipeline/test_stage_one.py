@@ -208,6 +208,9 @@ def test_stage_one_jobs_round_trip_and_reject_what_they_cannot_be():
 
     job = StageOneJob("docs", "a/b.pdf", version="v1", etag='"0x1"', range=RangeState(2, 10, 15, 40, 99, 7, 3, 98, True))
     assert decode_job(encode_job(job)) == job
+    deferred = StageOneJob("docs", "a.pptx", reason="figure descriptions throttled", deferrals=2)
+    assert json.loads(encode_job(deferred))["deferrals"] == 2 and decode_job(encode_job(deferred)) == deferred
+    assert "deferrals" not in json.loads(encode_job(StageOneJob("docs", "a.pptx")))  # as before: absent when 0
     sent: list[str] = []
     assert enqueue_stage_one(sent.extend, "docs", ["x.pdf", "y.txt"], force=True, reason="reprocess") == 2
     assert [json.loads(m) for m in sent] == [

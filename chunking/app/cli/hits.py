@@ -48,16 +48,20 @@ def relevance_line(score: float, lexical: float | None, vector: float | None) ->
 
 def print_hit(rank: int, sourcepage: str, headings: Sequence[str], text: str, query: str, *, score: float,
               lexical: float | None = None, vector: float | None = None, extra: str = "",
-              width_chars: int = 300, title: str = "") -> None:
+              width_chars: int = 300, title: str = "", images: Sequence[str] = ()) -> None:
     """Print one hit: a title line, then its best-matching passage (Markdown emphasis left out unless the source
-    is program code, query words bold on a terminal, between ``**`` otherwise), then a blank line."""
+    is program code, query words bold on a terminal, between ``**`` otherwise), then the URLs of the figure
+    images the chunk holds (*images*, one ``image:`` line each, none without), then a blank line."""
     heading = " > ".join(headings)
     print(f"{rank}. {sourcepage}  {relevance_line(score, lexical, vector)}{extra}"
           + (f"  [{heading}]" if heading else "") + (f"  “{title}”" if title else ""))
     marks = (_BOLD, _PLAIN) if sys.stdout.isatty() else ("**", "**")
     flat = " ".join(text.split())
     passage = highlight(flat if _is_code(sourcepage) else plain_emphasis(flat), query, width_chars)
-    print(f"   {passage.render(*marks)}\n")
+    print(f"   {passage.render(*marks)}")
+    for url in images:
+        print(f"   image: {url}")
+    print()
 
 
 def _is_code(sourcepage: str) -> bool:

@@ -44,8 +44,10 @@ def run(args: argparse.Namespace, settings) -> int:
               f"{len(data['orphaned'])} orphaned (deleted), {len(data['swept'])} with stray chunks (swept), "
               f"{len(data['backfilled'])} indexed with other settings (enqueued)"
               + (f", {data['backfill_left']} more left for the next runs" if data["backfill_left"] else "")
-              + (f", {len(data['failed'])} could not be enqueued" if data["failed"] else ""))
-        for kind in ("missing", "stuck", "retried", "orphaned", "swept", "backfilled", "failed"):
+              + (f", {len(data['failed'])} could not be enqueued" if data["failed"] else "")
+              + (f", figure images of {plural(len(data['figures_swept']), 'unwanted version')} deleted"
+                 if data["figures_swept"] else ""))
+        for kind in ("missing", "stuck", "retried", "orphaned", "swept", "backfilled", "failed", "figures_swept"):
             for source in data[kind]:
                 print(f"  {kind}: {source}")
     return 1 if data["failed"] else 0

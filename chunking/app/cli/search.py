@@ -93,7 +93,8 @@ def run(args: argparse.Namespace, settings) -> int:
         return _no_hits(args, index, settings, embedder)
     for rank, hit in enumerate(hits, 1):
         print_hit(rank, hit.record.sourcepage, hit.record.headings, hit.record.content, args.query,
-                  score=hit.score, lexical=hit.lexical, vector=hit.vector, title=hit.record.title)
+                  score=hit.score, lexical=hit.lexical, vector=hit.vector, title=hit.record.title,
+                  images=hit.record.image_urls)
     return 0
 
 
@@ -105,13 +106,15 @@ def record_fields(record: ChunkRecord) -> dict[str, object]:
     """What a ``--json`` hit says of its chunk besides its text and scores: its key, document, version, place
     (ordinal, pages 0-based, characters), heading path, kind and level, and every document field the index stores
     (``title``, ``storage_url``, ``content_type``, ``last_modified``, ``size_bytes``, ``language``, the access
-    lists ``acl_users``/``acl_groups``, and ``metadata``: the ``METADATA_FIELDS`` values by index field)."""
+    lists ``acl_users``/``acl_groups``, and ``metadata``: the ``METADATA_FIELDS`` values by index field), and
+    ``image_urls``: the figure images the chunk holds (docs/parsers.md#figure-images)."""
     fields = {name: list(value) if isinstance(value, tuple) else value
               for name, value in ((n, getattr(record, n)) for n in DOCUMENT_FIELDS)}
     return {"id": record.id, "doc_id": record.doc_id, "version": record.version, "ordinal": record.ordinal,
             "page_start": record.page_start, "page_end": record.page_end, "char_start": record.char_start,
             "char_end": record.char_end, "headings": list(record.headings), "kind": record.kind,
-            "level": record.level, "parent_id": record.parent_id, **fields, "metadata": dict(record.metadata)}
+            "level": record.level, "parent_id": record.parent_id, **fields, "metadata": dict(record.metadata),
+            "image_urls": list(record.image_urls)}
 
 
 def _not_applied(args: argparse.Namespace) -> str:

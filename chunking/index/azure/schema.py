@@ -47,8 +47,8 @@ DEMO_FIELDS = ("sourcefile", "category")
 #: upsert of a record that needs them (Azure AI Search adds fields to an existing index in place).
 STRATEGY_FIELDS = ("parent_id", "level", "kind", "embedding_text", "embedding_hash", "has_vector")
 #: Base fields added after the first schema: ``ensure`` adds them to an existing index that lacks them (documents
-#: written before hold null there).
-ADDED_FIELDS = ("namespace",)
+#: written before hold null there, read back as empty).
+ADDED_FIELDS = ("namespace", "image_urls")
 # The chunk fields every index has (schema 1); the document fields (schema 2) are added by ``ensure``.
 _RECORD_FIELDS = tuple(f.name for f in dataclasses.fields(ChunkRecord)
                        if f.name not in STRATEGY_FIELDS and f.name not in DOCUMENT_FIELDS and f.name != "metadata")
@@ -118,8 +118,10 @@ def strategy_field_definitions() -> list[m.SearchField]:
 
 def added_field_definitions() -> list[m.SearchField]:
     """The ``ADDED_FIELDS``: ``namespace`` filterable and facetable (reconcile and cleanup select their own
-    deployment's documents by it: docs/operations.md#sharing-one-index)."""
-    return [_field("namespace", "Edm.String", filterable=True, facetable=True)]
+    deployment's documents by it: docs/operations.md#sharing-one-index); ``image_urls``, the figure images a
+    chunk holds (``Collection(Edm.String)``, retrievable only: docs/parsers.md#figure-images)."""
+    return [_field("namespace", "Edm.String", filterable=True, facetable=True),
+            _field("image_urls", "Collection(Edm.String)")]
 
 
 #: Fields our queries filter on (key paging, a document's chunks): they must be filterable.

@@ -28,16 +28,18 @@ FIELDS = (
     "char_start", "char_end", "content", "content_hash", "token_count", "headings",
     "parent_id", "level", "kind", "embedding_text", "embedding_hash", "has_vector", "namespace",
     "title", "storage_url", "content_type", "last_modified", "size_bytes", "language", "acl_users", "acl_groups",
+    "image_urls",
 )  # fmt: skip
 # Columns added after the first schema, with the definition that gives old rows their default. Version 1 added
 # the strategy columns (hierarchy, enrichment) and ``namespace`` without a version change; version 2 the document
-# fields.
+# fields; ``image_urls`` (a JSON list, docs/parsers.md#figure-images) came later without a version change, as
+# ``namespace`` did: a file without the column gets it, its old rows null (read as no image).
 ADDED_COLUMNS = {
     "parent_id": "TEXT", "level": "INTEGER NOT NULL DEFAULT 0", "kind": "TEXT NOT NULL DEFAULT 'text'",
     "embedding_text": "TEXT NOT NULL DEFAULT ''", "embedding_hash": "TEXT NOT NULL DEFAULT ''",
     "has_vector": "INTEGER NOT NULL DEFAULT 1", "namespace": "TEXT NOT NULL DEFAULT ''",
     "title": "TEXT", "storage_url": "TEXT", "content_type": "TEXT", "last_modified": "TEXT",
-    "size_bytes": "INTEGER", "language": "TEXT", "acl_users": "TEXT", "acl_groups": "TEXT",
+    "size_bytes": "INTEGER", "language": "TEXT", "acl_users": "TEXT", "acl_groups": "TEXT", "image_urls": "TEXT",
 }  # fmt: skip
 DOCUMENT_COLUMNS = DOCUMENT_FIELDS
 # Filterable fields and their kinds (chunking.index.odata.FIELD_KINDS): those Azure AI Search's schema makes
@@ -102,6 +104,7 @@ def row_of(r: ChunkRecord, dimensions: int, metadata_fields: Sequence[str]) -> t
         r.parent_id, r.level, r.kind, r.embedding_text, r.embedding_hash, int(r.has_vector), r.namespace,
         r.title, r.storage_url, r.content_type, r.last_modified, r.size_bytes, r.language,
         json.dumps(list(r.acl_users), ensure_ascii=False), json.dumps(list(r.acl_groups), ensure_ascii=False),
+        json.dumps(list(r.image_urls), ensure_ascii=False),
         *(values.get(f) for f in metadata_fields),
         np.asarray(r.embedding, dtype="<f4").tobytes() if r.has_vector else b"",
     )  # fmt: skip
@@ -140,7 +143,7 @@ def record_of(row: Sequence[object], metadata_fields: Sequence[str]) -> ChunkRec
     values = dict(zip(FIELDS, row))
     values["headings"] = tuple(json.loads(str(values["headings"])))
     values["has_vector"] = bool(values["has_vector"])
-    for name in ("acl_users", "acl_groups"):
+    for name in ("acl_users", "acl_groups", "image_urls"):
         values[name] = tuple(json.loads(str(values[name]))) if values[name] else ()
     for name in ("title", "storage_url", "content_type", "language"):
         values[name] = values[name] or ""

@@ -26,7 +26,8 @@ the SDK's poller does this and waits as long as each answer's ``Retry-After`` sa
 
 Keyless by default: ``DefaultAzureCredential`` (the Function's managed identity needs the role "Cognitive
 Services User" on the account); ``DOCUMENT_INTELLIGENCE_API_KEY`` uses a key instead. The text of the result is
-rendered by ``chunking.parsers.docintel.render``.
+rendered by ``chunking.parsers.docintel.render``; a PDF's figure regions are cropped as figure images by
+``chunking.parsers.docintel.figures`` when pictures are kept.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from typing import Any
 from chunking import telemetry
 from chunking.model import Page
 from chunking.parsers._common import ParseError, ReadContext
+from chunking.parsers.docintel.figures import crop_figures
 from chunking.parsers.docintel.render import render_pages
 from chunking.parsers.pdf import PDFIUM_LOCK
 
@@ -104,6 +106,8 @@ class DocumentIntelligenceReader:
                  settings.model_id, settings.api_version)
         context.note(f"Document Intelligence: {analysed} pages analysed in {requests}")
         pages = list(render_pages(results))
+        if context.limits.keep_pictures and data.startswith(b"%PDF"):  # figure images (docs/parsers.md#figure-images)
+            pages = crop_figures(pages, data, source=source, context=context)
         if len(pages) > context.limits.max_pages:
             raise ParseError(source, context.limits.pages_reason(len(pages)))
         for page in pages:

@@ -64,3 +64,12 @@ def test_program_code_keeps_its_asterisks_and_underscores(capsys):
     assert capsys.readouterr().out.split("\n")[1] == "   def __init__(self, *args, **kwargs): # **init**"
     print_hit(1, "guide.rst", (), "Run *init* first.", "init", score=0.5)
     assert capsys.readouterr().out.split("\n")[1] == "   Run **init** first."
+
+
+def test_the_figure_images_a_chunk_holds_follow_its_passage(capsys):
+    capsys.readouterr()
+    print_hit(1, "r.pdf#page=2", (), "The chart of output.", "chart", score=0.5,
+              images=("https://a/figures/d/v/1.png", "https://a/figures/d/v/2.png"))
+    assert capsys.readouterr().out == (
+        "1. r.pdf#page=2  score 0.5000\n   The **chart** of output.\n"
+        "   image: https://a/figures/d/v/1.png\n   image: https://a/figures/d/v/2.png\n\n")

@@ -272,7 +272,8 @@ def test_the_exception_raised_to_the_host_is_redacted(tmp_path, echo_401, monkey
     register_settings(settings)
     sent: list[str] = []
     services = SimpleNamespace(settings=settings, embedder=make_embedder(settings), index=make_index(settings),
-                               payloads=MemoryPayloadStore(), ledger=make_ledger(settings), batches=None, jobs=None)
+                               payloads=MemoryPayloadStore(), ledger=make_ledger(settings), batches=None, jobs=None,
+                               figures=None)
     services.index.ensure()
     monkeypatch.setattr(handlers, "services", lambda: services)
     run_stage_one(b"Some text to embed.", source="a.txt", container="c", settings=settings,
