@@ -31,6 +31,7 @@ def as_dataclass_dict(record: ChunkRecord) -> dict:
     data["embedding"] = None if record.embedding is None else list(record.embedding)
     data["acl_users"], data["acl_groups"] = list(record.acl_users), list(record.acl_groups)
     data["metadata"] = dict(record.metadata)
+    data["image_urls"] = list(record.image_urls)
     return data
 
 
