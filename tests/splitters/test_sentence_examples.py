@@ -290,6 +290,17 @@ def test_a_hard_cut_piece_merged_with_a_figure_on_the_next_page_overlaps_as_a_fi
     ]
 
 
+def test_a_held_figure_merged_with_the_first_piece_of_a_hard_cut_overlaps_the_next_piece():
+    # The mirror case: the figure ends page 0 (ending in </figure> leaves it open to a continuation), the CJK run
+    # of page 1 is cut hard in two, and its first piece merges into the figure chunk.
+    chunks = list(SentenceTextSplitter(max_tokens=16, max_chars=50).split_pages(
+        pages("<figure><img/></figure>", "说" * 17)))
+    assert rows(chunks) == [
+        ("<figure><img/></figure>" + "说" * 9, 0, 32, 0, 1, 16, 0, "figure"),
+        ("说" * 10, 30, 40, 1, 1, 10, 0, "text"),
+    ]
+
+
 def test_a_title_page_joins_the_page_after_it():
     pages = [Page(0, 0, "Guía de referencia de Debian\nOsamu Aoki\n"),
              Page(1, 40, "Capítulo 1\n" + "Debian es un sistema operativo libre. " * 30)]

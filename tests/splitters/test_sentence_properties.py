@@ -113,6 +113,9 @@ SMALL_CAPS = st.fixed_dictionaries({
 # overlaps, and the later chunk is of kind figure (invariant 6).
 @example(pages=[Page(0, 0, "说" * 37), Page(1, 37, "and it goes on and on <figure><img/></figure>")],
          caps={"max_tokens": 36, "max_chars": 100, "max_figure_tokens": 8191, "semantic_overlap_percent": 10})
+# The mirror case: the first piece of a hard cut continues a held figure chunk and merges into it.
+@example(pages=[Page(0, 0, "<figure><img/></figure>"), Page(1, 23, "说" * 17)],
+         caps={"max_tokens": 16, "max_chars": 50, "max_figure_tokens": 8191, "semantic_overlap_percent": 10})
 # Step 5 gives the first part of a table its caption line ("B"); the line before it ("A") must not follow it.
 @example(pages=[Page(0, 0, "Alpha beta gamma delta.\nA\nB\n<figure><table><tr><td>a</td></tr><tr><td>b</td></tr>"
                            "</table></figure>")],
