@@ -148,8 +148,12 @@ def check_invariants(pages: Sequence[Page], chunks: Sequence[Chunk], config: Sen
         assert nxt.char_start > prev.char_start, f"chunk {i + 1} does not start after chunk {i}"
         assert nxt.page_start >= prev.page_start
         if nxt.char_start < prev.char_end:
-            # Only a hard pair overlaps, by at most 2 × o, and it carries no look-ahead.
-            assert nxt.kind == "text" and prev.overlap_chars == 0, f"chunks {i}/{i + 1} overlap"
+            # Only a hard pair overlaps, by at most 2 × o, and it carries no look-ahead. Both are pieces of one
+            # span (kind text), but a cross-page merge (step 6) may since have joined the first piece to a held
+            # chunk that holds a figure, or the last piece to a next page's first chunk that does: then that
+            # chunk is of kind figure (the kind says what a chunk holds). Never a figure part.
+            assert prev.kind in ("text", "figure") and nxt.kind in ("text", "figure"), f"chunks {i}/{i + 1} overlap"
+            assert prev.overlap_chars == 0, f"chunks {i}/{i + 1} overlap, and chunk {i} has a look-ahead"
             # o ≤ int(2p × min(len(A), len(B))) for the leaves of step 4, which fit the character cap (later
             # repairs may shorten the chunks that carry them, so their current lengths bound nothing).
             o = int(2 * frac * hard_chars)

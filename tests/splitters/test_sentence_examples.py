@@ -266,6 +266,41 @@ def test_a_caption_before_a_table_that_fits_alone_travels_with_it():
     assert not any("Table 2" in c.text for c in chunks if c.kind == "text")
 
 
+def test_the_first_part_of_a_table_takes_one_caption_line_at_most():
+    # Step 5 moves the last line ("B") into the first part; the line before it ("A") stays with the prose,
+    # where it went into the part as well before.
+    text = "Alpha beta gamma delta.\nA\nB\n<figure><table><tr><td>a</td></tr><tr><td>b</td></tr></table></figure>"
+    chunks = SentenceTextSplitter(max_tokens=24, max_chars=100).split_text(text)
+    assert rows(chunks) == [
+        ("Alpha beta gamma delta.\nA", 0, 25, 0, 0, 6, 0, "text"),
+        ("B\n<figure><table><tr><td>a</td></tr></table></figure>", 26, 62, 0, 0, 20, 0, "figure_part"),
+        ("<figure><table><tr><td>b</td></tr></table></figure>", 62, 98, 0, 0, 18, 0, "figure_part"),
+    ]
+    assert [(c.part_index, c.part_count) for c in chunks] == [(None, None), (0, 2), (1, 2)]
+
+
+def test_a_hard_cut_piece_merged_with_a_figure_on_the_next_page_overlaps_as_a_figure_chunk():
+    # The CJK run is cut hard in two; its second piece continues on the next page, whose first chunk holds a
+    # figure, so the merged chunk is of kind figure and still overlaps the first piece (invariant 6).
+    chunks = list(SentenceTextSplitter(max_tokens=36, max_chars=100).split_pages(
+        pages("说" * 37, "and it goes on and on <figure><img/></figure>")))
+    assert rows(chunks) == [
+        ("说" * 21, 0, 21, 0, 0, 21, 0, "text"),
+        ("说" * 22 + "and it goes on and on <figure><img/></figure>", 15, 82, 0, 1, 35, 0, "figure"),
+    ]
+
+
+def test_a_held_figure_merged_with_the_first_piece_of_a_hard_cut_overlaps_the_next_piece():
+    # The mirror case: the figure ends page 0 (ending in </figure> leaves it open to a continuation), the CJK run
+    # of page 1 is cut hard in two, and its first piece merges into the figure chunk.
+    chunks = list(SentenceTextSplitter(max_tokens=16, max_chars=50).split_pages(
+        pages("<figure><img/></figure>", "说" * 17)))
+    assert rows(chunks) == [
+        ("<figure><img/></figure>" + "说" * 9, 0, 32, 0, 1, 16, 0, "figure"),
+        ("说" * 10, 30, 40, 1, 1, 10, 0, "text"),
+    ]
+
+
 def test_a_title_page_joins_the_page_after_it():
     pages = [Page(0, 0, "Guía de referencia de Debian\nOsamu Aoki\n"),
              Page(1, 40, "Capítulo 1\n" + "Debian es un sistema operativo libre. " * 30)]

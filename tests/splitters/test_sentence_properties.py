@@ -109,6 +109,17 @@ SMALL_CAPS = st.fixed_dictionaries({
          caps={"max_tokens": 8, "max_chars": 50, "max_figure_tokens": 40, "semantic_overlap_percent": 10})
 @example(pages=[Page(0, 0, "。unstable 版对开发者调试软件包合适，但对普通的桌面使用而言，")],
          caps={"max_tokens": 16, "max_chars": 100, "max_figure_tokens": 40, "semantic_overlap_percent": 25})
+# The last piece of a hard cut merges with the next page's first chunk, which holds a figure: the pair still
+# overlaps, and the later chunk is of kind figure (invariant 6).
+@example(pages=[Page(0, 0, "说" * 37), Page(1, 37, "and it goes on and on <figure><img/></figure>")],
+         caps={"max_tokens": 36, "max_chars": 100, "max_figure_tokens": 8191, "semantic_overlap_percent": 10})
+# The mirror case: the first piece of a hard cut continues a held figure chunk and merges into it.
+@example(pages=[Page(0, 0, "<figure><img/></figure>"), Page(1, 23, "说" * 17)],
+         caps={"max_tokens": 16, "max_chars": 50, "max_figure_tokens": 8191, "semantic_overlap_percent": 10})
+# Step 5 gives the first part of a table its caption line ("B"); the line before it ("A") must not follow it.
+@example(pages=[Page(0, 0, "Alpha beta gamma delta.\nA\nB\n<figure><table><tr><td>a</td></tr><tr><td>b</td></tr>"
+                           "</table></figure>")],
+         caps={"max_tokens": 24, "max_chars": 100, "max_figure_tokens": 8191, "semantic_overlap_percent": 10})
 def test_invariants_with_small_caps(pages, caps):
     splitter = SentenceTextSplitter(**caps)
     chunks = check_determinism(splitter, pages)

@@ -178,6 +178,8 @@ class SentenceTextSplitter:
         other text, and the figure chunk stays within its limit (``_figure_limit``)."""
         if f.part_index not in (None, 0) or f.hard_left or d.hard_right or "\n" not in d.text:
             return
+        if f.kind == "figure_part" and not isinstance(f.parts[0], str):
+            return  # step 5 already gave this first part its caption line; a part takes one line at most
         k = d.text.rfind("\n")
         head = d.text[:k].rstrip()
         line_start = k + 1
