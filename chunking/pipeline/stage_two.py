@@ -145,14 +145,14 @@ def _run_stage_two(data, *, settings: Settings, embedder: Embedder, index: Index
             # wrote before being superseded goes, by key.
             result.removed = retire_version(message.doc_id, message.version, index=index, ledger=ledger,
                                             payloads=payloads, figures=figures,
-                                        extra_keys=_message_keys(message, payloads))
+                                            extra_keys=_message_keys(message, payloads))
     elif fate is BatchFate.ABANDONED:
         # Stage 1 gave up on this version after sending some of its batches (a page past a limit): it can never
         # complete, and nothing of it may stay searchable beside the indexed version.
         result.dropped = "stage 1 failed"
         result.removed = retire_version(message.doc_id, message.version, index=index, ledger=ledger,
                                         payloads=payloads, figures=figures,
-                                            extra_keys=_message_keys(message, payloads))
+                                        extra_keys=_message_keys(message, payloads))
     elif fate is BatchFate.COMPLETE:
         result.dropped = "already indexed"
         # A duplicate of a completed version: finish the clean-up a crash may have cut short (ledger reads and
