@@ -27,6 +27,7 @@ from typing import Any
 
 from chunking.chat.cache import ModelCache, cache_key
 from chunking.embeddings.clients import azure_openai_client, openai_compatible_client
+from chunking.errors import classify
 from chunking.redact import redact
 from chunking.telemetry import record
 
@@ -180,7 +181,7 @@ class FigureDescriber:
                 text, tokens = self._call(data, media_type)
             except openai.RateLimitError as exc:
                 stop = "throttled"
-                outcome.retry_after_s = _retry_after_s(exc)
+                outcome.retry_after_s = classify(exc).retry_after_s  # retry-after-ms, else retry-after
             except (openai.APIConnectionError, openai.InternalServerError):
                 stop = "unreachable"
             except (openai.APIStatusError, ValueError) as exc:  # a refusal of this picture: content filter, 400
@@ -217,17 +218,3 @@ class FigureDescriber:
             raise ValueError(f"empty answer (finish_reason {choices[0].finish_reason if choices else 'none'})")
         log.debug("figure described in %.1f s", time.perf_counter() - started)
         return " ".join(content.split()), int(getattr(usage, "total_tokens", 0) or 0)
-
-
-def _retry_after_s(error: Any) -> float | None:
-    """The wait a throttled answer asks for, in seconds: ``retry-after-ms``, else ``retry-after`` in seconds
-    (Azure OpenAI sends both; "Azure OpenAI quotas and limits" on learn.microsoft.com); None without either."""
-    headers = getattr(getattr(error, "response", None), "headers", None) or {}
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        try:
-            value = float(headers.get(name, ""))
-        except (TypeError, ValueError):
-            continue
-        if value >= 0:
-            return value * scale
-    return None
