@@ -142,7 +142,7 @@ def _traced_stage_one(s: Services, blob, job: StageOneJob) -> StageOneResult | N
                                    keep_old_versions=job.keep_old_versions, send=s.batches.send,
                                    enqueue_next=enqueue_next, resume=job.range, resume_version=job.version,
                                    properties=properties,
-                                   defer_throttled_figures=job.deferrals < MAX_FIGURE_DEFERRALS)
+                                   defer_throttled_figures=job.deferrals < MAX_FIGURE_DEFERRALS, figures=s.figures)
     except BlobChangedError as exc:
         log.info("not read: %s (a newer upload or its delete takes over)", exc)
         return None

@@ -168,9 +168,10 @@ def attach_images(records: Sequence[ChunkRecord], spans: Sequence[FigureSpan]) -
     to a record of ``[0, 50)`` and one of ``[50, 120)``, not to one of ``[90, 200)``."""
     if not spans:
         return list(records)
+    ordered = sorted(spans, key=lambda s: (s.start, s.end))
     out = []
     for record in records:
-        urls = [span.url for span in sorted(spans, key=lambda s: (s.start, s.end)) if _holds(record, span)]
+        urls = [span.url for span in ordered if _holds(record, span)]
         out.append(dataclasses.replace(record, image_urls=tuple(dict.fromkeys(urls))) if urls else record)
     return out
 

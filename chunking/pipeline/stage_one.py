@@ -56,6 +56,7 @@ from chunking.settings import Settings
 from chunking.splitters.markdown import HeadingOutline
 from chunking.storage import BlobFile
 from chunking.storage.claim_check import PayloadStore
+from chunking.storage.figures import FigureStore
 from chunking.strategies.notes import fallback_note
 
 __all__ = ["HOLD_BATCHES", "StageOneResult", "document_records", "run_stage_one", "source_version"]
@@ -169,6 +170,7 @@ def run_stage_one(
     resume_version: str = "",
     properties: SourceProperties | None = None,
     defer_throttled_figures: bool = False,
+    figures: FigureStore | None = None,
 ) -> StageOneResult:
     """Parse and split one source into chunk-batch messages (each ≤ ``settings.max_message_bytes`` bytes) and
     record the new version in the ledger.
@@ -194,6 +196,8 @@ def run_stage_one(
         defer_throttled_figures: when the figure describer is throttled before any message was sent, stop with
             the outcome ``deferred`` (nothing sent or recorded; ``retry_after_s`` the service's wait) for the
             caller to run stage 1 again later, instead of indexing the figures undescribed.
+        figures: where this source's figure images go (the Functions pass their ``Services.figures``, built once
+            per process); default ``make_figure_store(settings)``. Used only for a source that stores pictures.
         trace: (taken by ``_observed``) the W3C trace context this run continues (a page-range job's ``StageOneJob.trace``); without it
             the run starts the version's trace. The run is the span ``chunking.stage_one`` (document, path,
             version, pages, chunks, outcome), or joins the one its caller opened to include the blob's download;
@@ -259,7 +263,8 @@ def run_stage_one(
     # A vision describer for the pictures the parser keeps (docs/parsers.md#figure-descriptions).
     out.describer = figure_describer(settings) if reads_pictures(source, settings) else None
     # Its figure images, stored as PNG for its chunks to point to (docs/parsers.md#figure-images).
-    out.figures = make_figure_store(settings) if stores_pictures(source, settings) else None
+    if stores_pictures(source, settings):
+        out.figures = figures if figures is not None else make_figure_store(settings)
     out.defer_figures = defer_throttled_figures and resume is None
     try:
         start = _Start(resume) if resume is not None else _first_range(local, source, result.size_bytes, settings,
