@@ -43,6 +43,7 @@ from chunking.redact import redact
 from chunking.services import make_figure_store
 from chunking.settings import Settings
 from chunking.storage.claim_check import MemoryPayloadStore
+from chunking.storage.figures import FigureStore
 
 __all__ = ["CLEANUP_MODES", "DocumentRow", "IngestSummary", "collect_files", "ingest_files"]
 
@@ -217,6 +218,7 @@ def ingest_files(
                          "pass allow_empty_full (--allow-empty-full) if that is what you want")
     started = time.perf_counter()
     payloads = MemoryPayloadStore()
+    figures = make_figure_store(settings)  # one store for the run (docs/parsers.md#figure-images)
     summary = IngestSummary()
     seen: set[str] = set()
     namespace = deployment_namespace(settings, LOCAL_CONTAINER)  # cleanup never touches another deployment's
@@ -238,8 +240,8 @@ def ingest_files(
             entry = ledger.get(did)
             lost = entry is not None and entry.is_indexed and did not in held
             _ingest_one(file, source, row, settings=settings, embedder=embedder, index=index, ledger=ledger,
-                        payloads=payloads, keep_old_versions=cleanup == "none", metadata=metadata or {},
-                        force=lost)
+                        payloads=payloads, figures=figures, keep_old_versions=cleanup == "none",
+                        metadata=metadata or {}, force=lost)
         except Exception as exc:  # one document's failure is its row and ledger reason; the others go on
             failure = describe_failure(exc, settings)
             row.outcome = "failed"
@@ -255,7 +257,7 @@ def ingest_files(
         if entry.doc_id not in seen and not _member_of_seen(entry.source, seen) and in_scope:
             if cleanup in ("full", "scoped_full"):
                 delete_document(entry.doc_id, entry.source, index=index, ledger=ledger, namespace=namespace,
-                                figures=make_figure_store(settings))
+                                figures=figures)
                 summary.deleted.append(entry.source)
             elif entry.indexed_version:
                 summary.vanished.append(entry.source)
@@ -296,12 +298,12 @@ def _prune_stale_versions(entry, index: IndexWriter, namespace: str) -> int:
 
 
 def _ingest_one(file: Path, source: str, row: DocumentRow, *, settings: Settings, embedder: Embedder,
-                index: IndexWriter, ledger: Ledger, payloads: MemoryPayloadStore, keep_old_versions: bool,
-                metadata: Mapping[str, str], force: bool = False) -> None:
+                index: IndexWriter, ledger: Ledger, payloads: MemoryPayloadStore, figures: FigureStore | None,
+                keep_old_versions: bool, metadata: Mapping[str, str], force: bool = False) -> None:
     properties = dataclasses.replace(file_properties(file), metadata=dict(metadata))
     one = run_stage_one(file.read_bytes(), source=source, container=LOCAL_CONTAINER, settings=settings,
                         payloads=payloads, ledger=ledger, keep_old_versions=keep_old_versions, properties=properties,
-                        force=force)
+                        force=force, figures=figures)
     row.outcome, row.error, row.stage1_seconds = one.outcome, one.error, one.seconds
     row.pages, row.chunks, row.tokens, row.max_tokens = one.pages, one.chunks, one.tokens, one.max_chunk_tokens
     pixels = pixel_counts(one.notes)
@@ -312,7 +314,7 @@ def _ingest_one(file: Path, source: str, row: DocumentRow, *, settings: Settings
                                                         described["figures_not_described"])
     for message in one.messages:
         two = run_stage_two(message, settings=settings, embedder=embedder, index=index, payloads=payloads,
-                            ledger=ledger)
+                            ledger=ledger, figures=figures)
         row.stage2_seconds += two.seconds
         row.embedding_tokens += two.embedding_tokens
         row.embedding_requests += two.embedding_requests
