@@ -11,10 +11,10 @@ PDFium's geometry is the gate and pdfplumber runs only on pages that pass it:
     has row rules in pieces), and a page passes when a vertical rule meets a horizontal rule more than
     ``_INTERIOR_PT`` points inside the horizontal rule's ends, which is where a column separator meets a row
     rule. The frames of code listings (and any box) have vertical rules only at their ends, so they do not pass.
-  * **Tables**: pdfplumber's ``find_tables`` (lines strategy) on the pages that pass; a table is kept when its
-    grid has at least 2 rows and 2 columns and 2 cells with text. pdfplumber opens a copy of just those pages
-    with their text objects removed (``_rules_only``, written by PDFium): it neither walks the whole document's
-    page tree nor interprets every character, which were most of its time, and finds the same grids.
+  * **Tables**: pdfplumber's table finder (lines strategy) on the pages that pass; a table is kept when its
+    grid has at least 2 rows and 2 columns and 2 cells with text. The finder works on the page's edges as PDFium
+    reads its paths (``chunking.parsers.pdf.paths``): the same edges pdfplumber gets from pdfminer, without
+    interpreting the page's content stream in Python, which was most of its time.
   * **Text**: every cell's text, and the text above, between and below the tables (full-width bands), is read
     by PDFium (``get_text_bounded``) and cleaned like the rest of the page, so a page reads the same whether or
     not it holds a table. Cells covering several grid columns or rows get ``colspan``/``rowspan``; the first row
@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import bisect
 import ctypes
-import io
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
@@ -46,6 +45,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from chunking.parsers._common import ReadContext
+from chunking.parsers.pdf.paths import MAX_SEGMENTS, Edges, path_edges
 from chunking.parsers.pdf.table_join import ContinuedTables, PageLayout, TableBlock
 from chunking.parsers.pdf.table_rows import Box, open_row
 
@@ -153,15 +153,6 @@ def _position(rule: Rule) -> float:
     return rule.at
 
 
-def _page_has_grid(document: pdfium.PdfDocument, index: int, context: ReadContext) -> bool:
-    """``page_has_grid`` of page *index*, loaded here (the caller holds the PDFium lock)."""
-    page = document[index]
-    try:
-        return page_has_grid(page, index, context)
-    finally:
-        page.close()
-
-
 def page_has_grid(page: pdfium.PdfPage, index: int, context: ReadContext) -> bool:
     """True when the loaded *page* (0-based *index*) passes the gate of the module docstring: its rules hold a
     grid. A page with more than ``_MAX_RULES`` rules in one direction does not pass, and *context* notes it.
@@ -207,60 +198,46 @@ def _tables_on(document: pdfium.PdfDocument, pages: list[int], source: str, cont
     """``(page index, page text with tables)`` for the pages in *pages* where pdfplumber finds a table, as
     *joiner* gives them out; each such page's flat text is taken out of *texts* until then.
 
-    pdfplumber reads a copy of just these pages without their text objects (``_rules_only``): its table finder
-    needs the ruling lines only, and interpreting every character of a page is most of pdfminer's time."""
-    import pdfplumber
+    pdfplumber's table finder runs on the page's edges as PDFium reads them (``chunking.parsers.pdf.paths``),
+    not on pdfminer's reading of the page: the same edges, without interpreting the content stream in Python."""
+    from pdfplumber.table import TableFinder, TableSettings
 
-    with lock:
-        copy = _rules_only(document, pages)
-    with pdfplumber.open(io.BytesIO(copy)) as plumbed:
-        del copy
-        for index, plumbed_page in zip(pages, plumbed.pages):
-            context.check_time(source)
-            try:
-                tables = [t for t in (_grid(found) for found in plumbed_page.find_tables()) if t is not None]
-                verticals = [(e["x0"], e["top"], e["bottom"]) for e in plumbed_page.vertical_edges] if tables else []
-            finally:
-                plumbed_page.close()
+    settings = TableSettings.resolve(None)  # pdfplumber's defaults: the lines strategy
+    for index in pages:
+        context.check_time(source)
+        with lock:
+            page = document[index]
+        try:
+            with lock:
+                edges = path_edges(page)
+            if edges is None:
+                context.note(f"page {index + 1}: more than {MAX_SEGMENTS} path segments, not searched for tables")
+                continue
+            found = TableFinder(_EdgesOf(edges), settings).tables
+            tables = [t for t in (_grid(table) for table in found) if t is not None]
             if tables:
+                verticals = [(e["x0"], e["top"], e["bottom"]) for e in edges if e["orientation"] == "v"]
                 tables.sort(key=lambda t: t.bbox[1])
                 tables[0].above = open_row(tables[0].columns, tables[0].bbox[1], verticals, above=True)
                 tables[-1].below = open_row(tables[-1].columns, tables[-1].bbox[3], verticals, above=False)
                 # An open row counts: a table's last part may be the rest of a cut row and one more row.
                 tables = [t for t in tables if t.grid_rows + (t.above is not None) + (t.below is not None) >= _MIN_GRID]
-            if tables:
-                texts.pop(index, None)
-                with lock:
-                    layout = _page_layout(document[index], tables, clean)
-                yield from joiner.add(index, layout)
-
-
-def _rules_only(document: pdfium.PdfDocument, pages: list[int]) -> bytes:
-    """A new PDF of *document*'s pages *pages* (in order) with their top-level text objects removed, as bytes.
-
-    The pages keep their boxes, resources and path objects; PDFium writes their content streams again, which
-    moves a coordinate by at most about 1e-4 pt (its number format), far below the 0.5 pt the grid is read at.
-    Bounded: the copy holds the paths PDFium has already loaded for these pages, not more."""
-    copy = pdfium.PdfDocument.new()
-    try:
-        copy.import_pages(document, pages)
-        for k in range(len(copy)):
-            page = copy[k]
-            try:
-                raw_page = page.raw
-                for j in reversed(range(pdfium_c.FPDFPage_CountObjects(raw_page))):
-                    obj = pdfium_c.FPDFPage_GetObject(raw_page, j)
-                    if pdfium_c.FPDFPageObj_GetType(obj) == pdfium_c.FPDF_PAGEOBJ_TEXT \
-                            and pdfium_c.FPDFPage_RemoveObject(raw_page, obj):
-                        pdfium_c.FPDFPageObj_Destroy(obj)  # removed objects belong to the caller
-                page.gen_content()
-            finally:
+            if not tables:
+                continue
+            with lock:
+                layout = _page_layout(page, tables, clean)
+        finally:
+            with lock:
                 page.close()
-        buffer = io.BytesIO()
-        copy.save(buffer)
-        return buffer.getvalue()
-    finally:
-        copy.close()
+        texts.pop(index, None)
+        yield from joiner.add(index, layout)
+
+
+class _EdgesOf:
+    """What pdfplumber's ``TableFinder`` reads of a page with the lines strategy: its ``edges``."""
+
+    def __init__(self, edges: Edges) -> None:
+        self.edges = edges
 
 
 _Cells = list[tuple[Box, int, int]]  # a row of (bbox, rowspan, colspan)
@@ -299,42 +276,40 @@ def _grid(found) -> _Table | None:
 
 
 def _page_layout(page: pdfium.PdfPage, tables: list[_Table], clean: Callable[[str], str]) -> PageLayout:
-    """The page as bands of text above, between and below its tables, each table in its place."""
+    """The page as bands of text above, between and below its tables, each table in its place (the caller
+    closes *page*)."""
+    height, width = page.get_height(), page.get_width()
+    layout = PageLayout(height)
+    text_page = page.get_textpage()
     try:
-        height, width = page.get_height(), page.get_width()
-        layout = PageLayout(height)
-        text_page = page.get_textpage()
-        try:
-            def bounded(x0: float, top: float, x1: float, bottom: float) -> str:
-                # pdfplumber measures from the top, PDFium from the bottom.
-                return text_page.get_text_bounded(left=x0, bottom=height - bottom, right=x1, top=height - top)
+        def bounded(x0: float, top: float, x1: float, bottom: float) -> str:
+            # pdfplumber measures from the top, PDFium from the bottom.
+            return text_page.get_text_bounded(left=x0, bottom=height - bottom, right=x1, top=height - top)
 
-            def read(row: _Cells) -> list[tuple[str, int, int]]:
-                return [(" ".join(clean(bounded(*box)).split()), rs, cs) for box, rs, cs in row]
+        def read(row: _Cells) -> list[tuple[str, int, int]]:
+            return [(" ".join(clean(bounded(*box)).split()), rs, cs) for box, rs, cs in row]
 
-            cursor = 0.0
-            for table in tables:  # top to bottom
-                x0, top, x1, bottom = table.bbox
-                rows = [read(row) for row in table.cells]
-                above = read(table.above[0]) if table.above else None
-                if above is not None and any(text for text, _, _ in above):
-                    rows.insert(0, above)
-                    top = table.above[1]
-                below = read(table.below[0]) if table.below else None
-                if below is not None and any(text for text, _, _ in below):
-                    rows.append(below)
-                    bottom = table.below[1]
-                if top > cursor:
-                    layout.parts.append(clean(bounded(0, cursor, width, top)))
-                if len(rows) >= _MIN_GRID and sum(1 for row in rows for text, _, _ in row if text) >= _MIN_GRID:
-                    layout.parts.append(TableBlock(rows, table.columns, top, bottom, open_top=top < table.bbox[1],
-                                                   open_bottom=bottom > table.bbox[3]))
-                else:
-                    layout.parts.append(clean(bounded(0, top, width, bottom)))
-                cursor = max(cursor, bottom)
-            layout.parts.append(clean(bounded(0, cursor, width, height)))
-        finally:
-            text_page.close()
+        cursor = 0.0
+        for table in tables:  # top to bottom
+            x0, top, x1, bottom = table.bbox
+            rows = [read(row) for row in table.cells]
+            above = read(table.above[0]) if table.above else None
+            if above is not None and any(text for text, _, _ in above):
+                rows.insert(0, above)
+                top = table.above[1]
+            below = read(table.below[0]) if table.below else None
+            if below is not None and any(text for text, _, _ in below):
+                rows.append(below)
+                bottom = table.below[1]
+            if top > cursor:
+                layout.parts.append(clean(bounded(0, cursor, width, top)))
+            if len(rows) >= _MIN_GRID and sum(1 for row in rows for text, _, _ in row if text) >= _MIN_GRID:
+                layout.parts.append(TableBlock(rows, table.columns, top, bottom, open_top=top < table.bbox[1],
+                                               open_bottom=bottom > table.bbox[3]))
+            else:
+                layout.parts.append(clean(bounded(0, top, width, bottom)))
+            cursor = max(cursor, bottom)
+        layout.parts.append(clean(bounded(0, cursor, width, height)))
     finally:
-        page.close()
+        text_page.close()
     return layout
