@@ -27,7 +27,6 @@ from typing import Any
 
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
-from pdfplumber.utils import curve_to_edges, line_to_edge, rect_to_edges
 
 __all__ = ["MAX_SEGMENTS", "Edges", "path_edges"]
 
@@ -72,7 +71,10 @@ class _Shapes:
                 "bottom": self.height - y0, "width": x1 - x0, "height": y1 - y0}
 
     def edges(self) -> Edges:
-        """pdfplumber's ``Page.edges``: the lines' edges, then the rectangles', then the curves'."""
+        """pdfplumber's ``Page.edges``: the lines' edges, then the rectangles', then the curves'. (pdfplumber is
+        imported here, on a page with a grid: it takes 60 ms to import, and most documents have none.)"""
+        from pdfplumber.utils import curve_to_edges, line_to_edge, rect_to_edges
+
         return ([line_to_edge(line) for line in self.lines]
                 + [edge for rect in self.rects for edge in rect_to_edges(rect)]
                 + [edge for curve in self.curves for edge in curve_to_edges(curve)])
