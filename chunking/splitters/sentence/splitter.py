@@ -35,7 +35,7 @@ from .boundaries import GAP_EMPTY, Boundaries, figure_blocks, gap_class, join_se
 from .config import SentenceSplitterConfig
 from .cuts import balanced_cut, chunk_end, is_runt, paragraph_cuts
 from .draft import Draft
-from .figures import figure_budget, split_figure
+from .figures import FigureSplitter, figure_budget
 from .measure import BlockTokens, PlainText, TokenMeasure
 from .oversize import cut_oversize
 from .repair import Repairer
@@ -391,16 +391,15 @@ class SentenceTextSplitter:
             # part a little smaller leaves it room without an extra part (docs/splitters.md#step-5-oversize-figure).
             caption = self._caption_before(text, builder) if builder is not None else None
             room = budget - caption[2] - 2 if caption is not None else budget
-            parts = split_figure(text, fs, fe, budget=budget, boundaries=self._boundaries,
-                                 count=self._measure.count, count_within=self._measure.count_within,
-                                 additive=not self._measure.injected)
+            # One splitter for both budgets: the table's rows are found and counted once.
+            splitter = FigureSplitter(text, fs, fe, boundaries=self._boundaries, count=self._measure.count,
+                                      count_within=self._measure.count_within, additive=not self._measure.injected)
+            parts = splitter.split(budget)
             if caption is not None and _NON_SPACE.search(text, builder[1], caption[0]) and is_runt(
                     builder[3] - caption[2], caption[0] - builder[1], cfg.max_tokens, cfg.max_chars):
                 caption = None  # the prose before it would be left a runt
             if caption is not None and room >= budget // 2:
-                roomy = split_figure(text, fs, fe, budget=room, boundaries=self._boundaries,
-                                     count=self._measure.count, count_within=self._measure.count_within,
-                                     additive=not self._measure.injected)
+                roomy = splitter.split(room)
                 if len(roomy) == len(parts):  # the caption costs no extra part
                     parts = roomy
                 else:
