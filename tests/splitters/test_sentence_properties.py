@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from chunking.model import Page
 from chunking.splitters import SentenceTextSplitter
 from chunking.splitters.sentence.figures import _RowRuns
+from chunking.splitters.sentence.measure import PlainText, TokenMeasure
 from tests.splitters.sentence_invariants import check_determinism, check_invariants, tokens
 
 PROPERTY_SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -213,3 +214,30 @@ def test_table_row_runs_count_exactly_what_encoding_the_joined_rows_counts(group
     prefix = data.draw(st.sampled_from(["", "<figure><table>", "<figure><figcaption>Caption 中</figcaption><table>"]))
     suffix = data.draw(st.sampled_from(["", "</table></figure>", "</table>\n</figure>"]))
     assert runs.tokens(prefix, i, j, suffix) == tokens(prefix + "".join(groups[i:j]) + suffix)
+
+
+LOOK_AHEAD = st.lists(st.sampled_from(WORDS + list(HANZI[:12]) + [" ", "\n", "\n\n", ". ", "3.5", "é", "😀", "-",
+                                                                   "'s"]), min_size=1, max_size=8).map("".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.one_of(CELL_TEXT, ROW, table_figure(), latin_sentence()), suffix=LOOK_AHEAD)
+def test_a_known_count_extended_by_a_look_ahead_counts_what_encoding_the_whole_counts(text, suffix):
+    # The final measurement of a chunk whose own count is known re-counts only its end with the look-ahead
+    # (docs/splitters.md#performance).
+    measure = TokenMeasure("cl100k_base")
+    assert measure.with_suffix(text, tokens(text), suffix) == tokens(text + suffix)
+
+
+@settings(max_examples=200, deadline=None)
+@given(figure=table_figure(), before=st.sampled_from(["", "Intro.\n", "Intro ", "中文。"]), suffix=LOOK_AHEAD)
+def test_a_measured_figure_followed_by_text_counts_what_encoding_the_whole_counts(figure, before, suffix):
+    # A figure whose count is recorded is not re-encoded when text follows it: its two ends are counted with
+    # their neighbours and the rest is its recorded count less those ends.
+    page = "Prose. " + figure + " after"
+    fs = page.index("<figure>")
+    fe = fs + len(figure)
+    plain = PlainText(page)
+    plain.known[(fs, fe)] = tokens(figure)
+    measure = TokenMeasure("cl100k_base")
+    assert measure.exact([before, (plain, fs, fe, fs, 0)], suffix) == tokens(before + figure + suffix)

@@ -198,8 +198,10 @@ class SentenceTextSplitter:
             # After a line break and before a non-space character the text is cut at a pre-token boundary, so
             # the figure's exact count adds up (docs/splitters.md#exact-counts-from-pre-token-boundaries).
             joined = self._measure.count(line + "\n") + f.exact
-        else:
+        elif self._measure.injected:
             joined = self._measure.count(line + "\n" + f.text)  # exact: a figure part has no repair after it
+        else:  # exact, reusing the tokens of the prose before the figure
+            joined = self._measure.exact([line + "\n"] + f.parts)
         if joined > self._figure_limit(f):
             return
         try:
@@ -416,7 +418,10 @@ class SentenceTextSplitter:
                 if k == 0 and caption is not None:
                     ls, le, _ = caption
                     joined = text[ls:le] + "\n" + part.text
-                    exact = self._measure.count(joined)
+                    if self._measure.injected or part.text[0].isspace():
+                        exact = self._measure.count(joined)
+                    else:  # after a line break, before a non-space character: the counts add up
+                        exact = self._measure.count(text[ls:le] + "\n") + part.tokens
                     if exact <= budget:
                         d = Draft(joined, [(builder[0], ls, le, offset + ls, page_num), "\n", part.text],
                                   offset + ls, offset + part.end, page_num, page_num, exact, "figure_part",
@@ -459,8 +464,9 @@ class SentenceTextSplitter:
     def _finish(self, d: Draft) -> list[Chunk]:
         """Final measurement of one chunk; repairs a chunk whose estimate was too low."""
         cfg = self.config
-        if not d.overlap and d.exact is not None:
-            n = d.exact
+        if d.exact is not None and (not d.overlap or not self._measure.injected):
+            # With a look-ahead, only the end of the own text is counted again with it.
+            n = self._measure.with_suffix(d.text, d.exact, d.overlap)
         else:
             n = self._measure.exact(*d.measure_parts())
         if d.kind == "text" and n > cfg.max_tokens:
