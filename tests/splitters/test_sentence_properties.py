@@ -14,7 +14,9 @@ from hypothesis import strategies as st
 
 from chunking.model import Page
 from chunking.splitters import SentenceTextSplitter
-from chunking.splitters.sentence.figures import _RowRuns
+from chunking.splitters.sentence.boundaries import Boundaries
+from chunking.splitters.sentence.config import SentenceSplitterConfig
+from chunking.splitters.sentence.figures import FigureSplitter, _RowRuns
 from chunking.splitters.sentence.measure import PlainText, TokenMeasure
 from tests.splitters.sentence_invariants import check_determinism, check_invariants, tokens
 
@@ -241,3 +243,28 @@ def test_a_measured_figure_followed_by_text_counts_what_encoding_the_whole_count
     plain.known[(fs, fe)] = tokens(figure)
     measure = TokenMeasure("cl100k_base")
     assert measure.exact([before, (plain, fs, fe, fs, 0)], suffix) == tokens(before + figure + suffix)
+
+
+def _figure_splitter(page: str, additive: bool = True) -> FigureSplitter:
+    start = page.index("<figure")
+    return FigureSplitter(page, start, len(page), boundaries=Boundaries(SentenceSplitterConfig()), count=tokens,
+                          additive=additive)
+
+
+def test_the_rows_of_a_table_bound_its_tokens_by_their_interiors():
+    # Between the first and the last pre-token boundary of each row (after "<tr" and after "</tr").
+    page = "Intro. <figure><table><tr><td>alpha</td></tr>\n<tr><td>beta 2</td></tr></table></figure>"
+    assert _figure_splitter(page).tokens_at_least() == tokens("><td>alpha</td></tr") + tokens("><td>beta 2</td></tr")
+    assert _figure_splitter(page, additive=False).tokens_at_least() == 0  # an injected counter: no bound
+    assert _figure_splitter("<figure><img src='x.png'/></figure>").tokens_at_least() == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(figure=table_figure(), separator=st.sampled_from(["", "\n", " "]))
+def test_the_rows_of_a_table_never_count_more_than_the_table(figure, separator):
+    # Step 5 skips counting a long table up to its budget when its rows alone are over it
+    # (docs/splitters.md#performance): the rows' count must never exceed the figure's.
+    figure = figure.replace("</tr><tr>", "</tr>" + separator + "<tr>")
+    bound = _figure_splitter(figure).tokens_at_least()
+    assert bound <= tokens(figure)
+    assert bound > 0 or "rowspan" in figure  # rows bound by a rowspan are left out of the bound

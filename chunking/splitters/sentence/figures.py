@@ -111,6 +111,19 @@ class FigureSplitter:
         self._table: _Table | None = None
         self._table_done = False  # True once the table (or that there is none to split by rows) is known
 
+    def _table_of(self, fig: str) -> "_Table | None":
+        if not self._table_done:
+            self._table, self._table_done = _Table.of(fig, self._count, self._additive), True
+        return self._table
+
+    def tokens_at_least(self) -> int:
+        """A lower bound of the figure's exact tokens known without counting it whole: when a table is split by
+        rows, the rows it counts for that (additive counts only); else 0. Counts the rows if not yet done."""
+        if not self._additive:
+            return 0
+        table = self._table_of(self._text[self._start:self._end])
+        return 0 if table is None else table.tokens_at_least()
+
     def split(self, budget: int) -> list[FigurePart]:
         """Parts of at most ``budget`` tokens each, in order; their own spans partition ``[start, end)``."""
         text, start, end, count = self._text, self._start, self._end, self._count
@@ -119,8 +132,7 @@ class FigureSplitter:
         tail = _END_TAG.search(fig)
         if head is None or tail is None or tail.start() < head.end():
             return [FigurePart(fig, start, end, count(fig))]
-        if not self._table_done:
-            self._table, self._table_done = _Table.of(fig, count, self._additive), True
+        self._table_of(fig)
         if self._table is not None:
             parts = self._table.split(budget, self._boundaries, self._within)
             if parts is not None:
@@ -191,6 +203,28 @@ class _Table:
             n = self._wrapper[prefix] = self.count(prefix + "</table>" + self.tl)
         return n
 
+    def rows(self):
+        """``(group_text, group_tokens, runs)``: each row group's text and exact tokens, and its
+        :class:`_RowRuns` (None unless additive), counted at the first call."""
+        if self._rows is None:
+            count = self.count
+            group_text = [g[0].group() if len(g) == 1 else "".join(r.group() for r in g) for g in self.groups]
+            runs = _RowRuns.of(group_text, count) if self.additive else None
+            group_tokens = [count(t) for t in group_text] if runs is None else runs.group_tokens
+            self._rows = group_text, group_tokens, runs
+        return self._rows
+
+    def tokens_at_least(self) -> int:
+        """A lower bound of the figure's exact tokens: the sum of the interiors of its one-row groups. Each is a
+        piece of the figure between two pre-token boundaries, so the figure's count is the sum of these and
+        of the pieces between them (docs/splitters.md#exact-counts-from-pre-token-boundaries). 0 unless
+        additive."""
+        runs = self.rows()[2]
+        if runs is None:
+            return 0
+        acc = runs.interior_sums
+        return sum(acc[k + 1] - acc[k] for k, g in enumerate(self.groups) if len(g) == 1)
+
     def split(self, budget, boundaries, within):
         """Parts ``(text, start, end, tokens)`` within *fig* at ``budget``, or None if the table cannot be split
         by rows at this budget (its wrapper leaves too little room)."""
@@ -206,12 +240,7 @@ class _Table:
                 later = _FIGCAPTION.sub("", h) + o
         if wrapper_tokens(full) >= budget or wrapper_tokens(later) >= budget:
             return None
-        if self._rows is None:
-            group_text = [g[0].group() if len(g) == 1 else "".join(r.group() for r in g) for g in groups]
-            runs = _RowRuns.of(group_text, count) if self.additive else None
-            group_tokens = [count(t) for t in group_text] if runs is None else runs.group_tokens
-            self._rows = group_text, group_tokens, runs
-        group_text, group_tokens, runs = self._rows
+        group_text, group_tokens, runs = self.rows()
         if runs is None:
             def run_within(prefix: str, i: int, j: int, suffix: str) -> int | None:
                 return within(prefix + "".join(group_text[i:j]) + suffix, budget)
@@ -281,7 +310,7 @@ class _RowRuns:
     counter).
     """
 
-    __slots__ = ("count", "heads", "tails", "group_tokens", "_interior", "_junction")
+    __slots__ = ("count", "heads", "tails", "group_tokens", "interior_sums", "_junction")
 
     def __init__(self, count, heads, tails, interiors):
         self.count, self.heads, self.tails = count, heads, tails
@@ -296,7 +325,7 @@ class _RowRuns:
             return n
 
         self.group_tokens = [short(h) + n + short(t) for h, n, t in zip(heads, interiors, tails)]
-        self._interior = list(accumulate(interiors, initial=0))
+        self.interior_sums = list(accumulate(interiors, initial=0))
         self._junction = list(accumulate((short(tails[k] + heads[k + 1]) for k in range(len(heads) - 1)),
                                          initial=0))
 
@@ -319,7 +348,7 @@ class _RowRuns:
     def tokens(self, prefix: str, i: int, j: int, suffix: str) -> int:
         """Exact tokens of ``prefix`` + groups ``i..j-1`` + ``suffix`` (``i < j``)."""
         count = self.count
-        return (count(prefix + self.heads[i]) + self._interior[j] - self._interior[i]
+        return (count(prefix + self.heads[i]) + self.interior_sums[j] - self.interior_sums[i]
                 + self._junction[j - 1] - self._junction[i] + count(self.tails[j - 1] + suffix))
 
 

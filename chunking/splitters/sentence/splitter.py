@@ -35,7 +35,7 @@ from .boundaries import GAP_EMPTY, Boundaries, figure_blocks, gap_class, join_se
 from .config import SentenceSplitterConfig
 from .cuts import balanced_cut, chunk_end, is_runt, paragraph_cuts
 from .draft import Draft
-from .figures import FigureSplitter, figure_budget
+from .figures import FigureSplitter, figure_budget, is_table_figure
 from .measure import BlockTokens, PlainText, TokenMeasure
 from .oversize import cut_oversize
 from .repair import Repairer
@@ -43,6 +43,9 @@ from .repair import Repairer
 __all__ = ["SentenceTextSplitter"]
 
 _NON_SPACE = re.compile(r"\S")
+# A table figure this many characters per token of its budget or longer is split by rows without being counted
+# up to the budget first when its rows alone are over it (tables run 2–3 characters per token).
+_LONG_TABLE_CHARS_PER_TOKEN = 3
 _SPACE_RUNS = re.compile(r"\s+")
 
 
@@ -385,17 +388,30 @@ class SentenceTextSplitter:
     def _figure(self, text: str, fs: int, fe: int, offset: int, page_num: int, out: list[Draft],
                 builder: tuple[BlockTokens, int, int, int] | None, plain: PlainText) -> None:
         cfg = self.config
-        budget = figure_budget(text[fs:fe], table_tokens=cfg.table_tokens, figure_tokens=cfg.max_figure_tokens)
-        # Only a figure within its budget needs its exact count; counting a larger one stops at the budget.
-        f = self._measure.count_within(text[fs:fe], budget)
+        fig = text[fs:fe]
+        table = is_table_figure(fig)
+        budget = cfg.table_tokens if table else cfg.max_figure_tokens  # figure_budget
+        splitter = None
+        f: int | None = None
+        if table and len(fig) >= _LONG_TABLE_CHARS_PER_TOKEN * budget and not self._measure.injected:
+            # Most likely over its budget: the rows its split counts anyway may show it without counting the
+            # figure up to the budget first.
+            splitter = FigureSplitter(text, fs, fe, boundaries=self._boundaries, count=self._measure.count,
+                                      count_within=self._measure.count_within, additive=True)
+            if splitter.tokens_at_least() <= budget:
+                f = self._measure.count_within(fig, budget)
+        else:
+            # Only a figure within its budget needs its exact count; counting a larger one stops at the budget.
+            f = self._measure.count_within(fig, budget)
         if f is None:
             # A caption right before the figure (its last line, a runt) goes with the first part when cutting every
             # part a little smaller leaves it room without an extra part (docs/splitters.md#step-5-oversize-figure).
             caption = self._caption_before(text, builder) if builder is not None else None
             room = budget - caption[2] - 2 if caption is not None else budget
             # One splitter for both budgets: the table's rows are found and counted once.
-            splitter = FigureSplitter(text, fs, fe, boundaries=self._boundaries, count=self._measure.count,
-                                      count_within=self._measure.count_within, additive=not self._measure.injected)
+            splitter = splitter or FigureSplitter(
+                text, fs, fe, boundaries=self._boundaries, count=self._measure.count,
+                count_within=self._measure.count_within, additive=not self._measure.injected)
             parts = splitter.split(budget)
             if caption is not None and _NON_SPACE.search(text, builder[1], caption[0]) and is_runt(
                     builder[3] - caption[2], caption[0] - builder[1], cfg.max_tokens, cfg.max_chars):
