@@ -228,7 +228,10 @@ def test_a_known_count_extended_by_a_look_ahead_counts_what_encoding_the_whole_c
     # The final measurement of a chunk whose own count is known re-counts only its end with the look-ahead
     # (docs/splitters.md#performance).
     measure = TokenMeasure("cl100k_base")
-    assert measure.with_suffix(text, tokens(text), suffix) == tokens(text + suffix)
+    assert measure.with_suffix(text, tokens(text), (), suffix) == tokens(text + suffix)
+    page = "Next, a sentence long enough for its inner tokens to be reused. " + suffix
+    block = measure.block(page, 0, len(page))
+    assert measure.with_suffix(text, tokens(text), [(block, 0, len(page), 0, 0)]) == tokens(text + page)
 
 
 @settings(max_examples=200, deadline=None)

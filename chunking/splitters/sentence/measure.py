@@ -129,20 +129,21 @@ class TokenMeasure:
             return n if n <= limit else None
         return self.count_till_limit(text, limit)  # type: ignore[misc]
 
-    def with_suffix(self, text: str, tokens: int, suffix: str) -> int:
-        """Exact tokens of ``text + suffix``, given ``tokens``, the exact tokens of *text*.
+    def with_suffix(self, text: str, tokens: int, parts: Sequence[object] = (), suffix: str = "") -> int:
+        """Exact tokens of *text* followed by ``parts`` and ``suffix`` (as in :meth:`exact`), given ``tokens``,
+        the exact tokens of *text*.
 
-        Only the tail of *text* after its last pre-token boundary is counted again, with the suffix: the text
+        Only the tail of *text* after its last pre-token boundary is counted again, with what follows: the text
         before that boundary tokenizes as on its own (docs/splitters.md#exact-counts-from-pre-token-boundaries).
-        A text without such a boundary, or an injected counter, counts the whole again.
+        A text without such a boundary, or an injected counter, is counted again whole.
         """
-        if self.injected or not suffix:
-            return self.count(text + suffix) if suffix else tokens
-        last = _LAST_SAFE_BOUNDARY.match(text)
+        if not parts and not suffix:
+            return tokens
+        last = None if self.injected else _LAST_SAFE_BOUNDARY.match(text)
         if last is None:
-            return self.count(text + suffix)
+            return self.exact([text, *parts], suffix)
         tail = text[last.end():]
-        return tokens - self.count(tail) + self.count(tail + suffix)
+        return tokens - self.count(tail) + self.exact([tail, *parts], suffix)
 
     def range_counter(self, block: "BlockTokens | PlainText | None" = None,
                       text: str | None = None) -> Callable[[int, int, int], int | None] | None:

@@ -482,7 +482,10 @@ class SentenceTextSplitter:
         cfg = self.config
         if d.exact is not None and (not d.overlap or not self._measure.injected):
             # With a look-ahead, only the end of the own text is counted again with it.
-            n = self._measure.with_suffix(d.text, d.exact, d.overlap)
+            if d.overlap_parts is None:
+                n = self._measure.with_suffix(d.text, d.exact, (), d.overlap)
+            else:
+                n = self._measure.with_suffix(d.text, d.exact, d.overlap_parts)
         else:
             n = self._measure.exact(*d.measure_parts())
         if d.kind == "text" and n > cfg.max_tokens:
