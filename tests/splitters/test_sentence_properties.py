@@ -14,7 +14,10 @@ from hypothesis import strategies as st
 
 from chunking.model import Page
 from chunking.splitters import SentenceTextSplitter
-from chunking.splitters.sentence.figures import _RowRuns
+from chunking.splitters.sentence.boundaries import Boundaries
+from chunking.splitters.sentence.config import SentenceSplitterConfig
+from chunking.splitters.sentence.figures import FigureSplitter, _RowRuns
+from chunking.splitters.sentence.measure import PlainText, TokenMeasure
 from tests.splitters.sentence_invariants import check_determinism, check_invariants, tokens
 
 PROPERTY_SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -213,3 +216,58 @@ def test_table_row_runs_count_exactly_what_encoding_the_joined_rows_counts(group
     prefix = data.draw(st.sampled_from(["", "<figure><table>", "<figure><figcaption>Caption 中</figcaption><table>"]))
     suffix = data.draw(st.sampled_from(["", "</table></figure>", "</table>\n</figure>"]))
     assert runs.tokens(prefix, i, j, suffix) == tokens(prefix + "".join(groups[i:j]) + suffix)
+
+
+LOOK_AHEAD = st.lists(st.sampled_from(WORDS + list(HANZI[:12]) + [" ", "\n", "\n\n", ". ", "3.5", "é", "😀", "-",
+                                                                   "'s"]), min_size=1, max_size=8).map("".join)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.one_of(CELL_TEXT, ROW, table_figure(), latin_sentence()), suffix=LOOK_AHEAD)
+def test_a_known_count_extended_by_a_look_ahead_counts_what_encoding_the_whole_counts(text, suffix):
+    # The final measurement of a chunk whose own count is known re-counts only its end with the look-ahead
+    # (docs/splitters.md#performance).
+    measure = TokenMeasure("cl100k_base")
+    assert measure.with_suffix(text, tokens(text), (), suffix) == tokens(text + suffix)
+    page = "Next, a sentence long enough for its inner tokens to be reused. " + suffix
+    block = measure.block(page, 0, len(page))
+    assert measure.with_suffix(text, tokens(text), [(block, 0, len(page), 0, 0)]) == tokens(text + page)
+
+
+@settings(max_examples=200, deadline=None)
+@given(figure=table_figure(), before=st.sampled_from(["", "Intro.\n", "Intro ", "中文。"]), suffix=LOOK_AHEAD)
+def test_a_measured_figure_followed_by_text_counts_what_encoding_the_whole_counts(figure, before, suffix):
+    # A figure whose count is recorded is not re-encoded when text follows it: its two ends are counted with
+    # their neighbours and the rest is its recorded count less those ends.
+    page = "Prose. " + figure + " after"
+    fs = page.index("<figure>")
+    fe = fs + len(figure)
+    plain = PlainText(page)
+    plain.known[(fs, fe)] = tokens(figure)
+    measure = TokenMeasure("cl100k_base")
+    assert measure.exact([before, (plain, fs, fe, fs, 0)], suffix) == tokens(before + figure + suffix)
+
+
+def _figure_splitter(page: str, additive: bool = True) -> FigureSplitter:
+    start = page.index("<figure")
+    return FigureSplitter(page, start, len(page), boundaries=Boundaries(SentenceSplitterConfig()), count=tokens,
+                          additive=additive)
+
+
+def test_the_rows_of_a_table_bound_its_tokens_by_their_interiors():
+    # Between the first and the last pre-token boundary of each row (after "<tr" and after "</tr").
+    page = "Intro. <figure><table><tr><td>alpha</td></tr>\n<tr><td>beta 2</td></tr></table></figure>"
+    assert _figure_splitter(page).tokens_at_least() == tokens("><td>alpha</td></tr") + tokens("><td>beta 2</td></tr")
+    assert _figure_splitter(page, additive=False).tokens_at_least() == 0  # an injected counter: no bound
+    assert _figure_splitter("<figure><img src='x.png'/></figure>").tokens_at_least() == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(figure=table_figure(), separator=st.sampled_from(["", "\n", " "]))
+def test_the_rows_of_a_table_never_count_more_than_the_table(figure, separator):
+    # Step 5 skips counting a long table up to its budget when its rows alone are over it
+    # (docs/splitters.md#performance): the rows' count must never exceed the figure's.
+    figure = figure.replace("</tr><tr>", "</tr>" + separator + "<tr>")
+    bound = _figure_splitter(figure).tokens_at_least()
+    assert bound <= tokens(figure)
+    assert bound > 0 or "rowspan" in figure  # rows bound by a rowspan are left out of the bound

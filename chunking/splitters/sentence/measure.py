@@ -129,6 +129,22 @@ class TokenMeasure:
             return n if n <= limit else None
         return self.count_till_limit(text, limit)  # type: ignore[misc]
 
+    def with_suffix(self, text: str, tokens: int, parts: Sequence[object] = (), suffix: str = "") -> int:
+        """Exact tokens of *text* followed by ``parts`` and ``suffix`` (as in :meth:`exact`), given ``tokens``,
+        the exact tokens of *text*.
+
+        Only the tail of *text* after its last pre-token boundary is counted again, with what follows: the text
+        before that boundary tokenizes as on its own (docs/splitters.md#exact-counts-from-pre-token-boundaries).
+        A text without such a boundary, or an injected counter, is counted again whole.
+        """
+        if not parts and not suffix:
+            return tokens
+        last = None if self.injected else _LAST_SAFE_BOUNDARY.match(text)
+        if last is None:
+            return self.exact([text, *parts], suffix)
+        tail = text[last.end():]
+        return tokens - self.count(tail) + self.exact([tail, *parts], suffix)
+
     def range_counter(self, block: "BlockTokens | PlainText | None" = None,
                       text: str | None = None) -> Callable[[int, int, int], int | None] | None:
         """``(lo, hi, limit) -> exact tokens of text[lo:hi], or None if more than limit`` over *block*'s page
@@ -224,13 +240,24 @@ class TokenMeasure:
                 if head and head[-1] in "\r\n" and not text[start].isspace():
                     return total + self.count(head) + block.known[(start, end)]
             inner = block.reusable_interior(start, end)
-            if inner is None:
+            if inner is not None:
+                q1, q2 = inner
+                interior = block.tokens_before(q2) - block.tokens_before(q1)
+            elif not self.injected and isinstance(block, PlainText) and (start, end) in block.known:
+                # A figure measured before, followed by more text: its tokens between its first and last
+                # pre-token boundary are its count less those of its two ends.
+                inner = block.boundaries(start, end)
+                if inner is None:
+                    pending.append(text[start:end])
+                    continue
+                q1, q2 = inner
+                interior = block.known[(start, end)] - self.count(text[start:q1]) - self.count(text[q2:end])
+            else:
                 pending.append(text[start:end])
                 continue
-            q1, q2 = inner
             pending.append(text[start:q1])
             total += self.count("".join(pending))
-            total += block.tokens_before(q2) - block.tokens_before(q1)
+            total += interior
             pending = [text[q2:end]]
         pending.append(suffix)
         return total + self.count("".join(pending))
@@ -249,6 +276,15 @@ class PlainText:
 
     def reusable_interior(self, start: int, end: int) -> None:
         return None
+
+    def boundaries(self, start: int, end: int) -> tuple[int, int] | None:
+        """The first and last pre-token boundary ``start < q1 ≤ q2 < end`` of ``text[start:end]``, or None."""
+        first = _SAFE_BOUNDARY.search(self.text, start, end)
+        if first is None:
+            return None
+        q1 = first.end()
+        last = _LAST_SAFE_BOUNDARY.match(self.text, q1, end)
+        return q1, (q1 if last is None else last.end())
 
 
 class BlockTokens:

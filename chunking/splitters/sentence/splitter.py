@@ -35,7 +35,7 @@ from .boundaries import GAP_EMPTY, Boundaries, figure_blocks, gap_class, join_se
 from .config import SentenceSplitterConfig
 from .cuts import balanced_cut, chunk_end, is_runt, paragraph_cuts
 from .draft import Draft
-from .figures import figure_budget, split_figure
+from .figures import FigureSplitter, figure_budget, is_table_figure
 from .measure import BlockTokens, PlainText, TokenMeasure
 from .oversize import cut_oversize
 from .repair import Repairer
@@ -43,6 +43,9 @@ from .repair import Repairer
 __all__ = ["SentenceTextSplitter"]
 
 _NON_SPACE = re.compile(r"\S")
+# A table figure this many characters per token of its budget or longer is split by rows without being counted
+# up to the budget first when its rows alone are over it (tables run 2–3 characters per token).
+_LONG_TABLE_CHARS_PER_TOKEN = 3
 _SPACE_RUNS = re.compile(r"\s+")
 
 
@@ -198,8 +201,10 @@ class SentenceTextSplitter:
             # After a line break and before a non-space character the text is cut at a pre-token boundary, so
             # the figure's exact count adds up (docs/splitters.md#exact-counts-from-pre-token-boundaries).
             joined = self._measure.count(line + "\n") + f.exact
-        else:
+        elif self._measure.injected:
             joined = self._measure.count(line + "\n" + f.text)  # exact: a figure part has no repair after it
+        else:  # exact, reusing the tokens of the prose before the figure
+            joined = self._measure.exact([line + "\n"] + f.parts)
         if joined > self._figure_limit(f):
             return
         try:
@@ -383,24 +388,36 @@ class SentenceTextSplitter:
     def _figure(self, text: str, fs: int, fe: int, offset: int, page_num: int, out: list[Draft],
                 builder: tuple[BlockTokens, int, int, int] | None, plain: PlainText) -> None:
         cfg = self.config
-        budget = figure_budget(text[fs:fe], table_tokens=cfg.table_tokens, figure_tokens=cfg.max_figure_tokens)
-        # Only a figure within its budget needs its exact count; counting a larger one stops at the budget.
-        f = self._measure.count_within(text[fs:fe], budget)
+        fig = text[fs:fe]
+        table = is_table_figure(fig)
+        budget = cfg.table_tokens if table else cfg.max_figure_tokens  # figure_budget
+        splitter = None
+        f: int | None = None
+        if table and len(fig) >= _LONG_TABLE_CHARS_PER_TOKEN * budget and not self._measure.injected:
+            # Most likely over its budget: the rows its split counts anyway may show it without counting the
+            # figure up to the budget first.
+            splitter = FigureSplitter(text, fs, fe, boundaries=self._boundaries, count=self._measure.count,
+                                      count_within=self._measure.count_within, additive=True)
+            if splitter.tokens_at_least() <= budget:
+                f = self._measure.count_within(fig, budget)
+        else:
+            # Only a figure within its budget needs its exact count; counting a larger one stops at the budget.
+            f = self._measure.count_within(fig, budget)
         if f is None:
             # A caption right before the figure (its last line, a runt) goes with the first part when cutting every
             # part a little smaller leaves it room without an extra part (docs/splitters.md#step-5-oversize-figure).
             caption = self._caption_before(text, builder) if builder is not None else None
             room = budget - caption[2] - 2 if caption is not None else budget
-            parts = split_figure(text, fs, fe, budget=budget, boundaries=self._boundaries,
-                                 count=self._measure.count, count_within=self._measure.count_within,
-                                 additive=not self._measure.injected)
+            # One splitter for both budgets: the table's rows are found and counted once.
+            splitter = splitter or FigureSplitter(
+                text, fs, fe, boundaries=self._boundaries, count=self._measure.count,
+                count_within=self._measure.count_within, additive=not self._measure.injected)
+            parts = splitter.split(budget)
             if caption is not None and _NON_SPACE.search(text, builder[1], caption[0]) and is_runt(
                     builder[3] - caption[2], caption[0] - builder[1], cfg.max_tokens, cfg.max_chars):
                 caption = None  # the prose before it would be left a runt
             if caption is not None and room >= budget // 2:
-                roomy = split_figure(text, fs, fe, budget=room, boundaries=self._boundaries,
-                                     count=self._measure.count, count_within=self._measure.count_within,
-                                     additive=not self._measure.injected)
+                roomy = splitter.split(room)
                 if len(roomy) == len(parts):  # the caption costs no extra part
                     parts = roomy
                 else:
@@ -417,7 +434,10 @@ class SentenceTextSplitter:
                 if k == 0 and caption is not None:
                     ls, le, _ = caption
                     joined = text[ls:le] + "\n" + part.text
-                    exact = self._measure.count(joined)
+                    if self._measure.injected or part.text[0].isspace():
+                        exact = self._measure.count(joined)
+                    else:  # after a line break, before a non-space character: the counts add up
+                        exact = self._measure.count(text[ls:le] + "\n") + part.tokens
                     if exact <= budget:
                         d = Draft(joined, [(builder[0], ls, le, offset + ls, page_num), "\n", part.text],
                                   offset + ls, offset + part.end, page_num, page_num, exact, "figure_part",
@@ -460,8 +480,12 @@ class SentenceTextSplitter:
     def _finish(self, d: Draft) -> list[Chunk]:
         """Final measurement of one chunk; repairs a chunk whose estimate was too low."""
         cfg = self.config
-        if not d.overlap and d.exact is not None:
-            n = d.exact
+        if d.exact is not None and (not d.overlap or not self._measure.injected):
+            # With a look-ahead, only the end of the own text is counted again with it.
+            if d.overlap_parts is None:
+                n = self._measure.with_suffix(d.text, d.exact, (), d.overlap)
+            else:
+                n = self._measure.with_suffix(d.text, d.exact, d.overlap_parts)
         else:
             n = self._measure.exact(*d.measure_parts())
         if d.kind == "text" and n > cfg.max_tokens:
