@@ -53,13 +53,16 @@ _RUN_CONTENT_TAGS = (_T, _TAB, qn("w:br"), qn("w:cr"), _NO_BREAK_HYPHEN)  # what
 _VAL = qn("w:val")
 # What chunking.parsers.docx.parts rewrites in a block: text boxes, drawings, note references.
 _PREPARED = (qn("w:txbxContent"), qn("w:drawing"), qn("w:footnoteReference"), qn("w:endnoteReference"))
-_P_STYLE = f"{qn('w:pPr')}/{qn('w:pStyle')}"
-_NUM_PR, _NUM_ID, _ILVL = f"{qn('w:pPr')}/{qn('w:numPr')}", qn("w:numId"), qn("w:ilvl")
+_P_PR, _P_STYLE, _NUM_PR, _NUM_ID, _ILVL = qn("w:pPr"), qn("w:pStyle"), qn("w:numPr"), qn("w:numId"), qn("w:ilvl")
 _SPACES = re.compile(r"\s+")
 _TR, _TC, _TR_PR, _TC_PR, _CUSTOM_XML = qn("w:tr"), qn("w:tc"), qn("w:trPr"), qn("w:tcPr"), qn("w:customXml")
 _GRID_SPAN, _GRID_BEFORE, _V_MERGE, _TBL_HEADER = qn("w:gridSpan"), qn("w:gridBefore"), qn("w:vMerge"), qn("w:tblHeader")
-_PARAGRAPHS_OUTSIDE_TEXT_BOXES = etree.XPath(".//w:p[not(ancestor::w:txbxContent)]",
-                                             namespaces={"w": _P[1:_P.index("}")]})
+_W_NAMESPACE = {"w": _P[1:_P.index("}")]}
+_PARAGRAPHS_OUTSIDE_TEXT_BOXES = etree.XPath(".//w:p[not(ancestor::w:txbxContent)]", namespaces=_W_NAMESPACE)
+# What a paragraph read by _PLAIN_RUN_TEXTS must not hold: run content other than w:t, a text box. (A w:t's
+# text nodes are its text and the tails of its children, such as an entity reference never resolved.)
+_NOT_PLAIN = (*_RUN_CONTENT_TAGS[1:], _TXBX_CONTENT)
+_PLAIN_RUN_TEXTS = etree.XPath(".//w:r/w:t/text()", namespaces=_W_NAMESPACE, smart_strings=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,7 +200,7 @@ class _BodyWriter:
             self._blocks.append(text)
 
     def _kind(self, p) -> _StyleKind:
-        style = p.find(_P_STYLE)  # its w:val; None for the default paragraph style (as CT_P.style, but faster)
+        style = _grandchild(p, _P_PR, _P_STYLE)  # its w:val; None for the default style (as CT_P.style, faster)
         style_id = None if style is None else style.get(_VAL)
         if style_id not in self._styles:
             self._styles[style_id] = _style_kind(Paragraph(p, self._document).style)
@@ -249,12 +252,21 @@ def _num_id(num_pr) -> str | None:
 def _numbering_level(p) -> int | None:
     """The list level (0-based) of a paragraph with direct numbering, ``None`` without it (numId 0 is none)."""
     # Plain lxml finds: python-docx's property chain costs about 50 µs a paragraph, a third of the parse.
-    num_pr = p.find(_NUM_PR)
-    num_id = None if num_pr is None else num_pr.find(_NUM_ID)
+    num_pr = _grandchild(p, _P_PR, _NUM_PR)
+    num_id = None if num_pr is None else next(num_pr.iterchildren(_NUM_ID), None)
     if num_id is None or _decimal(num_id.get(_VAL)) in (None, 0):
         return None
-    ilvl = num_pr.find(_ILVL)
+    ilvl = next(num_pr.iterchildren(_ILVL), None)
     return (_decimal(ilvl.get(_VAL)) or 0) if ilvl is not None else 0
+
+
+def _grandchild(element, child_tag: str, tag: str):
+    """``element.find(f"{child_tag}/{tag}")`` (the first *tag* under any *child_tag* child, in document order)
+    without ElementPath, which parses the path again on every call (a third of the cost of a short paragraph)."""
+    for child in element.iterchildren(child_tag):
+        for found in child.iterchildren(tag):
+            return found
+    return None
 
 
 def _decimal(value: str | None) -> int | None:
@@ -266,9 +278,12 @@ def _decimal(value: str | None) -> int | None:
 
 def _paragraph_text(p, boxed: bool | None = None) -> str:
     """The text of paragraph *p*'s runs; *boxed* says whether a text box may lie under it (``None``: look)."""
-    # Text boxes are anchored inside runs but are not part of the paragraph's reading order. (Walked by hand:
-    # the equivalent XPath costs about 100 µs a paragraph through python-docx.) Most paragraphs hold no text
-    # box, and one C-level scan saves walking up from every run to find one.
+    # Text boxes are anchored inside runs but are not part of the paragraph's reading order. Most paragraphs
+    # hold only w:t runs: one C-level scan finds that, and one precompiled XPath reads their text nodes in
+    # document order (python-docx's per-call ``xpath`` compiles its expression every time: about 100 µs a
+    # paragraph). The others are walked by hand, walking up from a run only when a text box lies under *p*.
+    if next(p.iter(_NOT_PLAIN), None) is None:
+        return "".join(_PLAIN_RUN_TEXTS(p))
     if boxed is None:
         boxed = next(p.iter(_TXBX_CONTENT), None) is not None
     pieces = []
@@ -365,17 +380,18 @@ def _row_cells(tr) -> list[_Cell]:
         else:
             tcs = child.iterchildren(_TC)
         for tc in tcs:
-            tc_pr = tc.find(_TC_PR)
-            span = 1 if tc_pr is None else _decimal_value(tc_pr.find(_GRID_SPAN), tc, "grid_span", 1)
-            v_merge = None if tc_pr is None else tc_pr.find(_V_MERGE)
+            tc_pr = next(tc.iterchildren(_TC_PR), None)
+            span = 1 if tc_pr is None else _decimal_value(next(tc_pr.iterchildren(_GRID_SPAN), None), tc,
+                                                          "grid_span", 1)
+            v_merge = None if tc_pr is None else next(tc_pr.iterchildren(_V_MERGE), None)
             cells.append(_Cell(column, tc, span, None if v_merge is None else v_merge.get(_VAL, "continue")))
             column += span
     return cells
 
 
 def _grid_before(tr) -> int:
-    tr_pr = tr.find(_TR_PR)
-    return 0 if tr_pr is None else _decimal_value(tr_pr.find(_GRID_BEFORE), tr, "grid_before", 0)
+    tr_pr = next(tr.iterchildren(_TR_PR), None)
+    return 0 if tr_pr is None else _decimal_value(next(tr_pr.iterchildren(_GRID_BEFORE), None), tr, "grid_before", 0)
 
 
 def _decimal_value(element, owner, attribute: str, default: int) -> int:
