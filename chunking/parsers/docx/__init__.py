@@ -99,7 +99,8 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
     entities: set[str] = set()
     limit = context.limits.max_document_chars
     for count, element in enumerate(opened.blocks()):
-        entities.update(entity.text for entity in element.iter(etree.Entity))
+        if next(element.iter(etree.Entity), None) is not None:  # (rare: only a part with a DTD holds them)
+            entities.update(entity.text for entity in element.iter(etree.Entity))
         if next(element.iter(_PREPARED), None) is None:  # most blocks: nothing to prepare (one C-level scan)
             writer.walk_block(element)
         else:
@@ -316,11 +317,16 @@ def _in_text_box(run, p) -> bool:
     return False
 
 
-def _flat_text(element, boxed: bool) -> str:
+def _flat_text(element, boxed: bool, plain: bool = False) -> str:
     """All paragraph text under ``element`` (nested tables included) on one line; *boxed*: a text box may lie
-    under it or above it (else every paragraph under it is read, as the XPath would find them)."""
-    paragraphs = _PARAGRAPHS_OUTSIDE_TEXT_BOXES(element) if boxed else element.iter(_P)
-    texts = (_paragraph_text(p, boxed) for p in paragraphs)
+    under it or above it (else every paragraph under it is read, as the XPath would find them); *plain*: no
+    run content but w:t and no text box lies under it (each paragraph is then read as ``_paragraph_text``
+    would find it plain, without scanning it again)."""
+    if plain:
+        texts = ("".join(_PLAIN_RUN_TEXTS(p)) for p in element.iter(_P))
+    else:
+        paragraphs = _PARAGRAPHS_OUTSIDE_TEXT_BOXES(element) if boxed else element.iter(_P)
+        texts = (_paragraph_text(p, boxed) for p in paragraphs)
     return _SPACES.sub(" ", " ".join(texts)).strip()
 
 
@@ -340,6 +346,7 @@ def _figure(tbl) -> str:
     # python-docx still reads any attribute value that is not a plain number, so that it raises as before.
     boxed = (next(tbl.iter(_TXBX_CONTENT), None) is not None
              or any(ancestor.tag == _TXBX_CONTENT for ancestor in tbl.iterancestors()))
+    plain = not boxed and next(tbl.iter(_NOT_PLAIN), None) is None  # one scan, not one per paragraph
     rows = list(tbl.iterchildren(_TR))
     grid_rows = [_row_cells(tr) for tr in rows]
     lines = []
@@ -356,7 +363,7 @@ def _figure(tbl) -> str:
                 attributes += f' rowspan="{rowspan}"'
             if cell.span > 1:
                 attributes += f' colspan="{cell.span}"'
-            text = _flat_text(cell.tc, boxed)
+            text = _flat_text(cell.tc, boxed, plain)
             has_text = has_text or bool(text)
             rendered.append(table_cell(name, attributes, text))
         if rendered:
