@@ -56,7 +56,8 @@ _PREPARED = (qn("w:txbxContent"), qn("w:drawing"), qn("w:footnoteReference"), qn
 _P_PR, _P_STYLE, _NUM_PR, _NUM_ID, _ILVL = qn("w:pPr"), qn("w:pStyle"), qn("w:numPr"), qn("w:numId"), qn("w:ilvl")
 _SPACES = re.compile(r"\s+")
 _TR, _TC, _TR_PR, _TC_PR, _CUSTOM_XML = qn("w:tr"), qn("w:tc"), qn("w:trPr"), qn("w:tcPr"), qn("w:customXml")
-_GRID_SPAN, _GRID_BEFORE, _V_MERGE, _TBL_HEADER = qn("w:gridSpan"), qn("w:gridBefore"), qn("w:vMerge"), qn("w:tblHeader")
+_GRID_SPAN, _GRID_BEFORE = qn("w:gridSpan"), qn("w:gridBefore")
+_V_MERGE, _TBL_HEADER = qn("w:vMerge"), qn("w:tblHeader")
 _W_NAMESPACE = {"w": _P[1:_P.index("}")]}
 _PARAGRAPHS_OUTSIDE_TEXT_BOXES = etree.XPath(".//w:p[not(ancestor::w:txbxContent)]", namespaces=_W_NAMESPACE)
 # What a paragraph read by _PLAIN_RUN_TEXTS must not hold: run content other than w:t, a text box. (A w:t's
