@@ -193,9 +193,10 @@ class _BodyWriter:
         if kind.heading_level:
             self._end_list()
             self._blocks.append(f"{'#' * kind.heading_level} {_SPACES.sub(' ', text)}")
-        elif kind.is_list or _numbering_level(p) is not None:
-            level = _numbering_level(p) or 0
-            indent = "  " * level
+            return
+        level = _numbering_level(p)
+        if kind.is_list or level is not None:
+            indent = "  " * (level or 0)
             self._list_lines.append(f"{indent}- " + text.replace("\n", f"\n{indent}  "))
         else:
             self._end_list()
@@ -218,6 +219,8 @@ class _BodyWriter:
             self._list_lines = []
 
     def _end_code(self) -> None:
+        if not self._code_lines:  # (every paragraph ends a run of code paragraphs: most end none)
+            return
         code = "\n".join(self._code_lines).strip("\n")
         self._code_lines = []
         if code.strip():
