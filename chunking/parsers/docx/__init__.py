@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from docx.document import Document as _DocxDocument
 from docx.oxml import OxmlElement
@@ -52,9 +53,17 @@ _RUN_CONTENT_TAGS = (_T, _TAB, qn("w:br"), qn("w:cr"), _NO_BREAK_HYPHEN)  # what
 _VAL = qn("w:val")
 # What chunking.parsers.docx.parts rewrites in a block: text boxes, drawings, note references.
 _PREPARED = (qn("w:txbxContent"), qn("w:drawing"), qn("w:footnoteReference"), qn("w:endnoteReference"))
-_P_STYLE = f"{qn('w:pPr')}/{qn('w:pStyle')}"
-_NUM_PR, _NUM_ID, _ILVL = f"{qn('w:pPr')}/{qn('w:numPr')}", qn("w:numId"), qn("w:ilvl")
+_P_PR, _P_STYLE, _NUM_PR, _NUM_ID, _ILVL = qn("w:pPr"), qn("w:pStyle"), qn("w:numPr"), qn("w:numId"), qn("w:ilvl")
 _SPACES = re.compile(r"\s+")
+_TR, _TC, _TR_PR, _TC_PR, _CUSTOM_XML = qn("w:tr"), qn("w:tc"), qn("w:trPr"), qn("w:tcPr"), qn("w:customXml")
+_GRID_SPAN, _GRID_BEFORE = qn("w:gridSpan"), qn("w:gridBefore")
+_V_MERGE, _TBL_HEADER = qn("w:vMerge"), qn("w:tblHeader")
+_W_NAMESPACE = {"w": _P[1:_P.index("}")]}
+_PARAGRAPHS_OUTSIDE_TEXT_BOXES = etree.XPath(".//w:p[not(ancestor::w:txbxContent)]", namespaces=_W_NAMESPACE)
+# What a paragraph read by _PLAIN_RUN_TEXTS must not hold: run content other than w:t, a text box. (A w:t's
+# text nodes are its text and the tails of its children, such as an entity reference never resolved.)
+_NOT_PLAIN = (*_RUN_CONTENT_TAGS[1:], _TXBX_CONTENT)
+_PLAIN_RUN_TEXTS = etree.XPath(".//w:r/w:t/text()", namespaces=_W_NAMESPACE, smart_strings=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +100,8 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
     entities: set[str] = set()
     limit = context.limits.max_document_chars
     for count, element in enumerate(opened.blocks()):
-        entities.update(entity.text for entity in element.iter(etree.Entity))
+        if next(element.iter(etree.Entity), None) is not None:  # (rare: only a part with a DTD holds them)
+            entities.update(entity.text for entity in element.iter(etree.Entity))
         if next(element.iter(_PREPARED), None) is None:  # most blocks: nothing to prepare (one C-level scan)
             writer.walk_block(element)
         else:
@@ -183,16 +193,17 @@ class _BodyWriter:
         if kind.heading_level:
             self._end_list()
             self._blocks.append(f"{'#' * kind.heading_level} {_SPACES.sub(' ', text)}")
-        elif kind.is_list or _numbering_level(p) is not None:
-            level = _numbering_level(p) or 0
-            indent = "  " * level
+            return
+        level = _numbering_level(p)
+        if kind.is_list or level is not None:
+            indent = "  " * (level or 0)
             self._list_lines.append(f"{indent}- " + text.replace("\n", f"\n{indent}  "))
         else:
             self._end_list()
             self._blocks.append(text)
 
     def _kind(self, p) -> _StyleKind:
-        style = p.find(_P_STYLE)  # its w:val; None for the default paragraph style (as CT_P.style, but faster)
+        style = _grandchild(p, _P_PR, _P_STYLE)  # its w:val; None for the default style (as CT_P.style, faster)
         style_id = None if style is None else style.get(_VAL)
         if style_id not in self._styles:
             self._styles[style_id] = _style_kind(Paragraph(p, self._document).style)
@@ -208,6 +219,8 @@ class _BodyWriter:
             self._list_lines = []
 
     def _end_code(self) -> None:
+        if not self._code_lines:  # (every paragraph ends a run of code paragraphs: most end none)
+            return
         code = "\n".join(self._code_lines).strip("\n")
         self._code_lines = []
         if code.strip():
@@ -244,12 +257,21 @@ def _num_id(num_pr) -> str | None:
 def _numbering_level(p) -> int | None:
     """The list level (0-based) of a paragraph with direct numbering, ``None`` without it (numId 0 is none)."""
     # Plain lxml finds: python-docx's property chain costs about 50 µs a paragraph, a third of the parse.
-    num_pr = p.find(_NUM_PR)
-    num_id = None if num_pr is None else num_pr.find(_NUM_ID)
+    num_pr = _grandchild(p, _P_PR, _NUM_PR)
+    num_id = None if num_pr is None else next(num_pr.iterchildren(_NUM_ID), None)
     if num_id is None or _decimal(num_id.get(_VAL)) in (None, 0):
         return None
-    ilvl = num_pr.find(_ILVL)
+    ilvl = next(num_pr.iterchildren(_ILVL), None)
     return (_decimal(ilvl.get(_VAL)) or 0) if ilvl is not None else 0
+
+
+def _grandchild(element, child_tag: str, tag: str):
+    """``element.find(f"{child_tag}/{tag}")`` (the first *tag* under any *child_tag* child, in document order)
+    without ElementPath, which parses the path again on every call (a third of the cost of a short paragraph)."""
+    for child in element.iterchildren(child_tag):
+        for found in child.iterchildren(tag):
+            return found
+    return None
 
 
 def _decimal(value: str | None) -> int | None:
@@ -259,25 +281,34 @@ def _decimal(value: str | None) -> int | None:
         return None
 
 
-def _paragraph_text(p) -> str:
-    # Text boxes are anchored inside runs but are not part of the paragraph's reading order. (Walked by hand:
-    # the equivalent XPath costs about 100 µs a paragraph through python-docx.)
+def _paragraph_text(p, boxed: bool | None = None) -> str:
+    """The text of paragraph *p*'s runs; *boxed* says whether a text box may lie under it (``None``: look)."""
+    # Text boxes are anchored inside runs but are not part of the paragraph's reading order. Most paragraphs
+    # hold only w:t runs: one C-level scan finds that, and one precompiled XPath reads their text nodes in
+    # document order (python-docx's per-call ``xpath`` compiles its expression every time: about 100 µs a
+    # paragraph). The others are walked by hand, walking up from a run only when a text box lies under *p*.
+    if next(p.iter(_NOT_PLAIN), None) is None:
+        return "".join(_PLAIN_RUN_TEXTS(p))
+    if boxed is None:
+        boxed = next(p.iter(_TXBX_CONTENT), None) is not None
     pieces = []
+    append = pieces.append
     for element in p.iter(_RUN_CONTENT_TAGS):
         run = element.getparent()
-        if run.tag != _R or _in_text_box(run, p):
+        if run.tag != _R or (boxed and _in_text_box(run, p)):
             continue
         tag = element.tag
         if tag == _T:
-            # An entity reference (never resolved) is a child node; the text after it is that node's tail.
-            pieces.append(element.text or "")
-            pieces.extend(child.tail or "" for child in element)
+            append(element.text or "")
+            if len(element):
+                # An entity reference (never resolved) is a child node; the text after it is that node's tail.
+                pieces.extend(child.tail or "" for child in element)
         elif tag == _TAB:
-            pieces.append("\t")
+            append("\t")
         elif tag == _NO_BREAK_HYPHEN:
-            pieces.append("-")
+            append("-")
         else:  # w:br, w:cr
-            pieces.append("\n")
+            append("\n")
     return "".join(pieces)
 
 
@@ -290,30 +321,53 @@ def _in_text_box(run, p) -> bool:
     return False
 
 
-def _flat_text(element) -> str:
-    """All paragraph text under ``element`` (nested tables included) on one line."""
-    texts = (_paragraph_text(p) for p in element.xpath(".//w:p[not(ancestor::w:txbxContent)]"))
+def _flat_text(element, boxed: bool, plain: bool = False) -> str:
+    """All paragraph text under ``element`` (nested tables included) on one line; *boxed*: a text box may lie
+    under it or above it (else every paragraph under it is read, as the XPath would find them); *plain*: no
+    run content but w:t and no text box lies under it (each paragraph is then read as ``_paragraph_text``
+    would find it plain, without scanning it again)."""
+    if plain:
+        texts = ("".join(_PLAIN_RUN_TEXTS(p)) for p in element.iter(_P))
+    else:
+        paragraphs = _PARAGRAPHS_OUTSIDE_TEXT_BOXES(element) if boxed else element.iter(_P)
+        texts = (_paragraph_text(p, boxed) for p in paragraphs)
     return _SPACES.sub(" ", " ".join(texts)).strip()
+
+
+class _Cell(NamedTuple):
+    """A table cell: the grid column it starts at, its ``w:tc``, its ``gridSpan`` and its ``vMerge`` value."""
+
+    column: int
+    tc: object
+    span: int
+    v_merge: str | None
 
 
 def _figure(tbl) -> str:
     """Write a table as ``<figure><table>``, one ``<tr>`` per line; vertically merged cells become ``rowspan``."""
-    grid_rows = [_row_cells(tr) for tr in tbl.xpath("./w:tr")]
+    # Table properties are read with lxml (tags compared, attributes read) rather than through python-docx's
+    # element properties, which cost a child lookup and a ``qn`` per property (docs/parsers.md#docx-speed);
+    # python-docx still reads any attribute value that is not a plain number, so that it raises as before.
+    boxed = (next(tbl.iter(_TXBX_CONTENT), None) is not None
+             or any(ancestor.tag == _TXBX_CONTENT for ancestor in tbl.iterancestors()))
+    plain = not boxed and next(tbl.iter(_NOT_PLAIN), None) is None  # one scan, not one per paragraph
+    rows = list(tbl.iterchildren(_TR))
+    grid_rows = [_row_cells(tr) for tr in rows]
     lines = []
     has_text = False
-    for row_index, (tr, cells) in enumerate(zip(tbl.xpath("./w:tr"), grid_rows)):
+    for row_index, (tr, cells) in enumerate(zip(rows, grid_rows)):
         name = "th" if _is_header_row(tr) else "td"
         rendered = []
-        for column, tc in cells:
-            if tc.vMerge == "continue":
+        for cell in cells:
+            if cell.v_merge == "continue":
                 continue
             attributes = ""
-            rowspan = _rowspan(grid_rows, row_index, column) if tc.vMerge == "restart" else 1
+            rowspan = _rowspan(grid_rows, row_index, cell.column) if cell.v_merge == "restart" else 1
             if rowspan > 1:
                 attributes += f' rowspan="{rowspan}"'
-            if tc.grid_span > 1:
-                attributes += f' colspan="{tc.grid_span}"'
-            text = _flat_text(tc)
+            if cell.span > 1:
+                attributes += f' colspan="{cell.span}"'
+            text = _flat_text(cell.tc, boxed, plain)
             has_text = has_text or bool(text)
             rendered.append(table_cell(name, attributes, text))
         if rendered:
@@ -323,27 +377,58 @@ def _figure(tbl) -> str:
     return figure_table(lines)
 
 
-def _row_cells(tr) -> list[tuple[int, object]]:
-    """The row's cells with the grid column each starts at."""
-    column = tr.grid_before
+def _row_cells(tr) -> list[_Cell]:
+    """The row's cells (``w:tc``, and those in a content control or custom XML) with the grid column each
+    starts at."""
+    column = _grid_before(tr)
     cells = []
-    for tc in tr.xpath("./w:tc | ./w:sdt/w:sdtContent/w:tc | ./w:customXml/w:tc"):
-        cells.append((column, tc))
-        column += tc.grid_span
+    for child in tr.iterchildren(_TC, _SDT, _CUSTOM_XML):
+        tag = child.tag
+        if tag == _TC:
+            tcs = (child,)
+        elif tag == _SDT:
+            tcs = [tc for content in child.iterchildren(_SDT_CONTENT) for tc in content.iterchildren(_TC)]
+        else:
+            tcs = child.iterchildren(_TC)
+        for tc in tcs:
+            tc_pr = next(tc.iterchildren(_TC_PR), None)
+            span = 1 if tc_pr is None else _decimal_value(next(tc_pr.iterchildren(_GRID_SPAN), None), tc,
+                                                          "grid_span", 1)
+            v_merge = None if tc_pr is None else next(tc_pr.iterchildren(_V_MERGE), None)
+            cells.append(_Cell(column, tc, span, None if v_merge is None else v_merge.get(_VAL, "continue")))
+            column += span
     return cells
 
 
-def _rowspan(grid_rows: list[list[tuple[int, object]]], row_index: int, column: int) -> int:
+def _grid_before(tr) -> int:
+    tr_pr = next(tr.iterchildren(_TR_PR), None)
+    return 0 if tr_pr is None else _decimal_value(next(tr_pr.iterchildren(_GRID_BEFORE), None), tr, "grid_before", 0)
+
+
+def _decimal_value(element, owner, attribute: str, default: int) -> int:
+    """The ``w:val`` of a ``CT_DecimalNumber`` child *element* of *owner* (*default* when it is absent), read
+    by python-docx's property *attribute* of *owner* when it is not plain ASCII digits: python-docx raises its own
+    errors for a missing or unreadable value, and the parse reports them as it always did."""
+    if element is None:
+        return default
+    value = element.get(_VAL)
+    if value is not None and value.isascii() and value.isdigit():
+        return int(value)
+    return getattr(owner, attribute)
+
+
+def _rowspan(grid_rows: list[list[_Cell]], row_index: int, column: int) -> int:
     span = 1
     for cells in grid_rows[row_index + 1 :]:
-        below = next((tc for start, tc in cells if start == column), None)
-        if below is None or below.vMerge != "continue":
+        below = next((cell for cell in cells if cell.column == column), None)
+        if below is None or below.v_merge != "continue":
             break
         span += 1
     return span
 
 
 def _is_header_row(tr) -> bool:
-    for marker in tr.xpath("./w:trPr/w:tblHeader"):
-        return marker.get(qn("w:val"), "true").lower() not in _FALSE_VALUES
+    for tr_pr in tr.iterchildren(_TR_PR):  # the first w:trPr/w:tblHeader in document order
+        for marker in tr_pr.iterchildren(_TBL_HEADER):
+            return marker.get(_VAL, "true").lower() not in _FALSE_VALUES
     return False

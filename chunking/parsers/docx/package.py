@@ -101,17 +101,20 @@ def _drop_all_but_the_last(body: etree._Element) -> None:
 
 
 def _completed_blocks(parser: etree.XMLPullParser, body: list, sections: list) -> Iterator[etree._Element]:
+    # Every paragraph of every table cell comes by here twice: each ``.tag`` builds a new string, so the tests
+    # are ordered to read as few as they can (docs/parsers.md#docx-speed).
     for event, element in parser.read_events():
         if event == "start":
-            if element.tag == _BODY and not body:
+            if not body and element.tag == _BODY:
                 body.append(element)
-            continue
-        if element.tag == _BODY:
             continue
         parent = element.getparent()
         if parent is None or parent.tag != _BODY:
             continue  # a paragraph inside a table cell, or anything deeper: part of its block
-        if element.tag == _SECT_PR:
+        tag = element.tag
+        if tag == _BODY:
+            continue
+        if tag == _SECT_PR:
             sections.append(element)
             parent.remove(element)
             continue

@@ -1,0 +1,151 @@
+"""DOCX parse speed: a bare lxml parse of the main document part, python-docx's naive text, and our DOCX parser.
+
+A plain script, run by hand (never collected by pytest)::
+
+    .venv/bin/python benchmarks/docx_bench.py [--corpus DIR_OR_FILE ...] [--rounds 7]
+
+Files: every ``.docx`` file of ``samples/``, ``tests/data/`` and ``../shared/corpus`` (each content once), and
+every ``.docx`` file given with ``--corpus`` (a file, or the files under a folder).
+
+Rows (contenders), each run on every file in every round, round-robin in one process (load on a shared machine
+drifts; every contender sees the same drift):
+
+  (a) ``lxml``: the main document part (``word/document.xml``) read from the ZIP and parsed into one lxml tree
+      (``etree.fromstring``, entities not resolved): the floor, every ratio is to it; it reads no other part and
+      writes no text;
+  (b) ``python-docx``: ``docx.Document`` opening the package, then the text of every body paragraph and of every
+      cell of every top-level table (``Paragraph.text``, ``_Cell.text``): the text most loaders built on
+      python-docx return, without document order between paragraphs and tables, headings, lists or notes;
+  (c) ``ours``: ``chunking.parsers.docx.parse`` from the bytes (the package checks, python-docx opening the
+      small parts, the body streamed block by block, headings, lists, code, tables, text boxes and notes).
+
+A file that one contender cannot read is named on stderr and left out. Per file: milliseconds of the median
+round, the minimum, and the ratio to (a): the median over rounds of (contender's seconds / lxml's seconds in the
+same round); then the same over all files ([parsers: DOCX speed](../docs/parsers.md#docx-speed)).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import io
+import statistics
+import sys
+import time
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from corpus_pages import FOLDERS
+
+
+FLOOR = "lxml"
+_MAIN_PART = "word/document.xml"
+Runner = Callable[[bytes], object]  # one file's bytes in, anything out
+
+
+def corpus(extra: list[Path]) -> list[Path]:
+    """The .docx files of the corpus folders and of *extra* (files or folders), each content once."""
+    seen: set[str] = set()
+    files = []
+    for place in [*FOLDERS, *extra]:
+        paths = [place] if place.is_file() else sorted(place.rglob("*.docx")) if place.is_dir() else []
+        for path in paths:
+            if path.is_file() and path.suffix.lower() == ".docx":
+                digest = hashlib.sha256(path.read_bytes()).hexdigest()
+                if digest not in seen:
+                    seen.add(digest)
+                    files.append(path)
+    return files
+
+
+def bare_lxml(data: bytes) -> object:
+    from lxml import etree
+
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        xml = package.read(_MAIN_PART)
+    return etree.fromstring(xml, etree.XMLParser(resolve_entities=False, no_network=True))
+
+
+def python_docx_text(data: bytes) -> object:
+    import docx
+
+    document = docx.Document(io.BytesIO(data))
+    texts = [paragraph.text for paragraph in document.paragraphs]
+    texts += [cell.text for table in document.tables for row in table.rows for cell in row.cells]
+    return "\n\n".join(texts)
+
+
+def ours(data: bytes) -> object:
+    from chunking.parsers import docx
+
+    return list(docx.parse(data, source="document.docx"))
+
+
+CONTENDERS: dict[str, Runner] = {FLOOR: bare_lxml, "python-docx": python_docx_text, "ours": ours}
+
+
+def readable(files: list[Path]) -> list[Path]:
+    """The files every contender reads (each run once: imports and first-use caches warm up too); a file that
+    one of them fails on is named on stderr and left out (python-docx's ``row.cells`` raises on some merges)."""
+    kept = []
+    for path in files:
+        data = path.read_bytes()
+        try:
+            for run in CONTENDERS.values():
+                run(data)
+        except Exception as error:  # any contender's failure: this file is not comparable
+            print(f"# left out {path.name}: {type(error).__name__}: {error}", file=sys.stderr)
+            continue
+        kept.append(path)
+    return kept
+
+
+def measure(files: list[Path], rounds: int) -> dict[str, dict[Path, list[float]]]:
+    """Seconds per contender, file and round, contenders run round-robin on each file."""
+    inputs = {path: path.read_bytes() for path in files}
+    seconds: dict[str, dict[Path, list[float]]] = {name: {path: [] for path in files} for name in CONTENDERS}
+    for _ in range(rounds):
+        for path in files:
+            for name, run in CONTENDERS.items():
+                started = time.perf_counter()
+                run(inputs[path])
+                seconds[name][path].append(time.perf_counter() - started)
+    return seconds
+
+
+def report(files: list[Path], seconds: dict[str, dict[Path, list[float]]]) -> None:
+    print(f"| file | KB | {' | '.join(f'{name} ms (min)' for name in CONTENDERS)} | "
+          f"{' | '.join(f'{name} ratio' for name in CONTENDERS if name != FLOOR)} |")
+    print("|---|---|" + "---|" * (2 * len(CONTENDERS) - 1))
+    rounds = len(seconds[FLOOR][files[0]])
+    for path in [*files, None]:
+        if path is None:
+            label, size = "all", sum(p.stat().st_size for p in files)
+            per_round = {name: [sum(seconds[name][p][r] for p in files) for r in range(rounds)] for name in CONTENDERS}
+        else:
+            label, size = path.name, path.stat().st_size
+            per_round = {name: seconds[name][path] for name in CONTENDERS}
+        times = " | ".join(f"{statistics.median(per_round[n]) * 1e3:.1f} ({min(per_round[n]) * 1e3:.1f})"
+                           for n in CONTENDERS)
+        ratios = " | ".join(
+            f"{statistics.median(a / b for a, b in zip(per_round[n], per_round[FLOOR])):.2f}"
+            for n in CONTENDERS if n != FLOOR)
+        print(f"| {label} | {size / 1024:,.0f} | {times} | {ratios} |")
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, action="append", default=[], help="a .docx file or a folder")
+    parser.add_argument("--rounds", type=int, default=7)
+    args = parser.parse_args(argv)
+    files = readable(corpus(args.corpus))
+    if not files:
+        sys.exit("no .docx files")
+    report(files, measure(files, args.rounds))
+
+
+if __name__ == "__main__":
+    main()
