@@ -17,7 +17,9 @@ round's bare pass (steadier when the machine's speed drifts), and the ratio of b
 (all threads). Memoising peers (semchunk, chonkie) are timed with a fresh memo every round (it can only help
 within the distinct text of one pass) and without memo; chonkie's ``RecursiveChunker`` sizes by tokens only, as
 the "tokens only" rows of ours do (``max_chars`` out of the way, ``TOKENS_ONLY_CHARS``; with and without the
-look-ahead overlap, which the peers do not add and which then reads up to the whole next chunk). Our
+look-ahead overlap, which the peers do not add and which then reads up to the whole next chunk); it runs once
+more counting with our ``bpe-openai`` backend's counter instead of tiktoken (the peers otherwise get tiktoken,
+ours its faster backend). Our
 splitter is timed with each token backend
 (bpe-openai and tiktoken) and its chunks must be identical. Two lower bounds (``split_floor.py``) show
 where the time goes: "bare bpe-openai encode + token offsets" is the tokenizer-bound part of our splitter's
@@ -102,6 +104,15 @@ def peers(enc) -> dict[str, Runner]:
 
         runners["chonkie RecursiveChunker (memo)"] = chonkie(True)
         runners["chonkie RecursiveChunker (no memo)"] = chonkie(False)
+        bpe = get_backend(prefer="auto")
+        if bpe.name == "bpe-openai":
+            def chonkie_bpe(docs: list[Document]) -> int:
+                # The same chunker counting with our backend's counter: like for like on the tokenizer too.
+                rc = RecursiveChunker(tokenizer=bpe.count, chunk_size=MAX_TOKENS)
+                rc._estimate_token_count = rc.tokenizer.count_tokens
+                return per_page(rc.chunk)(docs)
+
+            runners["chonkie RecursiveChunker (no memo), bpe-openai count"] = chonkie_bpe
     except ImportError as exc:
         print(f"# chonkie not installed: {exc}")
     return runners
