@@ -106,3 +106,38 @@ def test_corpus_collaborators_table_is_read_cell_by_cell():
         "<tr><td>WRITTEN BY</td><td>Alexis Bienvenüe, Anirvan Sarkar, Hiroto Kagotani, and Frédéric Bréal</td>"
         "<td>February 6, 2023</td><td></td></tr>\n"
     )
+
+
+@pytest.mark.parametrize("rotation", [90, 180, 270])
+def test_a_rotated_page_keeps_its_text_around_its_table(rotation):
+    """Page objects, table edges and the text PDFium reads back are in the page's own space, unrotated: a
+    ``/Rotate`` must not move the bands of text above and below the table off the page."""
+    assert _parsed(_reboxed(rotation=rotation)) == _parsed(_pdf(_prices))
+
+
+def test_a_page_box_off_the_origin_keeps_its_text_around_its_table():
+    assert _parsed(_reboxed(crop=(12, 300, 590, 835))) == _parsed(_pdf(_prices))
+
+
+def _reboxed(rotation: int = 0, crop: tuple[float, float, float, float] | None = None) -> bytes:
+    import io
+
+    import pypdfium2 as pdfium
+
+    document = pdfium.PdfDocument(_pdf(_prices))
+    page = document[0]
+    if rotation:
+        page.set_rotation(rotation)
+    if crop is not None:
+        page.set_cropbox(*crop)
+    buffer = io.BytesIO()
+    document.save(buffer)
+    page.close()
+    document.close()
+    return buffer.getvalue()
+
+
+def _parsed(data: bytes) -> str:
+    [page] = parse_document(data, source="prices.pdf")
+    assert "<table>" in page.text
+    return page.text

@@ -15,9 +15,10 @@ from PDFium's page objects (top level and inside form XObjects) and classifies e
 
 PDFium gives a Bézier segment as its two control points and its end point, and a close as a flag on the last
 point (on a point it adds at the start when the path was not there yet): both map onto pdfminer's operators
-above. Coordinates are PDF points with the origin at the page's top-left (pdfplumber's ``top``), taken from
-PDFium's page height, the same height the table cells are read back with; on the corpus manuals the edges are
-pdfplumber's within 0.05 pt and the tables found are the same (docs/parsers.md#tables-in-pdfs).
+above. Coordinates are PDF points measured down from the top of the page box (pdfplumber's ``top``), in the
+page's own space, unrotated: the space PDFium reads the table cells' text in, so a page with ``/Rotate`` keeps
+its text around its tables. On the corpus manuals the edges are pdfplumber's within 0.05 pt and the tables found
+are the same (docs/parsers.md#tables-in-pdfs).
 """
 
 from __future__ import annotations
@@ -43,8 +44,8 @@ class _Shapes:
     """pdfminer's painted objects of one page, by kind, in painting order (pdfplumber lists lines, then rects,
     then curves)."""
 
-    def __init__(self, height: float) -> None:
-        self.height = height
+    def __init__(self, top: float) -> None:
+        self.height = top  # y of the page box's top edge: ``top`` coordinates are measured down from it
         self.lines: list[dict[str, Any]] = []
         self.rects: list[dict[str, Any]] = []
         self.curves: list[dict[str, Any]] = []
@@ -91,7 +92,7 @@ def path_edges(page: pdfium.PdfPage) -> Edges | None:
 
     The caller holds the PDFium lock. Cost: a few ctypes calls per path segment (about 10 ms for the 250 paths
     of the Japanese manual's busiest table page, where pdfminer took 80 ms)."""
-    shapes = _Shapes(page.get_height())
+    shapes = _Shapes(page.get_bbox()[3])  # the page box's top, unrotated: where the page objects' space is
     raw_page = page.raw
     objects = [pdfium_c.FPDFPage_GetObject(raw_page, k) for k in range(pdfium_c.FPDFPage_CountObjects(raw_page))]
     if not _walk(objects, None, shapes, 0):

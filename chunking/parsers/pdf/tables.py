@@ -278,13 +278,14 @@ def _grid(found) -> _Table | None:
 def _page_layout(page: pdfium.PdfPage, tables: list[_Table], clean: Callable[[str], str]) -> PageLayout:
     """The page as bands of text above, between and below its tables, each table in its place (the caller
     closes *page*)."""
-    height, width = page.get_height(), page.get_width()
+    left, low, right, high = page.get_bbox()  # the page box in the page's own space, unrotated (paths.py)
+    height = high - low
     layout = PageLayout(height)
     text_page = page.get_textpage()
     try:
         def bounded(x0: float, top: float, x1: float, bottom: float) -> str:
-            # pdfplumber measures from the top, PDFium from the bottom.
-            return text_page.get_text_bounded(left=x0, bottom=height - bottom, right=x1, top=height - top)
+            # Table geometry is measured down from the page box's top, PDFium's up from the page's origin.
+            return text_page.get_text_bounded(left=x0, bottom=high - bottom, right=x1, top=high - top)
 
         def read(row: _Cells) -> list[tuple[str, int, int]]:
             return [(" ".join(clean(bounded(*box)).split()), rs, cs) for box, rs, cs in row]
@@ -302,14 +303,14 @@ def _page_layout(page: pdfium.PdfPage, tables: list[_Table], clean: Callable[[st
                 rows.append(below)
                 bottom = table.below[1]
             if top > cursor:
-                layout.parts.append(clean(bounded(0, cursor, width, top)))
+                layout.parts.append(clean(bounded(left, cursor, right, top)))
             if len(rows) >= _MIN_GRID and sum(1 for row in rows for text, _, _ in row if text) >= _MIN_GRID:
                 layout.parts.append(TableBlock(rows, table.columns, top, bottom, open_top=top < table.bbox[1],
                                                open_bottom=bottom > table.bbox[3]))
             else:
-                layout.parts.append(clean(bounded(0, top, width, bottom)))
+                layout.parts.append(clean(bounded(left, top, right, bottom)))
             cursor = max(cursor, bottom)
-        layout.parts.append(clean(bounded(0, cursor, width, height)))
+        layout.parts.append(clean(bounded(left, cursor, right, height)))
     finally:
         text_page.close()
     return layout
