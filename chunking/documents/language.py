@@ -76,7 +76,7 @@ def _identifier():
 
 def _sample(texts: Iterable[str]) -> str:
     text = "\n".join(texts)
-    if len(text) <= 3 * SAMPLE_CHARS:
+    if len(text) <= SAMPLE_CHARS:
         return text
     third = SAMPLE_CHARS // 3
     middle = len(text) // 2

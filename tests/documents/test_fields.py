@@ -13,7 +13,7 @@ import docx
 import pytest
 
 from chunking.documents.fields import document_fields, file_properties, source_fields
-from chunking.documents.language import detect_language
+from chunking.documents.language import SAMPLE_CHARS, detect_language
 from chunking.documents.titles import document_title
 from chunking.model import DocumentFields, Page, SourceProperties, acl_values, iso_utc
 from chunking.parsers import parse_document
@@ -104,6 +104,18 @@ def test_language_needs_letters():
     assert detect_language(["12 34 56 <table><tr><td>7</td></tr></table>"]) == ("", 0.0)
     code, probability = detect_language(["Der schnelle braune Fuchs springt über den faulen Hund und läuft weg."])
     assert (code, probability >= 0.9) == ("de", True)
+
+
+def test_a_long_text_is_judged_on_its_start_middle_and_end_only():
+    """``SAMPLE_CHARS`` characters in all, a third from each place: a text of 26,000 characters that is German
+    there and French in between (more French than German in all) reads as German."""
+    german = ("Der schnelle braune Fuchs springt über den faulen Hund und läuft in den Wald. " * 60)[:4_000]
+    french = ("Le renard brun rapide saute par-dessus le chien paresseux et court vers la forêt. " * 100)[:7_000]
+    text = german + french + german + french + german
+    assert len(text) == 26_000 > SAMPLE_CHARS and text[11_000:15_000] == german
+
+    assert detect_language([text])[0] == "de"
+    assert detect_language([french + french])[0] == "fr"
 
 
 def test_acl_values_and_iso_utc():
