@@ -20,6 +20,28 @@ def test_outline_across_pages_uses_document_offsets():
     assert outline.path_at(7) == ("Second",)
 
 
+def test_outline_skips_front_matter_at_the_document_start_only():
+    text = "---\ntitle: Meta\n---\n\n# Intro\nbody\n"
+    outline = HeadingOutline([Page(0, 0, text)])
+    assert outline.path_at(text.index("---\n\n")) == ()  # the closing --- underlines no "title: Meta" heading
+    assert outline.path_at(text.index("body")) == ("Intro",)
+    # A later page starting with --- is no front matter: "Meta" there is a setext heading.
+    later = HeadingOutline([Page(0, 0, "aaaa\n"), Page(1, 5, "---\nMeta\n---\ntext")])
+    assert later.path_at(20) == ("Meta",)
+
+
+def test_split_markdown_emits_no_chunk_for_front_matter():
+    from chunking.documents.splitter import split_markdown
+
+    text = "---\ntitle: My Front Matter Title\n---\n\n# Intro\nFirst words.\n\n## Next\nMore words.\n"
+    chunks = split_markdown([Page(0, 0, text)], max_tokens=200, max_chars=2000)
+    assert [(c.text, c.char_start, c.char_end, c.headings) for c in chunks] == [
+        ("# Intro\nFirst words.", 38, 58, ("Intro",)),
+        ("## Next\nMore words.", 60, 79, ("Intro", "Next")),
+    ]
+    assert text[38:58] == "# Intro\nFirst words."
+
+
 def test_build_records_fields():
     chunks = [Chunk("Hello world.", 0, 12, 0, 0, 3), Chunk("Next page text.", 13, 28, 1, 2, 4)]
     records = build_records(chunks, doc_id="dabc", version="0123456789abcdef", source="a/b.pdf", paginated=True)

@@ -6,7 +6,7 @@ import pytest
 
 from chunking.model import Document
 from chunking.splitters import MarkdownHeaderTextSplitter
-from chunking.splitters.markdown.fences import find_fenced_blocks, is_thematic_break, parse_atx_heading
+from chunking.splitters.markdown.fences import find_fenced_blocks, is_thematic_break, parse_atx_heading, scan_lines
 
 H12 = [("#", "Header 1"), ("##", "Header 2")]
 GUIDE = "# Guide\nIntro line.\n\n~~~~\n~~~\n# not a heading\n~~~\n~~~~\n## Install ##\n\tpip install x\n\nDone."
@@ -116,6 +116,33 @@ def test_a_heading_indented_by_four_spaces_is_code_not_a_heading():
     assert contents(MarkdownHeaderTextSplitter(H12).split_text("# A\n\n    ## Bar\n\ntext")) == [
         ("    ## Bar\n\ntext", {"Header 1": "A"})
     ]
+
+
+def test_front_matter_is_metadata_not_a_section():
+    text = "---\ntitle: My Front Matter Title\n---\n\n# Intro\nHello.\n"
+    splitter = MarkdownHeaderTextSplitter([("#", "h1"), ("##", "h2")], add_start_index=True)
+    assert splitter.split_text(text) == [Document("Hello.", {"h1": "Intro", "start_index": 46})]
+    each = MarkdownHeaderTextSplitter([("#", "h1")], return_each_line=True, strip_headers=False)
+    assert each.split_text(text) == [Document("# Intro", {"h1": "Intro"}), Document("Hello.", {"h1": "Intro"})]
+    # A "# line" or a fence opener inside the block is YAML, neither a header nor a code block.
+    text = "---\n# comment: yes\nx: ```\n---\nbody\n"
+    assert MarkdownHeaderTextSplitter([("#", "h1")]).split_text(text) == [Document("body", {})]
+
+
+@pytest.mark.parametrize(("text", "lines"), [
+    ("---\ntitle: x\n---\nbody", 3),
+    ("\ufeff---\r\ntitle: x\r\n...\r\n", 3),
+    ("---\n---\nbody", 2),  # empty front matter
+    ("---\n\ntitle: x\n---\n", 0),  # a blank line after the opening: a thematic break, then a setext heading
+    ("--- \ntitle: x\n---\n", 0),  # the opening is exactly ---
+    ("x\n---\ntitle: x\n---\n", 0),  # not at the start
+    ("---\ntitle: x\n", 0),  # never closed
+    pytest.param("---\n" + "k: v\n" * 13_000 + "---\n", 13_002, id="closed-within-FRONT_MATTER_MAX_CHARS"),
+    pytest.param("---\n" + "k: v\n" * 13_200 + "---\n", 0, id="closed-beyond-FRONT_MATTER_MAX_CHARS"),
+])  # fmt: skip
+def test_front_matter_rules(text, lines):
+    assert scan_lines(text).front_matter_lines == lines
+    assert scan_lines(text, front_matter=False).front_matter_lines == 0
 
 
 def test_custom_header_patterns():

@@ -156,6 +156,22 @@ def test_chunks_do_not_share_metadata():
     assert chunks[1].metadata == {"tags": [], "h1": "A"}
 
 
+# -- YAML front matter in the input (fences.py rule 6) ---------------------------------------------------
+
+
+def test_front_matter_at_the_start_is_no_chunk_and_no_heading():
+    text = "---\ntitle: My Front Matter Title\n---\n\n# Intro\nHello.\n"
+    chunks = Sections().split_text(text)
+    assert [(c.page_content, c.metadata, c.start_index, c.end_index) for c in chunks] == [
+        ("# Intro\nHello.", {"h1": "Intro"}, 38, 52)
+    ]
+    # A BOM, CRLF lines and the "..." closer; the text after the block follows CommonMark again.
+    text = "\ufeff---\r\ntags: [a]\r\n...\r\nBody line\r\n---\r\n"
+    assert triples(Sections(), text) == [("Body line\r\n---", {"h2": "Body line"}, 22)]
+    # Text before the first heading, after the block, is a chunk without header path.
+    assert triples(Sections(), "---\na: 1\n---\nLead.\n# H\nx") == [("Lead.", {}, 13), ("# H\nx", {"h1": "H"}, 19)]
+
+
 # -- YAML front matter -----------------------------------------------------------------------------------
 
 

@@ -13,6 +13,13 @@ Rules applied (docs/splitters.md#markdownheadertextsplitter):
    rule), so a fence indented under ``1. step`` is recognised too. A non-blank line indented less than the item's
    content column ends the item, unless it is a lazy continuation of a paragraph. Block quotes are not tracked.
 5. Lines inside a fence, fence lines included, are content: never headings, breaks or list items.
+6. YAML front matter at the very start of the text is metadata, not Markdown: the first line is exactly ``---``
+   (after an optional U+FEFF), the line after it is not blank, and a later line exactly ``---`` or ``...`` closes
+   it within the first ``FRONT_MATTER_MAX_CHARS`` characters. Its lines, both delimiters included, are never
+   headings, breaks, fences or list items (``MarkdownLines.front_matter_lines`` counts them); without a closing
+   line in reach, the ``---`` is an ordinary line. Sources: Jekyll's "Front Matter" page (the ``---`` delimiters
+   on the first lines), Pandoc's User's Guide, extension ``yaml_metadata_block`` (the ``...`` closer and the
+   non-blank line after the opening, which keeps a leading thematic break a break).
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from dataclasses import dataclass
 
 __all__ = [
     "FenceIndex",
+    "FRONT_MATTER_MAX_CHARS",
     "FencedBlock",
     "MarkdownLines",
     "find_fenced_blocks",
@@ -37,6 +45,10 @@ _LIST_MARKER = re.compile(r"[ \t]*(?:[*+-]|\d{1,9}[.)])(?:[ \t]+|$)")
 _THEMATIC = re.compile(r" {0,3}(?:(?:\*[ \t]*){3,}|(?:-[ \t]*){3,}|(?:_[ \t]*){3,})")
 _ATX = re.compile(r" {0,3}(#{1,6})(?=[ \t]|$)(.*)")
 _CLOSING_SEQUENCE = re.compile(r"(?:^|[ \t]+)#+$")
+
+#: The span of text, from its start, in which a front matter block must close (rule 6), in characters; the same
+#: bound as the front matter ``title:`` read by ``chunking.parsers.titles`` (64 KiB).
+FRONT_MATTER_MAX_CHARS = 65_536
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,11 +90,14 @@ class MarkdownLines:
             empty line at ``len(text)``.
         block_of_line: index into *blocks* for lines inside a fence (fence lines included), else ``-1``.
         blocks: the fenced blocks in document order.
+        front_matter_lines: how many lines at the start form a YAML front matter block (rule 6), delimiters
+            included; ``0`` when there is none. Those lines are outside every fence (``block_of_line`` ``-1``).
     """
 
     spans: list[tuple[int, int]]
     block_of_line: list[int]
     blocks: list[FencedBlock]
+    front_matter_lines: int = 0
 
     def line(self, text: str, index: int) -> str:
         """Line *index* of *text* without its ``\\n`` and without a trailing ``\\r``."""
@@ -130,8 +145,30 @@ def _closes(line: str, char: str, length: int, base: int) -> bool:
     return run >= length and rest[run:].strip(" \t") == ""
 
 
-def scan_lines(text: str) -> MarkdownLines:
-    """Cut *text* into lines and find its fenced code blocks (module docstring, rules 1–5). Linear time."""
+def _front_matter_lines(text: str, spans: list[tuple[int, int]]) -> int:
+    """The number of lines of the YAML front matter block that opens *text* (rule 6), ``0`` if none."""
+    if not text.startswith(("---", "\ufeff---")) or len(spans) < 3:
+        return 0
+
+    def line(index: int) -> str:
+        return text[spans[index][0] : spans[index][1]].removesuffix("\r")
+
+    if line(0).removeprefix("\ufeff") != "---" or not line(1).strip(" \t"):
+        return 0
+    for index in range(1, len(spans)):
+        if spans[index][1] > FRONT_MATTER_MAX_CHARS:
+            return 0
+        if line(index) in ("---", "..."):
+            return index + 1
+    return 0
+
+
+def scan_lines(text: str, front_matter: bool = True) -> MarkdownLines:
+    """Cut *text* into lines and find its fenced code blocks (module docstring, rules 1–6). Linear time.
+
+    *front_matter*: recognise a YAML front matter block at the start of *text* (rule 6); pass ``False`` for a
+    text that is not the start of its document (a later page).
+    """
     spans: list[tuple[int, int]] = []
     pos = 0
     while True:
@@ -141,12 +178,15 @@ def scan_lines(text: str) -> MarkdownLines:
             break
         spans.append((pos, newline))
         pos = newline + 1
+    skipped = _front_matter_lines(text, spans) if front_matter else 0
     block_of_line = [-1] * len(spans)
     blocks: list[FencedBlock] = []
     columns: list[int] = []  # content columns of the open list items
     current: tuple[int, str, int, str, int, str] | None = None  # first line, char, length, info, base, opening
     after_paragraph = False  # the previous line was paragraph text (so a less indented line may be lazy)
     for index, (start, end) in enumerate(spans):
+        if index < skipped:
+            continue
         line = text[start:end].removesuffix("\r")
         if current is not None:
             block_of_line[index] = len(blocks)
@@ -185,7 +225,7 @@ def scan_lines(text: str) -> MarkdownLines:
     if current is not None:
         first, char, length, info, _, opening = current
         blocks.append(FencedBlock(spans[first][0], len(text), first, len(spans) - 1, char, length, info, opening, False))
-    return MarkdownLines(spans, block_of_line, blocks)
+    return MarkdownLines(spans, block_of_line, blocks, skipped)
 
 
 def find_fenced_blocks(text: str) -> list[FencedBlock]:

@@ -1,7 +1,9 @@
 """Split Markdown at its headings into verbatim sections with the heading path as metadata.
 
 Algorithm (docs/splitters.md#markdownheadertextsplitter, after LangChain's ``MarkdownHeaderTextSplitter`` interface):
-1. Cut the text into lines and find the fenced code blocks (``fences.scan_lines``, CommonMark rules).
+1. Cut the text into lines and find the fenced code blocks (``fences.scan_lines``, CommonMark rules). A YAML
+   front matter block at the start (``---`` … ``---`` or ``...``, ``fences.py`` rule 6) is metadata: it holds no
+   header and is in no section, so the first section starts after it (offsets still count it).
 2. Outside fences, a splitting header is an ATX or setext heading of a configured level (``markdown/headings.py``;
    a leading U+FEFF is ignored), or a line matching a configured custom delimiter (``**Title**``).
 3. A header pops every stacked header of level ≥ its own and pushes itself; a section's metadata is
@@ -104,7 +106,7 @@ def header_sections(
         if heading.level in atx:
             hits[heading.first_line] = (heading.last_line, heading.level, atx[heading.level], heading.title)
     if custom:
-        for index in range(len(lines.spans)):
+        for index in range(lines.front_matter_lines, len(lines.spans)):
             if lines.block_of_line[index] < 0 and index not in hits:
                 found = _custom_header(lines.line(text, index).removeprefix("\ufeff"), custom)
                 if found is not None:
@@ -112,8 +114,8 @@ def header_sections(
     sections: list[HeaderSection] = []
     heading_only: list[bool] = []  # per section: nothing but header lines (strip_headers=False)
     stack: list[tuple[int, str, str]] = []  # (level, key, text)
-    section_start = 0
-    content_line = 0  # the first line of the section's own content (after its header lines)
+    content_line = lines.front_matter_lines  # the first line of the section's own content (after its header lines)
+    section_start = min(lines.spans[content_line - 1][1] + 1, len(text)) if content_line else 0
 
     def close(end: int, end_line: int) -> None:
         span = trim_blank_lines(text, section_start, end)

@@ -2,7 +2,8 @@
 
 Source: CommonMark spec 0.31, §4.2 (ATX headings), §4.3 (setext headings), §4.4 (indented code), §4.8 (paragraphs).
 
-One forward pass over the lines outside fenced code blocks (``fences.scan_lines``):
+One forward pass over the lines outside fenced code blocks and after YAML front matter (``fences.scan_lines``,
+rules 5 and 6: a front matter block's closing ``---`` is no setext underline):
 1. A line may start with U+FEFF (a byte-order mark kept by ``open(encoding="utf-8")``, or one left between
    concatenated files); it is ignored for detection.
 2. An ATX heading line (``fences.parse_atx_heading``) is a heading of its level; a line indented by 4 or more
@@ -57,7 +58,7 @@ def find_headings(text: str, lines: MarkdownLines) -> list[Heading]:
     headings: list[Heading] = []
     paragraph: int | None = None  # first line of the open paragraph
     lazy = False  # inside the lazy continuation of a list item or block quote
-    for index in range(len(lines.spans)):
+    for index in range(lines.front_matter_lines, len(lines.spans)):
         if lines.block_of_line[index] >= 0:
             paragraph, lazy = None, False
             continue

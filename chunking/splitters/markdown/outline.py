@@ -26,18 +26,22 @@ class HeadingOutline:
     Parsers render HTML and DOCX headings as ``#`` lines, so one outline serves Markdown, HTML and DOCX. Headings
     and fenced code follow CommonMark (``chunking.splitters.markdown.fences``): a ``# comment`` inside a fenced
     shell snippet is not a section, ``#tag`` is not a heading, closing ``#``s are not part of the title, and a
-    ``Title`` line underlined by ``===`` or ``---`` is a heading of level 1 or 2 (``markdown/headings.py``).
+    ``Title`` line underlined by ``===`` or ``---`` is a heading of level 1 or 2 (``markdown/headings.py``). A YAML
+    front matter block at the start of the document (the first page's text) holds no heading, and its closing
+    ``---`` underlines nothing (``fences.py`` rule 6).
     """
 
     def __init__(self, pages: Iterable[Page]) -> None:
         self._offsets: list[int] = []
         self._paths: list[tuple[str, ...]] = []
         path: list[tuple[int, str]] = []
+        first = True
         for page in pages:
             text = page.text
+            at_start, first = first and page.offset == 0, False
             if "#" not in text and _SETEXT_UNDERLINE.search(text) is None:
                 continue
-            lines = scan_lines(text)
+            lines = scan_lines(text, front_matter=at_start)
             for heading in find_headings(text, lines):
                 if not heading.title:
                     continue

@@ -2,7 +2,8 @@
 
 Algorithm (docs/splitters.md#experimentalmarkdownsyntaxtextsplitter, after LangChain's
 ``ExperimentalMarkdownSyntaxTextSplitter`` interface), one pass over the lines, linear time:
-1. Find the fenced code blocks (``fences.scan_lines``, CommonMark rules).
+1. Find the fenced code blocks (``fences.scan_lines``, CommonMark rules). YAML front matter is not set apart
+   here (as in LangChain's splitter): its ``---`` lines are thematic breaks and its body is a chunk.
 2. A chunk ends at each splitting header (which starts the next chunk unless ``strip_headers``), at each thematic
    break (the break line itself is dropped) and around each fenced block (the block is a chunk of its own with
    ``metadata["Code"]`` = the first word of its info string).
@@ -73,7 +74,7 @@ class ExperimentalMarkdownSyntaxTextSplitter(DocumentSplitting):
         return self._split(text, {})
 
     def _chunks(self, text: str) -> list[tuple[int, int, dict[str, str]]]:
-        lines = scan_lines(text)
+        lines = scan_lines(text, front_matter=False)
         chunks: list[tuple[int, int, dict[str, str]]] = []
         stack: list[tuple[int, str, str]] = []
         chunk_start = 0
