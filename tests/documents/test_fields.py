@@ -123,6 +123,9 @@ def test_front_matter_holds_no_title_heading():
     text = "\ufeff---\nauthor: Someone\n...\nBody\n"
     assert document_title(text.encode(), "notes/b.md", [Page(0, 0, text)]) == "b"
     # Before the fix the title was "author: Someone" (a setext heading).
+    # A block closed by "..." declares its title like one closed by "---".
+    text = "---\ntitle: 'Dotted close'\n...\n# Heading\n"
+    assert document_title(text.encode(), "c.md", [Page(0, 0, text)]) == "Dotted close"
 
 
 def test_ooxml_title_from_core_properties(tmp_path):
