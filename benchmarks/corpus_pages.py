@@ -1,6 +1,7 @@
 """The benchmark corpus: every distinct document the repository and ``shared/corpus`` hold, parsed once into pages.
 
-Shared by ``split_bench.py`` and ``pipeline_bench.py``. Documents come from ``samples/``, ``tests/data/`` (when
+Shared by ``split_bench.py`` and ``pipeline_bench.py``; ``files_with_suffixes`` lists one format's files for the
+parse benchmarks (``pdf_bench.py``, ``html_bench.py``, ``docx_bench.py``). Documents come from ``samples/``, ``tests/data/`` (when
 present) and ``../shared/corpus``; a file whose bytes were already seen is skipped, and so is a page whose text
 was already seen, so no text is measured twice (``SOURCES.md`` and ``NOTICE.md``, the licence lists, are not documents, nor are the service specs and
 resource types in ``tests/data``'s subfolders). Language groups come from the file name's language tag
@@ -64,6 +65,22 @@ def corpus_files() -> list[Path]:
             if digest not in seen:
                 seen.add(digest)
                 files.append(path)
+    return files
+
+
+def files_with_suffixes(suffixes: tuple[str, ...], extra: list[Path] = ()) -> list[Path]:
+    """The files ending in one of *suffixes* (lower case, with the dot) in the corpus folders and in *extra*
+    (files or folders), each content once (first seen wins)."""
+    seen: set[str] = set()
+    files = []
+    for place in [*FOLDERS, *extra]:
+        paths = [place] if place.is_file() else sorted(place.rglob("*")) if place.is_dir() else []
+        for path in paths:
+            if path.is_file() and path.suffix.lower() in suffixes:
+                digest = hashlib.sha256(path.read_bytes()).hexdigest()
+                if digest not in seen:
+                    seen.add(digest)
+                    files.append(path)
     return files
 
 

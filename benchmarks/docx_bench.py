@@ -27,9 +27,7 @@ same round); then the same over all files ([parsers: DOCX speed](../docs/parsers
 from __future__ import annotations
 
 import argparse
-import hashlib
 import io
-import statistics
 import sys
 import time
 import zipfile
@@ -38,7 +36,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from corpus_pages import FOLDERS
+from corpus_pages import files_with_suffixes  # noqa: E402
+from ratio_table import print_ratio_table  # noqa: E402
 
 
 FLOOR = "lxml"
@@ -48,17 +47,7 @@ Runner = Callable[[bytes], object]  # one file's bytes in, anything out
 
 def corpus(extra: list[Path]) -> list[Path]:
     """The .docx files of the corpus folders and of *extra* (files or folders), each content once."""
-    seen: set[str] = set()
-    files = []
-    for place in [*FOLDERS, *extra]:
-        paths = [place] if place.is_file() else sorted(place.rglob("*.docx")) if place.is_dir() else []
-        for path in paths:
-            if path.is_file() and path.suffix.lower() == ".docx":
-                digest = hashlib.sha256(path.read_bytes()).hexdigest()
-                if digest not in seen:
-                    seen.add(digest)
-                    files.append(path)
-    return files
+    return files_with_suffixes((".docx",), extra)
 
 
 def bare_lxml(data: bytes) -> object:
@@ -116,26 +105,6 @@ def measure(files: list[Path], rounds: int) -> dict[str, dict[Path, list[float]]
     return seconds
 
 
-def report(files: list[Path], seconds: dict[str, dict[Path, list[float]]]) -> None:
-    print(f"| file | KB | {' | '.join(f'{name} ms (min)' for name in CONTENDERS)} | "
-          f"{' | '.join(f'{name} ratio' for name in CONTENDERS if name != FLOOR)} |")
-    print("|---|---|" + "---|" * (2 * len(CONTENDERS) - 1))
-    rounds = len(seconds[FLOOR][files[0]])
-    for path in [*files, None]:
-        if path is None:
-            label, size = "all", sum(p.stat().st_size for p in files)
-            per_round = {name: [sum(seconds[name][p][r] for p in files) for r in range(rounds)] for name in CONTENDERS}
-        else:
-            label, size = path.name, path.stat().st_size
-            per_round = {name: seconds[name][path] for name in CONTENDERS}
-        times = " | ".join(f"{statistics.median(per_round[n]) * 1e3:.1f} ({min(per_round[n]) * 1e3:.1f})"
-                           for n in CONTENDERS)
-        ratios = " | ".join(
-            f"{statistics.median(a / b for a, b in zip(per_round[n], per_round[FLOOR])):.2f}"
-            for n in CONTENDERS if n != FLOOR)
-        print(f"| {label} | {size / 1024:,.0f} | {times} | {ratios} |")
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, action="append", default=[], help="a .docx file or a folder")
@@ -144,7 +113,7 @@ def main(argv: list[str] | None = None) -> None:
     files = readable(corpus(args.corpus))
     if not files:
         sys.exit("no .docx files")
-    report(files, measure(files, args.rounds))
+    print_ratio_table(files, measure(files, args.rounds), FLOOR)
 
 
 if __name__ == "__main__":

@@ -25,9 +25,7 @@ Per file: milliseconds of the median round, the minimum, and the ratio to (a): t
 from __future__ import annotations
 
 import argparse
-import hashlib
 import re
-import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -35,7 +33,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from corpus_pages import FOLDERS
+from corpus_pages import files_with_suffixes  # noqa: E402
+from ratio_table import print_ratio_table  # noqa: E402
 
 
 FLOOR = "lxml"
@@ -45,17 +44,7 @@ Runner = Callable[[bytes, str], object]  # one file's bytes and decoded text in,
 
 def corpus(extra: list[Path]) -> list[Path]:
     """The HTML pages of the corpus folders and of *extra* (files or folders), each content once."""
-    seen: set[str] = set()
-    files = []
-    for place in [*FOLDERS, *extra]:
-        paths = [place] if place.is_file() else sorted(place.rglob("*.htm*")) if place.is_dir() else []
-        for path in paths:
-            if path.is_file() and path.suffix.lower() in (".html", ".htm"):
-                digest = hashlib.sha256(path.read_bytes()).hexdigest()
-                if digest not in seen:
-                    seen.add(digest)
-                    files.append(path)
-    return files
+    return files_with_suffixes((".html", ".htm"), extra)
 
 
 def bare_lxml(data: bytes, text: str) -> object:
@@ -102,26 +91,6 @@ def measure(files: list[Path], rounds: int) -> dict[str, dict[Path, list[float]]
     return seconds
 
 
-def report(files: list[Path], seconds: dict[str, dict[Path, list[float]]]) -> None:
-    print(f"| file | KB | {' | '.join(f'{name} ms (min)' for name in CONTENDERS)} | "
-          f"{' | '.join(f'{name} ratio' for name in CONTENDERS if name != FLOOR)} |")
-    print("|---|---|" + "---|" * (2 * len(CONTENDERS) - 1))
-    rounds = len(seconds[FLOOR][files[0]])
-    for path in [*files, None]:
-        if path is None:
-            label, size = "all", sum(p.stat().st_size for p in files)
-            per_round = {name: [sum(seconds[name][p][r] for p in files) for r in range(rounds)] for name in CONTENDERS}
-        else:
-            label, size = path.name, path.stat().st_size
-            per_round = {name: seconds[name][path] for name in CONTENDERS}
-        times = " | ".join(f"{statistics.median(per_round[n]) * 1e3:.1f} ({min(per_round[n]) * 1e3:.1f})"
-                           for n in CONTENDERS)
-        ratios = " | ".join(
-            f"{statistics.median(a / b for a, b in zip(per_round[n], per_round[FLOOR])):.2f}"
-            for n in CONTENDERS if n != FLOOR)
-        print(f"| {label} | {size / 1024:,.0f} | {times} | {ratios} |")
-
-
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, action="append", default=[], help="an HTML file or a folder")
@@ -130,7 +99,7 @@ def main(argv: list[str] | None = None) -> None:
     files = corpus(args.corpus)
     if not files:
         sys.exit("no HTML files")
-    report(files, measure(files, args.rounds))
+    print_ratio_table(files, measure(files, args.rounds), FLOOR)
 
 
 if __name__ == "__main__":

@@ -47,7 +47,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from corpus_pages import FOLDERS, ROOT
+from corpus_pages import ROOT, files_with_suffixes
 
 MB = 1024 * 1024
 BARE = "pdfium"
@@ -55,19 +55,8 @@ Runner = Callable[[Path], int]  # reads one PDF file, returns the pages it read
 
 
 def corpus(extra: list[Path]) -> list[Path]:
-    """The PDFs of the corpus folders and of *extra*, each content once (first seen wins)."""
-    seen: set[str] = set()
-    files = []
-    for folder in [*FOLDERS, *extra]:
-        if not folder.is_dir():
-            continue
-        for path in sorted(folder.rglob("*")):
-            if path.is_file() and path.suffix.lower() == ".pdf":
-                digest = hashlib.sha256(path.read_bytes()).hexdigest()
-                if digest not in seen:
-                    seen.add(digest)
-                    files.append(path)
-    return files
+    """The PDFs of the corpus folders and of *extra* (files or folders), each content once (first seen wins)."""
+    return files_with_suffixes((".pdf",), extra)
 
 
 def bare_pdfium(path: Path) -> int:
