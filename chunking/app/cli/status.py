@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 from chunking.app.cli.output import fail, plural, table
 from chunking.app.cli.watch import WAITING, follow, ledger_states, states
 from chunking.ids import doc_id
-from chunking.ledger import document_view, summary
+from chunking.ledger import document_view, local_ledger_path, summary
 from chunking.parsers.pictures import pixel_counts
+from chunking.pipeline.ingest import LOCAL_CONTAINER, source_name
 from chunking.pipeline.figures import vision_counts
 from chunking.services import (
     index_known_empty,
@@ -31,8 +33,10 @@ def add_parser(sub, summary: str) -> None:
                             "reason and any document with a note, then, on the last line, the index's schema "
                             "version (and what the next ingest adds to it).")
     status.add_argument("--json", action="store_true", help="print as one JSON object")
-    status.add_argument("--document", metavar="PATH", help="print one document of the documents container as JSON "
-                        "(status, versions, counts, reason, timings: what GET /api/status/document answers)")
+    status.add_argument("--document", metavar="PATH", help="print one document as JSON (status, versions, "
+                        "counts, reason, timings: what GET /api/status/document answers): PATH as `chunking ingest` "
+                        "was given it (relative, ./ or absolute) for a local file, or as the blob is named in the "
+                        "documents container")
     status.add_argument("--watch", action="store_true",
                         help="follow the documents in progress (uploaded and not yet seen by the blob trigger, "
                         "sending, queued) and print each change until all are indexed or failed, then the counts "
@@ -53,9 +57,13 @@ def run(args: argparse.Namespace, settings) -> int:
     if args.watch:
         return _watch(args, settings, make_ledger(settings))
     if args.document:
-        entry = make_ledger(settings).get(doc_id(settings.documents_container, args.document)) if present else None
+        places = _document_places(settings, args.document)
+        ledger = make_ledger(settings) if present else None
+        entry = next((e for e in (ledger.get(doc_id(c, p)) for c, p in places) if e is not None), None) \
+            if ledger is not None else None
         if entry is None:
-            return fail(args, f"no document {settings.documents_container}/{args.document} in the ledger", status=1)
+            looked = " nor ".join(f"{c}/{p}" for c, p in places)
+            return fail(args, f"no document {looked} in the ledger {_ledger_name(settings)}", status=1)
         print(json.dumps(document_view(entry), ensure_ascii=False, indent=2))
         return 0
     entries = make_ledger(settings).entries() if present else []
@@ -98,6 +106,23 @@ def run(args: argparse.Namespace, settings) -> int:
         print()
     print(schema.describe())  # last, as the help says: the line scripts and people look for at the end
     return 0
+
+
+def _document_places(settings, path: str) -> list[tuple[str, str]]:
+    """``(container, path)`` pairs where ``status --document PATH`` looks, first match wins: the documents
+    container with PATH as storage names a blob, and the local files' container (``LOCAL_CONTAINER``) with PATH
+    named as ``chunking ingest`` names it (``source_name``: ``./a.md``, ``a.md`` and its absolute path are one
+    document). Without a ledger table (the CLI alone) the local files come first: the documents container is
+    then never written."""
+    blob = (settings.documents_container, path)
+    local = (LOCAL_CONTAINER, source_name(Path(path)))
+    return [blob, local] if ledger_table(settings) is not None else [local, blob]
+
+
+def _ledger_name(settings) -> str:
+    """The ledger ``status`` read, as a user knows it: the storage table, or the local ledger's file."""
+    table = ledger_table(settings)
+    return f"table '{table}'" if table is not None else str(local_ledger_path(settings))
 
 
 def _not_in_index(settings, entries) -> int:
