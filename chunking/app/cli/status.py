@@ -30,7 +30,8 @@ def add_parser(sub, summary: str) -> None:
     """Add the ``status`` subparser to *sub* (``argparse`` subparsers); *summary* is its line in ``--help``."""
     status = sub.add_parser("status", help=summary,
                             description="Print the ledger: counts by status, every failed document with its "
-                            "reason and any document with a note, then, on the last line, the index's schema "
+                            "reason, every document waiting for a retry with its last error, and any document with "
+                            "a note, then, on the last line, the index's schema "
                             "version (and what the next ingest adds to it).")
     status.add_argument("--json", action="store_true", help="print as one JSON object")
     status.add_argument("--document", metavar="PATH", help="print one document as JSON (status, versions, "
@@ -70,11 +71,11 @@ def run(args: argparse.Namespace, settings) -> int:
     # The same answer as the status API's summary (chunking.ledger.views): throttled entries are in none of these
     # counts (nor in --watch's closing counts).
     report = summary(entries)
-    counts, failed, noted = report["counts"], report["failed"], report["notes"]
+    counts, failed, retrying, noted = report["counts"], report["failed"], report["retrying"], report["notes"]
     schema = _schema(settings)
     if args.json:
         print(json.dumps({"counts": counts, "waiting": _waiting(settings, entries), "index": schema.to_dict(),
-                          "failed": failed, "notes": noted,
+                          "failed": failed, "retrying": retrying, "notes": noted,
                           "local_ocr": pixel_counts("; ".join(e.note for e in entries if e.note and not e.is_deleted)),
                           "vision": vision_counts("; ".join(e.note for e in entries if e.note and not e.is_deleted))},
                          ensure_ascii=False, indent=2))
@@ -99,10 +100,14 @@ def run(args: argparse.Namespace, settings) -> int:
     if failed:
         print()
         table(("failed source", "reason", "since"), [(e["source"], e["error"], e["updated_at"]) for e in failed])
+    if retrying:
+        print()
+        table(("retrying source", "status", "last error", "attempts"),
+              [(e["source"], e["status"], e["error"], e["attempts"]) for e in retrying])
     if noted:
         print()
         table(("source", "status", "note"), [(e["source"], e["status"], e["note"]) for e in noted])
-    if failed or noted:
+    if failed or retrying or noted:
         print()
     print(schema.describe())  # last, as the help says: the line scripts and people look for at the end
     return 0

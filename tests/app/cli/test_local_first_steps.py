@@ -70,3 +70,27 @@ def test_a_query_of_stop_words_only_gets_no_hits(cli):
     assert cli("search", "the and of", "--json") == (0, "[]\n", "")
     run = cli("search", "the guide")
     assert run.out.startswith("1. mydocs/guide.md  relevance ")
+
+
+def test_a_document_waiting_for_a_retry_shows_its_last_error(cli):
+    # What an ingest whose embedder could not be reached leaves (chunking.pipeline.ingest): the version stays
+    # queued for the next run, with the reason; status lists it with that reason, not as a bare "1 queued".
+    from chunking.ids import doc_id
+    from chunking.services import make_ledger
+    from chunking.settings import Settings
+
+    ledger = make_ledger(Settings.from_env({}))
+    did = doc_id("local", "a.txt")
+    ledger.begin_version(did, "a.txt", "v1", 1, 1, "local", status="queued")
+    reason = ("Azure OpenAI at contoso-xyz.openai.azure.com: not reachable (Connection error.): check "
+              "AZURE_OPENAI_ENDPOINT and the network; next attempt: the next ingest run")
+    ledger.record_error(did, "a.txt", "v1", reason)
+    run = cli("status")
+    assert run.status == 0, run.err
+    lines = run.out.splitlines()
+    assert lines[0] == "0 indexed, 1 queued, 0 sending, 0 failed, 0 deleted"
+    assert lines[2].split() == ["retrying", "source", "status", "last", "error", "attempts"]
+    assert lines[4].startswith("a.txt") and reason in lines[4] and lines[4].rstrip().endswith("1")
+    assert json.loads(cli("status", "--json").out)["retrying"] == [
+        {"source": "a.txt", "doc_id": did, "status": "queued", "error": reason, "attempts": 1,
+         "updated_at": ledger.get(did).updated_at}]
