@@ -21,13 +21,20 @@ MAX_PAGE_SIZE = 500
 
 def summary(entries: Iterable[LedgerEntry]) -> dict:
     """``{"counts": {status: n} (SUMMARY_STATUSES), "failed": [{source, doc_id, version, error, attempts,
-    updated_at}], "notes": [{source, status, note}]}``: every failed document with its reason, and every other one
-    with a note (e.g. a strategy's fallback), in the ledger's order."""
+    updated_at}], "retrying": [{source, doc_id, status, error, attempts, updated_at}], "notes": [{source, status,
+    note}]}``: every failed document with its reason; every document still on its way (``sending``, ``queued``,
+    ``throttled``) whose last attempt failed with an error that can go away (``record_error``: throttled, 5xx,
+    unreachable), with that error, since its status alone does not say it is waiting for a retry (locally: the next
+    ``chunking ingest``); and every other document with a note (e.g. a strategy's fallback), in the ledger's
+    order."""
     entries = list(entries)
     return {
         "counts": status_counts(entries, SUMMARY_STATUSES),
         "failed": [{"source": e.source, "doc_id": e.doc_id, "version": e.version, "error": e.error,
                     "attempts": e.attempts, "updated_at": e.updated_at} for e in entries if e.is_failed],
+        "retrying": [{"source": e.source, "doc_id": e.doc_id, "status": e.status, "error": e.error,
+                      "attempts": e.attempts, "updated_at": e.updated_at}
+                     for e in entries if e.error and (e.is_sending or e.is_queued or e.is_throttled)],
         "notes": [{"source": e.source, "status": e.status, "note": e.note}
                   for e in entries if e.note and not e.is_failed],
     }

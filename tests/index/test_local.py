@@ -257,15 +257,35 @@ def test_persists_across_reopen(tmp_path: Path, embedder: OfflineLexicalEmbedder
 
 def test_dimension_mismatch_and_foreign_files_are_refused(tmp_path: Path):
     path = tmp_path / "d.sqlite3"
-    LocalIndex(path, 4).ensure()
-    with pytest.raises(IndexError_, match="4-dimensional"):
+    index = LocalIndex(path, 4)
+    index.upsert([record("a", 0, "alpha", E1)])
+    index.close()
+    message = (f"{path} holds 1 record with 4-dimensional vectors, but the embedder makes 8: go back to the "
+               f"embedder settings that made them, or delete {path} and ingest again (the documents are then "
+               f"written anew), or use another index file (another CHUNKING_STATE_DIR)")
+    with pytest.raises(IndexError_) as refused:
         LocalIndex(path, 8).ensure()
+    assert str(refused.value) == message
     with pytest.raises(IndexError_, match="4-dimensional"):
         LocalIndex(path, 8).count()  # any first use checks too
+    assert LocalIndex(path, 4).count() == 1  # refused, not changed
     junk = tmp_path / "junk.sqlite3"
     junk.write_bytes(b"this is not a database" * 100)
     with pytest.raises(IndexError_, match="not a usable local index"):
         LocalIndex(junk, 4).ensure()
+
+
+def test_an_empty_index_of_another_dimension_takes_the_new_one(tmp_path: Path):
+    # A run whose embedder failed leaves the file with its vector length and no record: the next run's
+    # embedder (another length) may use it without deleting anything.
+    path = tmp_path / "d.sqlite3"
+    LocalIndex(path, 1536).ensure()
+    index = LocalIndex(path, 4)
+    index.upsert([record("a", 0, "alpha", E1)])
+    assert index.count() == 1
+    index.close()
+    with pytest.raises(IndexError_, match="holds 1 record with 4-dimensional vectors"):
+        LocalIndex(path, 1536).ensure()
 
 
 def test_two_objects_on_one_file_see_each_other(tmp_path: Path):

@@ -90,3 +90,24 @@ def test_member_lists_are_kept_per_version_beside_the_batch_records(ledger):
     assert [b.keys for b in ledger.batch_records("d1")] == [("k1",)]
     ledger.forget_batches("d1", "v1")
     assert ledger.member_lists("d1") == {"v2": set()}
+
+
+def test_the_summary_lists_documents_waiting_for_a_retry_with_their_last_error(tmp_path):
+    from chunking.ledger import Ledger, LocalLedgerStore, summary
+
+    ledger = Ledger(LocalLedgerStore(tmp_path / "ledger.sqlite3"))
+    ledger.begin_version("q", "q.txt", "v1", 1, 1, "local")
+    ledger.record_error("q", "q.txt", "v1", "Azure OpenAI at x: not reachable; next attempt: the next ingest run")
+    ledger.begin_version("s", "s.txt", "v1", 1, 1, "local", status="sending")
+    ledger.record_error("s", "s.txt", "v1", "queue: HTTP 503")
+    ledger.begin_version("i", "i.txt", "v1", 1, 1, "local")
+    ledger.record_error("i", "i.txt", "v1", "HTTP 429")
+    ledger.mark_indexed("i", "i.txt", "v1")  # done after all: the error is gone
+    ledger.mark_failed("f", "f.txt", "v1", "not a valid PDF", container="local")
+    ledger.begin_version("ok", "ok.txt", "v1", 1, 1, "local")  # on its way, no error
+    report = summary(ledger.entries())
+    assert report["counts"] == {"indexed": 1, "queued": 2, "sending": 1, "failed": 1, "deleted": 0}
+    assert [(e["source"], e["status"], e["error"], e["attempts"]) for e in report["retrying"]] == [
+        ("q.txt", "queued", "Azure OpenAI at x: not reachable; next attempt: the next ingest run", 1),
+        ("s.txt", "sending", "queue: HTTP 503", 1)]
+    assert [e["source"] for e in report["failed"]] == ["f.txt"]

@@ -8,7 +8,7 @@ import pytest
 from chunking.documents.records import build_records
 from chunking.embeddings import OfflineLexicalEmbedder
 from chunking.index.local import LocalIndex
-from chunking.retrieval import query_vector, search
+from chunking.retrieval import keyword_text, query_vector, search
 from chunking.strategies.hierarchical import HierarchicalChunker, Level
 
 DOC = ("# Tea\nGreen tea leaves are steamed. Black tea leaves are oxidised. Tea grows on misty hills.\n"
@@ -49,3 +49,36 @@ def test_vector_hits_holding_a_query_word_stay(index):
     assert [h.record.id for h in hits] == [COFFEE]
     assert hits[0].lexical is None and round(hits[0].vector, 4) == round(hits[0].score, 4) > 0.15
     assert [h.record.id for h in search("misty rxlgb", index=index, embedder=EMBEDDER)] == [TEA]
+
+
+def test_keyword_text_is_empty_for_stop_words_only():
+    assert keyword_text("the and of") == ""
+    assert keyword_text("The AND of, it's") == ""  # any case, punctuation, inner apostrophes
+    assert keyword_text("el de la") == ""  # the list spans languages
+    assert keyword_text("?!") == ""
+    assert keyword_text("the tea") == "the tea"  # one other word: the query as it is
+    assert keyword_text("東京") == "東京"
+
+
+def test_a_query_of_stop_words_only_gets_no_hits(index):
+    # BM25 alone finds every chunk by "the" and "are" ...
+    raw = index.search("the are", None, k=3)
+    assert sorted(h.record.id for h in raw) == [TEA, COFFEE, WATER]
+    # ... which the search does not ask: no keyword ranking, and a vector without words.
+    for ranking in ("hybrid", "vector", "bm25"):
+        assert search("the are", index=index, embedder=EMBEDDER, ranking=ranking) == []
+    # A query with another word keeps its stop words: "the" still finds the water chunk, below coffee.
+    assert [h.record.id for h in search("the coffee", index=index, embedder=EMBEDDER)] == [COFFEE, WATER]
+
+
+class _ModelLike:
+    """An embedder without ``shares_word`` (as a model is): every text's vector is that of a tea sentence."""
+
+    def embed(self, texts):
+        return [EMBEDDER.embed(["Green tea leaves grow on misty hills."])[0] for _ in texts]
+
+
+def test_with_a_model_a_stop_word_query_gets_its_vector_hits_only(index):
+    hits = search("the are", index=index, embedder=_ModelLike())
+    # The vector ranking alone (the other chunks are under the floor); no keyword part for any hit.
+    assert [(h.record.id, h.lexical, round(h.vector, 4)) for h in hits] == [(TEA, None, 0.7204)]

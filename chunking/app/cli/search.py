@@ -12,7 +12,7 @@ from chunking.app.cli.output import fail
 from chunking.app.cli.search_filters import add_filter_arguments, search_filter, user_token
 from chunking.index.odata import FilterError
 from chunking.model import DOCUMENT_FIELDS, ChunkRecord
-from chunking.retrieval import search
+from chunking.retrieval import keyword_text, search
 from chunking.retrieval.small_to_big import ParentDocumentRetriever
 from chunking.services import index_known_empty, make_embedder, make_index, vector_floor
 
@@ -132,6 +132,9 @@ def _no_hits(args: argparse.Namespace, index, settings, embedder) -> int:
         print(f"no hits (the index is empty: run `{_ingest_hint(args)}` first)")
     elif floor is None:  # the index ranks by its own rules: nothing more to say
         print("no hits")
+    elif not keyword_text(args.query):  # every word is a stop word: no keyword ranking (docs/search.md#no-hits)
+        print("no hits: the query has only stop words (the, and, of …), which every chunk holds; "
+              "add a word that says what you look for")
     elif hasattr(embedder, "shares_word"):  # the offline embedder: a vector hit needs a query word too
         print("no hits: no chunk contains a word of the query")
     else:

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 from chunking.app.cli.output import fail, plural, table
 from chunking.app.cli.watch import WAITING, follow, ledger_states, states
 from chunking.ids import doc_id
-from chunking.ledger import document_view, summary
+from chunking.ledger import document_view, local_ledger_path, summary
 from chunking.parsers.pictures import pixel_counts
+from chunking.pipeline.ingest import LOCAL_CONTAINER, source_name
 from chunking.pipeline.figures import vision_counts
 from chunking.services import (
     index_known_empty,
@@ -28,11 +30,14 @@ def add_parser(sub, summary: str) -> None:
     """Add the ``status`` subparser to *sub* (``argparse`` subparsers); *summary* is its line in ``--help``."""
     status = sub.add_parser("status", help=summary,
                             description="Print the ledger: counts by status, every failed document with its "
-                            "reason and any document with a note, then, on the last line, the index's schema "
+                            "reason, every document waiting for a retry with its last error, and any document with "
+                            "a note, then, on the last line, the index's schema "
                             "version (and what the next ingest adds to it).")
     status.add_argument("--json", action="store_true", help="print as one JSON object")
-    status.add_argument("--document", metavar="PATH", help="print one document of the documents container as JSON "
-                        "(status, versions, counts, reason, timings: what GET /api/status/document answers)")
+    status.add_argument("--document", metavar="PATH", help="print one document as JSON (status, versions, "
+                        "counts, reason, timings: what GET /api/status/document answers): PATH as `chunking ingest` "
+                        "was given it (relative, ./ or absolute) for a local file, or as the blob is named in the "
+                        "documents container")
     status.add_argument("--watch", action="store_true",
                         help="follow the documents in progress (uploaded and not yet seen by the blob trigger, "
                         "sending, queued) and print each change until all are indexed or failed, then the counts "
@@ -53,20 +58,24 @@ def run(args: argparse.Namespace, settings) -> int:
     if args.watch:
         return _watch(args, settings, make_ledger(settings))
     if args.document:
-        entry = make_ledger(settings).get(doc_id(settings.documents_container, args.document)) if present else None
+        places = _document_places(settings, args.document)
+        ledger = make_ledger(settings) if present else None
+        entry = next((e for e in (ledger.get(doc_id(c, p)) for c, p in places) if e is not None), None) \
+            if ledger is not None else None
         if entry is None:
-            return fail(args, f"no document {settings.documents_container}/{args.document} in the ledger", status=1)
+            looked = " nor ".join(f"{c}/{p}" for c, p in places)
+            return fail(args, f"no document {looked} in the ledger {_ledger_name(settings)}", status=1)
         print(json.dumps(document_view(entry), ensure_ascii=False, indent=2))
         return 0
     entries = make_ledger(settings).entries() if present else []
     # The same answer as the status API's summary (chunking.ledger.views): throttled entries are in none of these
     # counts (nor in --watch's closing counts).
     report = summary(entries)
-    counts, failed, noted = report["counts"], report["failed"], report["notes"]
+    counts, failed, retrying, noted = report["counts"], report["failed"], report["retrying"], report["notes"]
     schema = _schema(settings)
     if args.json:
         print(json.dumps({"counts": counts, "waiting": _waiting(settings, entries), "index": schema.to_dict(),
-                          "failed": failed, "notes": noted,
+                          "failed": failed, "retrying": retrying, "notes": noted,
                           "local_ocr": pixel_counts("; ".join(e.note for e in entries if e.note and not e.is_deleted)),
                           "vision": vision_counts("; ".join(e.note for e in entries if e.note and not e.is_deleted))},
                          ensure_ascii=False, indent=2))
@@ -91,13 +100,34 @@ def run(args: argparse.Namespace, settings) -> int:
     if failed:
         print()
         table(("failed source", "reason", "since"), [(e["source"], e["error"], e["updated_at"]) for e in failed])
+    if retrying:
+        print()
+        table(("retrying source", "status", "last error", "attempts"),
+              [(e["source"], e["status"], e["error"], e["attempts"]) for e in retrying])
     if noted:
         print()
         table(("source", "status", "note"), [(e["source"], e["status"], e["note"]) for e in noted])
-    if failed or noted:
+    if failed or retrying or noted:
         print()
     print(schema.describe())  # last, as the help says: the line scripts and people look for at the end
     return 0
+
+
+def _document_places(settings, path: str) -> list[tuple[str, str]]:
+    """``(container, path)`` pairs where ``status --document PATH`` looks, first match wins: the documents
+    container with PATH as storage names a blob, and the local files' container (``LOCAL_CONTAINER``) with PATH
+    named as ``chunking ingest`` names it (``source_name``: ``./a.md``, ``a.md`` and its absolute path are one
+    document). Without a ledger table (the CLI alone) the local files come first: the documents container is
+    then never written."""
+    blob = (settings.documents_container, path)
+    local = (LOCAL_CONTAINER, source_name(Path(path)))
+    return [blob, local] if ledger_table(settings) is not None else [local, blob]
+
+
+def _ledger_name(settings) -> str:
+    """The ledger ``status`` read, as a user knows it: the storage table, or the local ledger's file."""
+    table = ledger_table(settings)
+    return f"table '{table}'" if table is not None else str(local_ledger_path(settings))
 
 
 def _not_in_index(settings, entries) -> int:

@@ -156,8 +156,12 @@ def record_of(row: Sequence[object], metadata_fields: Sequence[str]) -> ChunkRec
 def open_index(path: Path, dimensions: int, metadata_fields: Sequence[str]) -> sqlite3.Connection:
     """Open (creating and migrating) the index file *path*.
 
+    An index of another vector length that holds no record (e.g. left by a run whose embedder failed) takes
+    *dimensions*; one that holds records is refused.
+
     Raises:
-        IndexError_: the file is not SQLite, has a newer schema, or another vector dimension.
+        IndexError_: the file is not SQLite, has a newer schema, or records of another vector dimension (the
+            message says how many and what to do).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     # isolation_level=None: we issue BEGIN ourselves, so writes take the lock up front (IMMEDIATE) and two
@@ -188,15 +192,23 @@ def open_index(path: Path, dimensions: int, metadata_fields: Sequence[str]) -> s
                              [("dimensions", str(dimensions)), ("schema", str(SCHEMA_VERSION))])
         elif found < SCHEMA_VERSION:
             conn.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (str(SCHEMA_VERSION),))
+        held = meta.get("dimensions", str(dimensions))
+        records = 0
+        if held != str(dimensions):
+            records = int(conn.execute("SELECT count(*) FROM records").fetchone()[0])
+            if not records:  # nothing written with the old length (e.g. a run that failed): take the new one
+                conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('dimensions', ?)", (str(dimensions),))
         conn.execute("COMMIT")
     except sqlite3.DatabaseError as exc:
         conn.close()
         raise IndexError_(f"{path} is not a usable local index: {exc}") from exc
-    if meta and meta.get("dimensions") != str(dimensions):
+    if records:
         conn.close()
+        plural = "" if records == 1 else "s"
         raise IndexError_(
-            f"{path} holds {meta.get('dimensions')}-dimensional vectors, but the embedder makes "
-            f"{dimensions}; use another index file or re-ingest"
+            f"{path} holds {records} record{plural} with {held}-dimensional vectors, but the embedder makes "
+            f"{dimensions}: go back to the embedder settings that made them, or delete {path} and ingest again "
+            f"(the documents are then written anew), or use another index file (another CHUNKING_STATE_DIR)"
         )
     return conn
 
