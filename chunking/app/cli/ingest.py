@@ -98,9 +98,20 @@ def run(args: argparse.Namespace, settings) -> int:
     return 1 if totals["failed"] else 0
 
 
+def _counts(row) -> tuple:
+    """A row's pages, chunks, largest chunk and tokens as the table shows them, the way TOTAL counts them: a
+    skipped document was not parsed this run (its chunks are its indexed version's; its pages, largest chunk and
+    tokens were not counted: "-"), and a failed one counts in no total ("-")."""
+    if row.outcome == "failed":
+        return "-", "-", "-", "-"
+    if row.outcome == "skipped":
+        return "-", row.chunks, "-", "-"
+    return row.pages, row.chunks, row.max_tokens, row.tokens
+
+
 def _print_summary(summary, totals: dict, settings) -> None:
-    rows = [(r.source, r.pages, r.chunks, r.max_tokens, r.tokens, r.embedding_tokens, f"{r.stage1_seconds:.2f}",
-             f"{r.stage2_seconds:.2f}", f"FAILED: {r.error}" if r.outcome == "failed"
+    rows = [(r.source, *_counts(r), r.embedding_tokens, f"{r.stage1_seconds:.2f}", f"{r.stage2_seconds:.2f}",
+             f"FAILED: {r.error}" if r.outcome == "failed"
              else "skipped, fields updated" if r.fields_updated else r.outcome)
             for r in summary.rows]
     rows.append(("TOTAL", totals["pages"], totals["chunks"], "", totals["tokens"], totals["embedding_tokens"],

@@ -92,3 +92,21 @@ def test_make_demo_indexes_the_sample_documents_but_not_their_licence_list():
     assert "samples/SOURCES.md" not in sources
     assert sources == sorted(f"samples/{p.name}" for p in (ROOT / "samples").iterdir()
                              if p.is_file() and p.name != "SOURCES.md")
+
+
+def test_the_summary_table_shows_what_a_skipped_document_was_not_counted_for(cli):
+    notes = cli.cwd / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# A\nThe first text.\n")
+    (notes / "b.md").write_text("# B\nAnother file.\n")
+    assert cli("ingest", "notes").status == 0
+    (notes / "a.md").write_text("# A\nThe second text.\n")
+
+    run = cli("ingest", "notes")
+
+    assert run.status == 0, run.err
+    rows = {line.split()[0]: line.split()[1:] for line in run.out.splitlines() if line.startswith(("notes/", "TOTAL"))}
+    # source: pages, chunks, max tok, tokens, emb tok, stage1 s, stage2 s, result
+    assert rows["notes/b.md"][:5] == ["-", "1", "-", "-", "0"] and rows["notes/b.md"][-1] == "skipped"
+    assert rows["notes/a.md"][:5] == ["1", "1", "7", "7", "7"] and rows["notes/a.md"][-1] == "updated"
+    assert rows["TOTAL"][:4] == ["1", "2", "7", "7"]
