@@ -6,12 +6,14 @@ PY     := $(VENV)/bin/python
 .PHONY: demo eval test setup azurite clean
 
 $(VENV)/.installed: requirements.txt pyproject.toml
+	@echo "Installing the Python packages into $(VENV): a minute or two, once"
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check --no-deps -e .
 	touch $@
 
 $(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt requirements-ocr.txt
+	@echo "Installing the test and OCR packages into $(VENV): a few minutes, once"
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
 	touch $@
 
