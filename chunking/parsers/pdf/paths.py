@@ -45,7 +45,7 @@ class _Shapes:
     then curves)."""
 
     def __init__(self, top: float) -> None:
-        self.height = top  # y of the page box's top edge: ``top`` coordinates are measured down from it
+        self.top = top  # y of the page box's top edge: ``top`` coordinates are measured down from it
         self.lines: list[dict[str, Any]] = []
         self.rects: list[dict[str, Any]] = []
         self.curves: list[dict[str, Any]] = []
@@ -61,15 +61,15 @@ class _Shapes:
             self.rects.append(self._box([points[0], points[2]], "rect"))
         elif len(shape) > 1:
             curve = self._box(points, "curve")
-            curve["pts"] = [(x, self.height - y) for x, y in points]
+            curve["pts"] = [(x, self.top - y) for x, y in points]
             self.curves.append(curve)
 
     def _box(self, points: list[_Point], kind: str) -> dict[str, Any]:
         xs, ys = [x for x, _ in points], [y for _, y in points]
         x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
-        top = self.height - y1
+        top = self.top - y1
         return {"object_type": kind, "x0": x0, "x1": x1, "y0": y0, "y1": y1, "top": top, "doctop": top,
-                "bottom": self.height - y0, "width": x1 - x0, "height": y1 - y0}
+                "bottom": self.top - y0, "width": x1 - x0, "height": y1 - y0}
 
     def edges(self) -> Edges:
         """pdfplumber's ``Page.edges``: the lines' edges, then the rectangles', then the curves'. (pdfplumber is
