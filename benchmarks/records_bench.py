@@ -13,7 +13,6 @@ microseconds per record of each way (best of ``--repeats``, the two interleaved)
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import random
 import sys
 import timeit
@@ -21,18 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from chunking.model import ChunkRecord
-
-
-def as_dataclass_dict(record: ChunkRecord) -> dict:
-    """The dict ``to_dict`` returned when it was written with ``dataclasses.asdict``."""
-    data = dataclasses.asdict(record)
-    data["headings"] = list(record.headings)
-    data["embedding"] = None if record.embedding is None else list(record.embedding)
-    data["acl_users"], data["acl_groups"] = list(record.acl_users), list(record.acl_groups)
-    data["metadata"] = dict(record.metadata)
-    data["image_urls"] = list(record.image_urls)
-    return data
+from chunking.model import ChunkRecord  # noqa: E402
+from tests.model_reference import as_dataclass_dict  # noqa: E402
 
 
 def records(count: int, dimensions: int | None) -> list[ChunkRecord]:

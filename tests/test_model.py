@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunking.model import DOCUMENT_FIELDS, SOURCE_FIELDS, ChunkRecord, DocumentFields
+from tests.model_reference import as_dataclass_dict
 
 
 def test_a_chunk_record_carries_the_document_fields_as_declared():
@@ -28,17 +29,6 @@ def test_the_field_lists_follow_the_document_fields():
 
 
 # --- ChunkRecord.to_dict -----------------------------------------------------------------------------------
-
-
-def _as_dataclass_dict(record: ChunkRecord) -> dict:
-    """What ``to_dict`` returned when it was written with ``dataclasses.asdict``: the reference it must equal."""
-    data = dataclasses.asdict(record)
-    data["headings"] = list(record.headings)
-    data["embedding"] = None if record.embedding is None else list(record.embedding)
-    data["acl_users"], data["acl_groups"] = list(record.acl_users), list(record.acl_groups)
-    data["metadata"] = dict(record.metadata)
-    data["image_urls"] = list(record.image_urls)
-    return data
 
 
 def test_to_dict_of_a_small_record_is_exact():
@@ -85,6 +75,6 @@ _records = st.builds(
 def test_to_dict_equals_the_dataclass_conversion_with_its_keys_in_field_order(record):
     data = record.to_dict()
 
-    assert data == _as_dataclass_dict(record)
-    assert list(data) == list(_as_dataclass_dict(record))
-    assert json.dumps(data) == json.dumps(_as_dataclass_dict(record))  # the bytes a message carries
+    assert data == as_dataclass_dict(record)
+    assert list(data) == list(as_dataclass_dict(record))
+    assert json.dumps(data) == json.dumps(as_dataclass_dict(record))  # the bytes a message carries
