@@ -128,3 +128,19 @@ def parse_through_docintel(fake, data: bytes = b"%PDF-1.7 not read locally", sou
 
     readers = document_readers(settings or docintel_settings(), transport=fake, **client)
     return parse_document(data, source=source, context=context, readers=readers)
+
+
+def count_page_loads(monkeypatch) -> list[int]:
+    """The list that each load of a PDF page by the parser (``chunking.parsers.pdf._load_page``) appends its
+    0-based index to, from now on (*monkeypatch* undoes it after the test)."""
+    from chunking.parsers import pdf
+
+    loaded: list[int] = []
+    real = pdf._load_page
+
+    def counting(document, index, source, context):
+        loaded.append(index)
+        return real(document, index, source, context)
+
+    monkeypatch.setattr(pdf, "_load_page", counting)
+    return loaded

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from chunking.parsers import ParseError, ReadContext, parse_document, pdf
-from tests.parsers.helpers import assert_page_invariants, document_text, parse_corpus
+from tests.parsers.helpers import assert_page_invariants, count_page_loads, document_text, parse_corpus
 
 pypdf = pytest.importorskip("pypdf")  # dev dependency, only used here to write encrypted PDFs
 
@@ -202,14 +202,7 @@ def test_a_range_read_takes_the_page_loads_a_head_read_recorded_and_loads_each_p
     data = _tiny_pdf([f"Running head\nA {word} is a fruit.\nPage {i + 1}" for i, word in enumerate(words)])
     expected_head = list(pdf.parse(data, source="a.pdf", end=3))
     expected = list(pdf.parse(data, source="a.pdf"))
-    loaded: list[int] = []
-    real = pdf._load_page
-
-    def counting(document, index, source, context):
-        loaded.append(index)
-        return real(document, index, source, context)
-
-    monkeypatch.setattr(pdf, "_load_page", counting)
+    loaded = count_page_loads(monkeypatch)
     recorded: pdf.PageLoads = {}
     assert list(pdf.parse(data, source="a.pdf", end=3, record_loads=recorded)) == expected_head
     assert (sorted(recorded), loaded) == ([0, 1, 2], [0, 1, 2])

@@ -17,6 +17,7 @@ from chunking.settings import Settings
 from chunking.storage import BlobFile
 from chunking.storage.claim_check import MemoryPayloadStore
 from tests.long_documents import long_pdf
+from tests.parsers.helpers import count_page_loads
 
 
 def _settings(tmp_path, **env) -> Settings:
@@ -252,15 +253,8 @@ def test_a_longer_pdf_loads_each_page_of_its_first_range_once_with_the_same_chun
     monkeypatch.setattr(pdf, "_read_page", lambda document, index, source, context, page_loads=None,
                         record_loads=None: real_take(document, index, source, context, None, None))
     loads_twice = twice.stage_one(data)
-    loaded: list[int] = []
-    real_load = pdf._load_page
-
-    def counting(document, index, source, context):
-        loaded.append(index)
-        return real_load(document, index, source, context)
-
     monkeypatch.setattr(pdf, "_read_page", real_take)
-    monkeypatch.setattr(pdf, "_load_page", counting)
+    loaded = count_page_loads(monkeypatch)
     once = _World(tmp_path / "b", PARSE_ISOLATION="inline")
     result = once.stage_one(data)
 
