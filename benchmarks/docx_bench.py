@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import io
 import sys
-import time
 import zipfile
 from collections.abc import Callable
 from pathlib import Path
@@ -37,7 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus_pages import files_with_suffixes  # noqa: E402
-from ratio_table import print_ratio_table  # noqa: E402
+from ratio_table import print_ratio_table, round_robin  # noqa: E402
 
 
 FLOOR = "lxml"
@@ -94,15 +93,7 @@ def readable(files: list[Path]) -> list[Path]:
 
 def measure(files: list[Path], rounds: int) -> dict[str, dict[Path, list[float]]]:
     """Seconds per contender, file and round, contenders run round-robin on each file."""
-    inputs = {path: path.read_bytes() for path in files}
-    seconds: dict[str, dict[Path, list[float]]] = {name: {path: [] for path in files} for name in CONTENDERS}
-    for _ in range(rounds):
-        for path in files:
-            for name, run in CONTENDERS.items():
-                started = time.perf_counter()
-                run(inputs[path])
-                seconds[name][path].append(time.perf_counter() - started)
-    return seconds
+    return round_robin(CONTENDERS, {path: (path.read_bytes(),) for path in files}, rounds)
 
 
 def main(argv: list[str] | None = None) -> None:

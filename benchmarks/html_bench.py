@@ -27,14 +27,13 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus_pages import files_with_suffixes  # noqa: E402
-from ratio_table import print_ratio_table  # noqa: E402
+from ratio_table import print_ratio_table, round_robin  # noqa: E402
 
 
 FLOOR = "lxml"
@@ -79,16 +78,7 @@ def measure(files: list[Path], rounds: int) -> dict[str, dict[Path, list[float]]
         data = path.read_bytes()
         text = _XML_DECLARATION.sub("", decode_bounded(data, source=path.name, context=ReadContext()))
         inputs[path] = (data, text)
-    seconds: dict[str, dict[Path, list[float]]] = {name: {path: [] for path in files} for name in CONTENDERS}
-    for name, run in CONTENDERS.items():  # warm-up: imports and first-use caches
-        run(*inputs[files[0]])
-    for _ in range(rounds):
-        for path in files:
-            for name, run in CONTENDERS.items():
-                started = time.perf_counter()
-                run(*inputs[path])
-                seconds[name][path].append(time.perf_counter() - started)
-    return seconds
+    return round_robin(CONTENDERS, inputs, rounds)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,13 +1,33 @@
-"""The Markdown table the parse benchmarks print (``html_bench.py``, ``docx_bench.py``): per file and in total, each
+"""What the parse benchmarks (``html_bench.py``, ``docx_bench.py``) share: timing contenders round-robin on each
+file (``round_robin``), and the Markdown table they print (``print_ratio_table``): per file and in total, each
 contender's median and minimum milliseconds over rounds and the median over rounds of its ratio to the floor's
 time in the same round."""
 
 from __future__ import annotations
 
 import statistics
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 Seconds = dict[str, dict[Path, list[float]]]  # contender -> file -> seconds per round
+
+
+def round_robin(contenders: dict[str, Callable[..., object]], inputs: dict[Path, tuple], rounds: int) -> Seconds:
+    """Seconds per contender, file and round: every contender once on each file's arguments (``inputs[path]``) per
+    round, round-robin, so the drift of a shared machine falls on all alike; after one warm-up call each on the
+    first file (imports and first-use caches)."""
+    files = list(inputs)
+    seconds: Seconds = {name: {path: [] for path in files} for name in contenders}
+    for run in contenders.values():
+        run(*inputs[files[0]])
+    for _ in range(rounds):
+        for path in files:
+            for name, run in contenders.items():
+                started = time.perf_counter()
+                run(*inputs[path])
+                seconds[name][path].append(time.perf_counter() - started)
+    return seconds
 
 
 def print_ratio_table(files: list[Path], seconds: Seconds, floor: str) -> None:
