@@ -41,7 +41,7 @@ def version_fields(local: bytes | Path, *, source: str, size_bytes: int, setting
             first ``HEAD_PAGES`` pages are read for the title and language).
         context: the limits and deadline of the read (the head of a PDF is read within them).
         head: the declared title and first ``HEAD_PAGES`` pages when the caller has read them already
-            (``chunking.parsers.sandbox.read_start_bounded``, with the page count); then nothing is read here.
+            (``chunking.parsers.sandbox.read_first_range_bounded``, with the page count); then nothing is read here.
 
     Raises:
         ParseError: reading the head of the PDF failed (the range's own read would fail the same way).

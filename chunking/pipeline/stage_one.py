@@ -42,7 +42,7 @@ from chunking.parsers import ParseError, ReadContext, no_text_error
 from chunking.parsers.furniture import FurnitureKeys
 from chunking.parsers.limits import Deadline, Limits
 from chunking.parsers.pdf import PageLoads
-from chunking.parsers.sandbox import read_pages_bounded, read_start_bounded
+from chunking.parsers.sandbox import read_first_range_bounded, read_pages_bounded
 from chunking.pipeline.backfill import stage_one_settings
 from chunking.pipeline.batches import HOLD_BATCHES, Batches
 from chunking.pipeline.fields import fields_message_if_changed
@@ -271,11 +271,11 @@ def run_stage_one(
                                                                        out)
         state, last = start.state, False
         while not last:
-            context = ReadContext(limits=_limits(settings, out), deadline=Deadline(settings.stage1_max_seconds))
-            context.notes.extend(start.notes)  # the head's, read with the page count (the first range only)
-            context.images.update(start.images)  # pictures the head kept, when it read the whole document
+            context = start.context or ReadContext(limits=_limits(settings, out),
+                                                   deadline=Deadline(settings.stage1_max_seconds))
             done, (state, last) = state, _run_range(local, state, splitter, out, result, settings, context,
-                                                    read=start.pages, page_loads=start.loads)
+                                                    read=start.pages if start.stream is None else start.stream,
+                                                    page_loads=start.loads, learnt=start.learnt)
             start = _Start(state)
             if not last and enqueue_next is not None and send is not None:
                 out.flush(final=False)
@@ -326,38 +326,54 @@ def _stale_range(ledger: Ledger, entry, doc_id: str, version: str, wanted: str, 
 
 @dataclass
 class _Start:
-    """The first page range's state, the notes of what was read to find it, and its pages when that read
-    already gave all of them (``_first_range``); a later range has only its state."""
+    """The first page range's state, the context of what was read to find it (the range is read within the
+    same deadline, and its notes and pictures join those), and its pages when that read already gave all of
+    them or is reading them (``_first_range``); a later range has only its state."""
 
     state: RangeState
-    notes: list[str] = field(default_factory=list)
+    context: ReadContext | None = None  # the head's read: its deadline, notes and pictures go on with the range
     pages: list[Page] | None = None
-    images: dict[str, bytes] = field(default_factory=dict)  # the pictures kept for a describer with those pages
     loads: PageLoads = field(default_factory=dict)  # the head's PDF page loads, for the first range's read
+    stream: Iterator[Page] | None = None  # the range's pages, from the child that read the head
+    learnt: list[FurnitureKeys] | None = None  # where *stream*'s furniture keys arrive
 
 
 def _first_range(local: bytes | Path, source: str, size_bytes: int, settings: Settings, out: Batches) -> _Start:
     """The first range: the whole document, or its first ``STAGE1_PAGES_PER_JOB`` pages. An empty or oversized
     file is left to ``read_pages`` to reject, with its reason. The page count, the declared title and the head
-    pages of a PDF are read in one go (``read_start_bounded``), and its fields are set on *out* from them. A PDF
-    of at most ``HEAD_PAGES`` pages is read whole by that: the head read is the range's read (the same call of
-    ``read_pages``, pages 0 to the count, furniture learnt from all of them), so its pages are returned to be
-    split as they are instead of being read a second time; a longer one's head hands what loading its pages
-    gave to the range's read (``_Start.loads``), which does not load them again."""
+    pages of a PDF are read in one go (``read_first_range_bounded``), and its fields are set on *out* from them.
+    A PDF of at most ``HEAD_PAGES`` pages is read whole by that: the head read is the range's read (the same
+    call of ``read_pages``, pages 0 to the count, furniture learnt from all of them), so its pages are returned
+    to be split as they are instead of being read a second time. A longer one's range is read by the same child
+    under ``PARSE_ISOLATION=process``, its pages returned as they come (``_Start.stream``); in-line, the head
+    hands what loading its pages gave to the range's read (``_Start.loads``), which does not load them again.
+    Either way the range is read within the deadline the head's read started (``_Start.context``)."""
     if not size_bytes or size_bytes > settings.max_document_bytes:
         return _Start(RangeState(0, 0, 0, 0))
     context = ReadContext(limits=_limits(settings, out), deadline=Deadline(settings.stage1_max_seconds))
-    count, declared, head, loads = read_start_bounded(local, source=source, settings=settings, context=context,
-                                                      readers=out.readers, pages=HEAD_PAGES)
+    ranged = _range_reads(size_bytes, FurnitureKeys(frozenset(), frozenset()))
+    first = read_first_range_bounded(local, source=source, settings=settings, context=context, readers=out.readers,
+                                     pages=HEAD_PAGES, range_pages=settings.stage_one.pages_per_job, **ranged)
+    count = first.count
     if count:  # read in page ranges: the fields come from the head (version_fields), read here with the count
         out.fields = version_fields(local, source=source, size_bytes=size_bytes, settings=settings, context=context,
                                     properties=out.properties, pages=None, readers=out.readers,
-                                    head=(declared, head))
-    if count is None or count <= settings.stage_one.pages_per_job:
-        whole = head if count and count <= HEAD_PAGES and len(head) == count else None
-        return _Start(RangeState(0, 0, count or 0, count or 0), context.notes, whole,
-                      context.images if whole is not None else {}, loads if whole is None else {})
-    return _Start(RangeState(0, 0, settings.stage_one.pages_per_job, count), context.notes, loads=loads)
+                                    head=(first.title, first.head))
+    per_job = settings.stage_one.pages_per_job
+    state = RangeState(0, 0, per_job if count and count > per_job else count or 0, count or 0)
+    if first.pages is not None:  # the child that read the head reads the range
+        return _Start(state, context, stream=first.pages, learnt=first.learnt)
+    whole = first.head if count and count <= HEAD_PAGES and len(first.head) == count else None
+    if whole is None:
+        context.images.clear()  # the range's read keeps the pictures of its pages again
+    return _Start(state, context, whole, first.loads if whole is None else {})
+
+
+def _range_reads(size_bytes: int, furniture: FurnitureKeys, offset: int = 0, chars_before: int = 0,
+                 check_streams: bool = False) -> dict:
+    """The ``read_pages`` arguments of a page range (``read_pages_bounded``) besides the range itself."""
+    return {"size_bytes": size_bytes, "offset": offset, "chars_before": chars_before,
+            "check_streams": check_streams, "furniture": furniture}
 
 
 def _limits(settings: Settings, out: "Batches") -> Limits:
@@ -369,28 +385,30 @@ def _limits(settings: Settings, out: "Batches") -> Limits:
 
 def _run_range(local: bytes | Path, state: RangeState, splitter: DocumentSplitter, out: "Batches",
                result: StageOneResult, settings: Settings, context: ReadContext,
-               read: Iterable[Page] | None = None, page_loads: PageLoads | None = None) -> tuple[RangeState, bool]:
+               read: Iterable[Page] | None = None, page_loads: PageLoads | None = None,
+               learnt: list[FurnitureKeys] | None = None) -> tuple[RangeState, bool]:
     """Read, split and pack one page range (the whole document when it has no pages); returns the next range's
     state and whether this range was the last. *read*: the range's pages, when ``_first_range`` has read them
-    all already; *page_loads*: what loading its first pages gave when ``_first_range`` read them as the head."""
+    all already or its child is reading them (then *learnt* receives the furniture keys of that read);
+    *page_loads*: what loading its first pages gave when ``_first_range`` read them as the head."""
     paged = state.page_count > 0
     last = not paged or state.page_end >= state.page_count
     result.ranges = max(1, -(-state.page_count // settings.stage_one.pages_per_job)) if paged else 1
     seen = _Seen(state)
     out.notes = context.notes  # the parser's notes go to the ledger with the version
     result.notes = context.notes
-    learnt: list[FurnitureKeys] = []
+    learnt = [] if learnt is None else learnt
     if paged and out.fields is None:  # a PDF read in ranges: title and language from its first pages
         out.fields = version_fields(local, source=result.source, size_bytes=result.size_bytes, settings=settings,
                                     context=context, properties=out.properties, pages=None, readers=out.readers)
     # In a child process (PARSE_ISOLATION), its pages passed back one at a time; in-line for a service reader.
     if read is None:
+        ranged = _range_reads(result.size_bytes, FurnitureKeys(frozenset(state.header_keys),
+                                                               frozenset(state.footer_keys)),
+                              offset=state.offset, chars_before=state.chars, check_streams=not paged)
         read = read_pages_bounded(local, source=result.source, settings=settings, context=context,
-                                  readers=out.readers, size_bytes=result.size_bytes, start=state.page_start,
-                                  end=state.page_end if paged else None, offset=state.offset,
-                                  chars_before=state.chars, check_streams=not paged,
-                                  furniture=FurnitureKeys(frozenset(state.header_keys), frozenset(state.footer_keys)),
-                                  learnt=learnt.append, page_loads=page_loads or None)
+                                  readers=out.readers, start=state.page_start, end=state.page_end if paged else None,
+                                  learnt=learnt.append, page_loads=page_loads or None, **ranged)
     spans: list[FigureSpan] = []  # the stored figure images' places, for the records that hold them
     if out.describer is not None or out.figures is not None:  # kept pictures described and stored, before splitting
         read = figure_pages(read, context=context, describer=out.describer, store=out.figures,

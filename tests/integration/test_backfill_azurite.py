@@ -94,7 +94,7 @@ def test_a_splitters_change_is_backfilled_through_the_stage_one_queue(h, monkeyp
         return recording
 
     monkeypatch.setattr(stage_one, "read_pages_bounded", probe(stage_one.read_pages_bounded))
-    monkeypatch.setattr(stage_one, "read_start_bounded", probe(stage_one.read_start_bounded))
+    monkeypatch.setattr(stage_one, "read_first_range_bounded", probe(stage_one.read_first_range_bounded))
     per_run = []
     for _ in range(6):
         h.settle()

@@ -282,7 +282,35 @@ def test_a_pdf_of_at_most_the_head_pages_is_read_once_with_the_same_chunks(tmp_p
     result = once.stage_one(data)
     assert (result.pages, result.ranges, reads) == (6, 1, [])
     monkeypatch.setattr(stage_one, "HEAD_PAGES", 2)  # the head is no longer the whole document
-    twice = _World(tmp_path / "b")
+    twice = _World(tmp_path / "b", PARSE_ISOLATION="inline")
     again = twice.stage_one(data)
     assert (again.pages, reads) == (6, ["long.pdf"])
     assert _records(twice.batches, twice.payloads) == _records(once.batches, once.payloads)
+
+
+def test_one_child_reads_the_head_and_the_first_range_with_the_records_of_an_in_line_read(tmp_path, monkeypatch):
+    """Under PARSE_ISOLATION=process the child that reads a PDF's page count and head goes on to read its
+    first page range (taking the head's page loads), so each range is one child; a later range is a child of
+    its own. The records are those of an in-line read, and the furniture keys the first range learnt reach the
+    second (its pages lose the same running header)."""
+    import chunking.parsers.sandbox as sandbox
+    import chunking.pipeline.stage_one as stage_one
+
+    data = long_pdf(8)  # ranges of 7 pages (STAGE1_PAGES_PER_JOB): two ranges, the second of one page
+    monkeypatch.setattr(stage_one, "HEAD_PAGES", 2)
+    inline = _World(tmp_path / "a", PARSE_ISOLATION="inline")
+    in_line = inline.run_chain(data)
+    children: list[str] = []
+    real = sandbox._exchange
+
+    def counting(target, *args, **kwargs):
+        children.append(target.__name__)
+        return real(target, *args, **kwargs)
+
+    monkeypatch.setattr(sandbox, "_exchange", counting)
+    isolated = _World(tmp_path / "b")
+    in_children = isolated.run_chain(data)
+
+    assert [(r.pages, r.ranges) for r in in_children] == [(r.pages, r.ranges) for r in in_line] == [(7, 2), (1, 2)]
+    assert children == ["read_first_range", "read_head", "read_pages"]  # the second range: its head, its pages
+    assert _records(isolated.batches, isolated.payloads) == _records(inline.batches, inline.payloads)

@@ -34,7 +34,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from multiprocessing.connection import Client, Connection
 from pathlib import Path
 
@@ -46,8 +46,9 @@ from chunking.parsers.limits import Deadline
 from chunking.parsers.pdf import PageLoads
 from chunking.parsers.titles import property_title
 
-__all__ = ["count_pages_bounded", "parse_in_child", "read_head", "read_head_bounded", "read_pages_bounded",
-           "read_pages_in_child", "read_start", "read_start_bounded"]
+__all__ = ["FirstRange", "count_pages_bounded", "parse_in_child", "read_first_range", "read_first_range_bounded",
+           "read_head", "read_head_bounded", "read_pages_bounded", "read_pages_in_child", "read_start",
+           "read_start_bounded"]
 
 log = logging.getLogger("chunking.parsers.sandbox")
 
@@ -144,6 +145,108 @@ def read_start_bounded(data: bytes | Path, *, source: str, settings, context: Re
                                  context=context, max_memory_mb=settings.isolation.max_memory_mb, stream=False):
         return value  # type: ignore[return-value]
     return None, "", [], {}
+
+
+@dataclass
+class FirstRange:
+    """What stage 1 reads of a document before its first page range is split (``read_first_range_bounded``).
+
+    Attributes:
+        count: the page count (PDF), or None for a format without page ranges.
+        title: the title the document declares ("" if none).
+        head: its first pages (at most the *pages* asked for), for the title and language.
+        loads: what loading the head's pages gave, for the range's own read in this process
+            (``read_pages_bounded``'s ``page_loads``); empty when *pages* below are given.
+        pages: the first range's pages as they come, when the read of the head read them too (one child under
+            ``PARSE_ISOLATION=process``); None when the caller reads the range itself, or the head is the whole
+            document.
+        learnt: the furniture keys that read of the range reported, once *pages* are all taken.
+    """
+
+    count: int | None
+    title: str
+    head: list[Page]
+    loads: PageLoads
+    pages: Iterator[Page] | None = None
+    learnt: list[FurnitureKeys] = field(default_factory=list)
+
+
+def read_first_range_bounded(data: bytes | Path, *, source: str, settings, context: ReadContext,
+                             readers: Mapping[str, Callable] | None = None, pages: int = 0,
+                             range_pages: int = 0, **kwargs) -> FirstRange:
+    """The start of stage 1's read of a document: ``read_start_bounded`` (page count, declared title, first
+    *pages* pages) and, under ``PARSE_ISOLATION=process`` for a format with page ranges (PDF), the pages of its
+    first page range (0 to the count or *range_pages*, whichever is less) from the same child: one process
+    opens the file, and each page of the head is loaded once (the range's read takes the head's page loads, as
+    an in-line read does). The pages come as the child sends them (``FirstRange.pages``); *kwargs* are the
+    range's ``read_pages`` arguments (``size_bytes``, ``offset``, ``chars_before``, ``check_streams``,
+    ``furniture``). The whole read has the deadline of *context*, whose notes and kept pictures it adds to. In
+    every other case the range is left to the caller (``read_pages_bounded`` with ``FirstRange.loads``).
+
+    Raises:
+        ParseError: as ``read_start_bounded`` raises; a failure of the range's read is raised while its pages are
+            taken.
+    """
+    fmt = format_of(source)
+    if _inline(settings, source, readers) or fmt is None or not fmt.page_ranges:
+        count, title, head, loads = read_start_bounded(data, source=source, settings=settings, context=context,
+                                                       readers=readers, pages=pages)
+        return FirstRange(count, title, head, loads)
+    kwargs = dict(kwargs, source=source, pages=pages, range_pages=range_pages,
+                  max_bytes=settings.max_document_bytes)
+    exchange = _exchange(read_first_range, kwargs, data, source=source, context=context,
+                         max_memory_mb=settings.isolation.max_memory_mb, stream=True, learnt=True, started=True)
+    for kind, value in exchange:
+        if kind == "start":
+            break
+    else:  # the child ended without its start (a failure raises in the exchange)
+        return FirstRange(None, "", [], {})
+    count, title, head = value  # type: ignore[misc]
+    first = FirstRange(count, title, head, {})
+    if not count or _head_is_whole(count, pages, head):
+        for _ in exchange:  # nothing but the end, with the child's notes
+            pass
+        return first
+
+    def range_pages_as_they_come() -> Iterator[Page]:
+        try:
+            for kind, value in exchange:
+                if kind == "page":
+                    yield value  # type: ignore[misc]
+                elif kind == "learnt":
+                    first.learnt.append(value)  # type: ignore[arg-type]
+        finally:
+            exchange.close()  # a caller that stops early stops the child
+
+    first.pages = range_pages_as_they_come()
+    return first
+
+
+def _head_is_whole(count: int, pages: int, head: list[Page]) -> bool:
+    """The head read of a document of *count* pages was its whole read (``read_start``'s ``whole``)."""
+    return count <= pages and len(head) == count
+
+
+def read_first_range(data: bytes | Path, *, source: str, context: ReadContext, pages: int, range_pages: int,
+                     started: Callable[[tuple[int, str, list[Page]]], None],
+                     learnt: Callable[[FurnitureKeys], None] | None = None, **kwargs) -> Iterator[Page]:
+    """``read_first_range_bounded``'s work in its child: ``read_start`` (its ``(count, title, head)`` handed to
+    *started*), then, unless the head was the whole document, the pages 0 to ``min(count, range_pages)`` by
+    ``read_pages(**kwargs)``, which takes the head's page loads instead of loading those pages again. Pictures
+    the head kept are dropped unless the head is the whole document: the range's read keeps its own.
+
+    Raises:
+        ParseError: as ``read_start`` and ``read_pages`` raise.
+    """
+    count, title, head, loads = read_start(data, source=source, context=context, pages=pages)
+    whole = bool(count) and _head_is_whole(count, pages, head)
+    if not whole:
+        context.images.clear()
+    started((count, title, head))
+    if not count or whole:
+        return
+    yield from read_pages(data, source=source, context=context, start=0, end=min(count, range_pages),
+                          learnt=learnt, page_loads=loads or None, **kwargs)
 
 
 def read_start(data: bytes | Path, *, source: str, context: ReadContext,
@@ -254,10 +357,11 @@ def parse_in_child(data: bytes, *, source: str, max_bytes: int | None, context: 
 
 
 def _exchange(target: Callable, kwargs: dict, data: bytes | Path, *, source: str, context: ReadContext,
-              max_memory_mb: int, stream: bool, learnt: bool = False) -> Iterator[tuple[str, object]]:
+              max_memory_mb: int, stream: bool, learnt: bool = False,
+              started: bool = False) -> Iterator[tuple[str, object]]:
     """One call of *target* in a child (the protocol of ``chunking.parsers.sandbox.child``): yields
-    ``("page", page)`` and ``("learnt", keys)`` as a streamed call sends them, then ``("value", result)`` or
-    ``("end", None)``; the child is killed when the deadline passes before its next message, or when the caller
+    ``("page", page)``, ``("learnt", keys)`` and ``("start", value)`` as a streamed call sends them, then
+    ``("value", result)`` or ``("end", None)``; the child is killed when the deadline passes before its next message, or when the caller
     stops early."""
     server, start_s = _server()
     if context.deadline is not None:
@@ -269,7 +373,8 @@ def _exchange(target: Callable, kwargs: dict, data: bytes | Path, *, source: str
         path = str(data) if isinstance(data, Path) else None
         conn.send({"target": target, "kwargs": kwargs,
                    "limits": context.limits, "remaining_s": _remaining_s(context.deadline),
-                   "max_memory_mb": max_memory_mb, "stream": stream, "learnt": learnt, "path": path})
+                   "max_memory_mb": max_memory_mb, "stream": stream, "learnt": learnt, "started": started,
+                   "path": path})
         if path is None:
             conn.send_bytes(data)  # type: ignore[arg-type]
         while True:
@@ -280,7 +385,7 @@ def _exchange(target: Callable, kwargs: dict, data: bytes | Path, *, source: str
             if message[0] == "images":  # pictures kept for a vision describer (chunking.parsers.pictures)
                 context.images.update(message[1])
                 continue
-            if message[0] in ("page", "learnt"):
+            if message[0] in ("page", "learnt", "start"):
                 yield message[0], message[1]
                 continue
             kind, value, notes, peak_kib = message

@@ -8,8 +8,9 @@ receives the request (a dict: ``target``, a module-level function pickled by ref
 the limits, the seconds left, the address-space limit, ``stream``, and ``path`` or else the document's bytes next),
 sets its address-space limit, and runs ``target(data, context=…, **kwargs)``. A plain call answers
 ``("value", result, notes, peak_kib)``; a streamed one (a generator of pages: a PDF page range) sends
-``("page", page)`` for each page as it comes, and ``("learnt", keys)`` when the target reports its furniture keys,
-then ``("end", None, notes, peak_kib)``. Either kind sends ``("images", {sha256: bytes})`` first when the parse kept
+``("page", page)`` for each page as it comes, ``("learnt", keys)`` when the target reports its furniture keys, and
+``("start", value)`` when it reports what it read before its pages (``started``), then ``("end", None, notes,
+peak_kib)``. Either kind sends ``("images", {sha256: bytes})`` first when the parse kept
 pictures for a vision describer (``Limits.keep_pictures``): before the page that names them, or before the answer. A failure answers ``("error", reason, notes, peak_kib)``. ``peak_kib``
 is the child's peak resident set (``VmHWM``; 0 where the kernel does not say), for the parent's log.
 """
@@ -104,6 +105,8 @@ def _handle(conn: Connection) -> None:
             if request["stream"]:
                 if request["learnt"]:
                     kwargs["learnt"] = lambda keys: conn.send(("learnt", keys))
+                if request.get("started"):
+                    kwargs["started"] = lambda value: _send_started(conn, context, value)
                 for page in target(data, context=context, **kwargs):
                     _send_images(conn, context)  # before the page whose figures name them
                     conn.send(("page", page))
@@ -122,6 +125,13 @@ def _handle(conn: Connection) -> None:
         answer = ("error", memory_reason(max_memory_mb), context.notes)
     conn.send((*answer, _peak_kib()))
     conn.close()
+
+
+def _send_started(conn: Connection, context: ReadContext, value: object) -> None:
+    """What a streamed target reports before its pages (``("start", value)``: the page count, title and head
+    of ``chunking.parsers.sandbox.read_first_range``), after the pictures kept so far."""
+    _send_images(conn, context)
+    conn.send(("start", value))
 
 
 def _send_images(conn: Connection, context: ReadContext) -> None:
