@@ -69,7 +69,7 @@ CASES = [
     ("slow.txt", lambda: "一二三四五".encode() * 400_000, {"STAGE1_MAX_SECONDS": "1"},
      "stage 1 took longer than 1 s (STAGE1_MAX_SECONDS)"),
     ("empty.txt", lambda: b"", {}, "file is empty"),
-    # One page whose text takes PDFium about 11 s in one call: the child parsing it is stopped.
+    # One page whose text takes PDFium 3-5 s in one call (2-CPU VM): the child parsing it is stopped.
     ("slow-page.pdf", lambda: generate.text_pdf([b"BT /F1 1 Tf " + b"1 0 Td (ab) Tj " * 1_000_000 + b"ET\n"]),
      {"STAGE1_MAX_SECONDS": "1"}, "stage 1 took longer than 1 s (STAGE1_MAX_SECONDS)"),
 ]

@@ -50,7 +50,7 @@ def test_an_answer_after_the_deadline_is_the_deadline_reason_whatever_it_says():
 
 
 def test_one_slow_pdfium_call_is_stopped_at_the_deadline():
-    # One page whose text takes PDFium about 11 s to lay out, in one call that no deadline check can interrupt.
+    # One page whose text takes PDFium 3-5 s to lay out on a 2-CPU VM, in one call no deadline check can interrupt.
     data = generate.text_pdf([b"BT /F1 1 Tf " + b"1 0 Td (ab) Tj " * 1_000_000 + b"ET\n"])
     started = time.monotonic()
     with pytest.raises(ParseError) as raised:
