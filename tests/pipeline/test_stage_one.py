@@ -314,3 +314,17 @@ def test_one_child_reads_the_head_and_the_first_range_with_the_records_of_an_in_
     assert [(r.pages, r.ranges) for r in in_children] == [(r.pages, r.ranges) for r in in_line] == [(7, 2), (1, 2)]
     assert children == ["read_first_range", "read_head", "read_pages"]  # the second range: its head, its pages
     assert _records(isolated.batches, isolated.payloads) == _records(inline.batches, inline.payloads)
+
+
+def test_a_page_past_a_limit_in_the_first_range_read_by_the_head_child_fails_the_document(tmp_path, monkeypatch):
+    """The child that read the head goes on with the range, and a page past ``MAX_PAGE_CHARS`` there (after the
+    head) fails the document with the page's reason, as an in-line read does, and nothing is sent."""
+    import chunking.pipeline.stage_one as stage_one
+
+    monkeypatch.setattr(stage_one, "HEAD_PAGES", 2)
+    bad = long_pdf(6, seed=3, huge_page=4)  # page 5: after the head, in the first range
+    for mode in ("process", "inline"):
+        w = _World(tmp_path / mode, MAX_PAGE_CHARS="20000", PARSE_ISOLATION=mode)
+        result = w.stage_one(bad)
+        assert (result.outcome, result.error) == ("failed", "page 5 has more than 20000 characters (MAX_PAGE_CHARS)")
+        assert w.batches == [] and w.ledger.get(result.doc_id).status == "failed"
