@@ -28,7 +28,7 @@ from chunking.splitters._spans import Span, compile_separator, cut_to_fit, has_m
 from chunking.splitters.markdown.fences import FencedBlock, scan_lines, trim_blank_lines
 from chunking.splitters.markdown.front_matter import render_front_matter
 from chunking.splitters.markdown.header import _header_levels, header_sections
-from chunking.tokens import get_encoding
+from chunking.tokens import get_backend
 
 __all__ = ["DEFAULT_SECTION_SEPARATORS", "MarkdownChunk", "MarkdownSectionSplitter"]
 
@@ -140,8 +140,10 @@ class MarkdownSectionSplitter:
         self._length = length_function
         self._separators = list(separators) if separators is not None else list(DEFAULT_SECTION_SEPARATORS)
         self._patterns = [compile_separator(s, is_separator_regex) for s in self._separators]
-        encode = get_encoding(encoding).encode_ordinary
-        self._tokens: Callable[[str], int] = lambda text: len(encode(text))
+        backend = get_backend(encoding)  # exact counts, by the fastest tokenizer installed (chunking.tokens)
+        self._tokens: Callable[[str], int] = backend.count
+        till = backend.count_till_limit  # stops counting at the cap where only "within it?" is asked
+        self._within_total: Callable[[str], bool] = lambda text: till(text, max_total_tokens) is not None
 
     def split_text(self, text: str, metadata: dict[str, Any] | None = None) -> list[MarkdownChunk]:
         """Split Markdown *text*; each chunk's metadata is a copy of *metadata*, then the header path."""
@@ -190,7 +192,7 @@ class MarkdownSectionSplitter:
     def _fits(self, text: str, start: int, end: int, blocks: list[FencedBlock]) -> bool:
         if self.chunk_size is not None and self._prose_length(text, start, end, blocks) > self.chunk_size:
             return False
-        return self._tokens(text[start:end]) <= self.max_total_tokens
+        return self._within_total(text[start:end])
 
     def _split_section(self, text: str, start: int, end: int, blocks: list[FencedBlock]) -> list[tuple[int, int, str]]:
         if self._fits(text, start, end, blocks):
