@@ -361,8 +361,8 @@ def _exchange(target: Callable, kwargs: dict, data: bytes | Path, *, source: str
               started: bool = False) -> Iterator[tuple[str, object]]:
     """One call of *target* in a child (the protocol of ``chunking.parsers.sandbox.child``): yields
     ``("page", page)``, ``("learnt", keys)`` and ``("start", value)`` as a streamed call sends them, then
-    ``("value", result)`` or ``("end", None)``; the child is killed when the deadline passes before its next message, or when the caller
-    stops early."""
+    ``("value", result)`` or ``("end", None)``; the child is killed when the deadline passes before its next
+    message, or when the caller stops early."""
     server, start_s = _server()
     if context.deadline is not None:
         context.deadline.started += start_s  # starting the server (once per process) is not this document's time

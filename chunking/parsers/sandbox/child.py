@@ -5,14 +5,15 @@ Run as ``python -m chunking.parsers.sandbox.child SOCKET_PATH``; it reads its au
 of standard input, says ``ready`` on standard output once it listens on the Unix socket, and exits when its
 standard input closes (its parent ended). Each connection is one call: the forked child sends its process id,
 receives the request (a dict: ``target``, a module-level function pickled by reference, its keyword arguments,
-the limits, the seconds left, the address-space limit, ``stream``, and ``path`` or else the document's bytes next),
-sets its address-space limit, and runs ``target(data, context=…, **kwargs)``. A plain call answers
-``("value", result, notes, peak_kib)``; a streamed one (a generator of pages: a PDF page range) sends
+the limits, the seconds left, the address-space limit, ``stream``, ``learnt``, ``started``, and ``path`` or else
+the document's bytes next), sets its address-space limit, and runs ``target(data, context=…, **kwargs)``. A plain
+call answers ``("value", result, notes, peak_kib)``; a streamed one (a generator of pages: a PDF page range) sends
 ``("page", page)`` for each page as it comes, ``("learnt", keys)`` when the target reports its furniture keys, and
 ``("start", value)`` when it reports what it read before its pages (``started``), then ``("end", None, notes,
-peak_kib)``. Either kind sends ``("images", {sha256: bytes})`` first when the parse kept
-pictures for a vision describer (``Limits.keep_pictures``): before the page that names them, or before the answer. A failure answers ``("error", reason, notes, peak_kib)``. ``peak_kib``
-is the child's peak resident set (``VmHWM``; 0 where the kernel does not say), for the parent's log.
+peak_kib)``. Either kind sends ``("images", {sha256: bytes})`` first when the parse kept pictures for a vision
+describer (``Limits.keep_pictures``): before the page or the start that names them, or before the answer. A
+failure answers ``("error", reason, notes, peak_kib)``. ``peak_kib`` is the child's peak resident set (``VmHWM``;
+0 where the kernel does not say), for the parent's log.
 """
 
 from __future__ import annotations
