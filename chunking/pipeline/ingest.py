@@ -25,7 +25,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from chunking.documents.fields import file_properties
 from chunking.embeddings import Embedder
@@ -239,9 +239,9 @@ def ingest_files(
                     continue
             entry = ledger.get(did)
             lost = entry is not None and entry.is_indexed and did not in held
-            _ingest_one(file, source, row, settings=settings, embedder=embedder, index=index, ledger=ledger,
-                        payloads=payloads, figures=figures, keep_old_versions=cleanup == "none",
-                        metadata=metadata or {}, force=lost)
+            summary.rows += _ingest_one(file, source, row, settings=settings, embedder=embedder, index=index,
+                                        ledger=ledger, payloads=payloads, figures=figures,
+                                        keep_old_versions=cleanup == "none", metadata=metadata or {}, force=lost)
         except Exception as exc:  # one document's failure is its row and ledger reason; the others go on
             failure = describe_failure(exc, settings)
             row.outcome = "failed"
@@ -299,7 +299,9 @@ def _prune_stale_versions(entry, index: IndexWriter, namespace: str) -> int:
 
 def _ingest_one(file: Path, source: str, row: DocumentRow, *, settings: Settings, embedder: Embedder,
                 index: IndexWriter, ledger: Ledger, payloads: MemoryPayloadStore, figures: FigureStore | None,
-                keep_old_versions: bool, metadata: Mapping[str, str], force: bool = False) -> None:
+                keep_old_versions: bool, metadata: Mapping[str, str], force: bool = False) -> list[DocumentRow]:
+    """Run both stages on *file* into *row*; returns a ``failed`` row for each member of a container (a mail's
+    attachment, an archive's file, at any depth) that failed, the container's own row staying its own."""
     properties = dataclasses.replace(file_properties(file), metadata=dict(metadata))
     one = run_stage_one(file.read_bytes(), source=source, container=LOCAL_CONTAINER, settings=settings,
                         payloads=payloads, ledger=ledger, keep_old_versions=keep_old_versions, properties=properties,
@@ -320,6 +322,31 @@ def _ingest_one(file: Path, source: str, row: DocumentRow, *, settings: Settings
         row.embedding_requests += two.embedding_requests
         if one.outcome == "skipped":  # a field update: the same bytes with other metadata or access lists
             row.fields_updated += two.records
+    failures = (_recorded_member_failures(ledger, one.doc_id, one.version) if one.outcome == "skipped"
+                else _member_failures(one.members))
+    return [DocumentRow(member, outcome="failed", error=error or "failed") for member, error in failures]
+
+
+def _member_failures(members: Sequence) -> Iterator[tuple[str, str | None]]:
+    """``(source, reason)`` of each failed member among *members* (``StageOneResult``s of a container's run)
+    and their own members, in the container's order."""
+    for member in members:
+        if member.outcome == "failed":
+            yield member.source, member.error
+        yield from _member_failures(member.members)
+
+
+def _recorded_member_failures(ledger: Ledger, doc_id: str, version: str) -> Iterator[tuple[str, str]]:
+    """``(source, reason)`` of each member of the container *doc_id*'s *version* (unchanged, so not run again)
+    that the ledger holds as failed, and of their own members, sorted by source: the same failures the run that
+    read this version reported."""
+    for source in sorted(ledger.member_lists(doc_id).get(version, ())):
+        entry = ledger.get(make_doc_id(LOCAL_CONTAINER, source))
+        if entry is None or entry.is_deleted:
+            continue
+        if entry.is_failed:
+            yield source, entry.error
+        yield from _recorded_member_failures(ledger, entry.doc_id, entry.version)
 
 
 def _record_failure(ledger: Ledger, source: str, reason: str, failure) -> None:

@@ -137,3 +137,28 @@ def test_the_cleanup_modes_leave_the_members_of_a_container_the_run_saw(env, cle
     assert sorted(run(tmp_path, services, cleanup=cleanup).deleted) == [
         "docs/box.zip", "docs/box.zip/a.txt", "docs/box.zip/b.txt"]
     assert set(indexed(services)) == {"docs/loose.txt"}
+
+
+def test_a_failed_member_is_a_failed_row_of_the_run_and_of_every_unchanged_run_after(env):
+    tmp_path, docs, services = env
+    inner = archive({"deep.json": b"{nope"})
+    (docs / "box.zip").write_bytes(archive({"ok.txt": b"Okapi.", "bad.json": b"{nope", "empty.txt": b"",
+                                            "inner.zip": inner}))
+    expected = [
+        ("docs/box.zip", "added", None),
+        ("docs/box.zip/bad.json", "failed",
+         "invalid JSON: line 1 column 2: Expecting property name enclosed in double quotes"),
+        ("docs/box.zip/empty.txt", "failed", "file is empty"),
+        ("docs/box.zip/inner.zip/deep.json", "failed",
+         "invalid JSON: line 1 column 2: Expecting property name enclosed in double quotes"),
+    ]
+    first = run(tmp_path, services)
+    assert [(r.source, r.outcome, r.error) for r in first.rows] == expected
+    totals = first.to_dict()
+    assert (totals["documents"], totals["added"], totals["failed"]) == (1, 1, 3)
+    assert [f["source"] for f in totals["failures"]] == [source for source, _, _ in expected[1:]]
+    # Unchanged: the archive is skipped, and its members' failures, read from the ledger, are reported again.
+    again = run(tmp_path, services)
+    assert [(r.source, r.outcome, r.error) for r in again.rows] == [("docs/box.zip", "skipped", None),
+                                                                      *expected[1:]]
+    assert again.to_dict()["failed"] == 3

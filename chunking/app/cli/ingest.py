@@ -70,9 +70,11 @@ def run(args: argparse.Namespace, settings) -> int:
     index = make_index(settings)
     index.ensure()
     pipeline_log = logging.getLogger("chunking.pipeline.stage_two")
+    members_log = logging.getLogger("chunking.pipeline.members")  # its warnings (members not read) stay
     level = pipeline_log.level
-    if not args.verbose:  # failures are reported below, once, in the CLI's own style
+    if not args.verbose:  # failures, members' too, are reported below, once, in the CLI's own style
         pipeline_log.setLevel(logging.CRITICAL)
+        members_log.addFilter(_below_error)
     try:
         summary = ingest_files(
             files, settings=settings, embedder=make_embedder(settings), index=index, ledger=make_ledger(settings),
@@ -84,6 +86,7 @@ def run(args: argparse.Namespace, settings) -> int:
         return fail(args, str(exc))
     finally:
         pipeline_log.setLevel(level)
+        members_log.removeFilter(_below_error)
     summary.ignored = ignored
     totals = summary.to_dict()
     if args.json:
@@ -96,6 +99,11 @@ def run(args: argparse.Namespace, settings) -> int:
     if summary.stopped:  # a service is unreachable or refuses the credentials: the run stopped there
         return fail(args, f"stopped: {summary.stopped}")
     return 1 if totals["failed"] else 0
+
+
+def _below_error(record: logging.LogRecord) -> bool:
+    """A logging filter: a member's refusal (an error record) is left to the summary's failure lines."""
+    return record.levelno < logging.ERROR
 
 
 def _counts(row) -> tuple:
