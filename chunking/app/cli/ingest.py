@@ -42,7 +42,7 @@ def add_parser(sub, summary: str) -> None:
     ingest.add_argument("--metadata", action="append", default=[], metavar="NAME=VALUE", type=metadata_item,
                         help="metadata of every file of this run, as blob metadata would be: the names of "
                         "METADATA_FIELDS become index fields, acl_users / acl_groups (comma-separated ids) the "
-                        "access lists, e.g. --metadata category=policy --metadata acl_groups=hr,finance. It applies to this run "
+                        "access lists, and any other name is refused (exit status 2), e.g. --metadata category=policy --metadata acl_groups=hr,finance. It applies to this run "
                         "only: a later ingest of the same files without it clears those fields and access lists "
                         "(as uploading a blob again without its metadata would); repeat it to keep them")
     ingest.set_defaults(func=run)
@@ -56,6 +56,9 @@ def run(args: argparse.Namespace, settings) -> int:
     missing = next((p for p in args.paths if not p.exists()), None)
     if missing is not None:
         return fail(args, "no such file or folder", path=missing)
+    unread = _unread_metadata(args.metadata, settings.metadata)
+    if unread:  # a typo (acl_user) or a field missing from METADATA_FIELDS would be dropped without a word
+        return fail(args, unread)
     files, scopes, ignored = collect_files(args.paths, exclude=args.exclude)
     deleting = args.cleanup == "scoped_full" or (args.cleanup == "full" and args.allow_empty_full)
     if not files and args.cleanup == "full" and not args.allow_empty_full:
@@ -99,6 +102,19 @@ def run(args: argparse.Namespace, settings) -> int:
     if summary.stopped:  # a service is unreachable or refuses the credentials: the run stopped there
         return fail(args, f"stopped: {summary.stopped}")
     return 1 if totals["failed"] else 0
+
+
+def _unread_metadata(items, meta) -> str:
+    """Why the first ``--metadata`` name of *items* (``(name, value)`` pairs) that no document field is read from
+    (*meta*: ``MetadataSettings``) is refused, or "" when every name is read."""
+    read = {name.lower() for name in meta.read_names}
+    name = next((name for name, _ in items if name.lower() not in read), None)
+    if name is None:
+        return ""
+    if name.lower() in (meta.acl_users_key.lower(), meta.acl_groups_key.lower()):
+        return f"--metadata {name}: the access lists are not read from metadata (ACL_SOURCE={meta.acl_source})"
+    return (f"--metadata {name}: no index field or access list is read from this name (names read: "
+            f"{', '.join(meta.read_names) or 'none'}); add it to METADATA_FIELDS to make it an index field")
 
 
 def _below_error(record: logging.LogRecord) -> bool:

@@ -38,3 +38,21 @@ def test_a_refused_member_is_one_line_of_stderr_in_a_real_process(tmp_path):
     done = run_process(["ingest", "box.zip"], tmp_path)
     assert done.returncode == 1
     assert done.stderr.splitlines() == ["python -m chunking ingest: box.zip/tool.exe: unsupported file type .exe"]
+
+
+def test_ingest_refuses_a_metadata_name_that_nothing_reads(cli, monkeypatch):
+    (cli.cwd / "pay.md").write_text("# Pay\n\nSalaries are paid on the 25th.\n")
+    monkeypatch.delenv("METADATA_FIELDS", raising=False)
+    monkeypatch.delenv("ACL_SOURCE", raising=False)
+    # A typo of acl_users would have left the document visible to everyone, without a word.
+    assert cli("ingest", "pay.md", "--metadata", "acl_groups=hr", "--metadata", "acl_user=alice") == (
+        2, "", "chunking ingest: --metadata acl_user: no index field or access list is read from this name (names "
+               "read: acl_users, acl_groups); add it to METADATA_FIELDS to make it an index field\n")
+    assert not (cli.cwd / ".chunking").exists()  # refused before anything was read or written
+    monkeypatch.setenv("ACL_SOURCE", "none")
+    assert cli("ingest", "pay.md", "--metadata", "ACL_Groups=hr") == (
+        2, "", "chunking ingest: --metadata ACL_Groups: the access lists are not read from metadata "
+               "(ACL_SOURCE=none)\n")
+    monkeypatch.setenv("METADATA_FIELDS", "category,department:dept")
+    run = cli("ingest", "pay.md", "--metadata", "Category=policy", "--metadata", "department=HR")
+    assert run.status == 0, run.err
