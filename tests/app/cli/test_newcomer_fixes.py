@@ -56,3 +56,19 @@ def test_ingest_refuses_a_metadata_name_that_nothing_reads(cli, monkeypatch):
     monkeypatch.setenv("METADATA_FIELDS", "category,department:dept")
     run = cli("ingest", "pay.md", "--metadata", "Category=policy", "--metadata", "department=HR")
     assert run.status == 0, run.err
+
+
+def test_no_hits_under_a_filter_or_trimming_says_so(cli, monkeypatch):
+    monkeypatch.delenv("ACL_DEFAULT", raising=False)
+    (cli.cwd / "pay.md").write_text("# Pay\n\nSalaries are paid on the 25th.\n")
+    assert cli("ingest", "pay.md", "--metadata", "acl_users=alice").status == 0
+    assert cli("search", "salaries", "--filter", "language eq 'fr'") == (
+        0, "no hits: no chunk matching --filter contains a word of the query\n", "")
+    assert cli("search", "salaries", "--user", "bob") == (
+        0, "no hits: no chunk that --user/--groups may see contains a word of the query\n", "")
+    assert cli("search", "salaries", "--filter", "language eq 'en'", "--groups", "staff") == (
+        0, "no hits: no chunk matching --filter and that --user/--groups may see contains a word of the query\n", "")
+    assert cli("search", "elephants") == (0, "no hits: no chunk contains a word of the query\n", "")
+    assert cli("search", "*") == (
+        0, "no hits: the query has no word, only punctuation or symbols; search takes words, not patterns\n", "")
+    assert cli("search", "salaries", "--user", "alice", "-k", "1").out.startswith("1. pay.md  relevance")
