@@ -29,6 +29,7 @@ from chunking.parsers.selection import has_headings, parser_fingerprint, reads_p
 from chunking.services import figures_fingerprint
 from chunking.settings import Settings
 from chunking.splitters import (
+    Language,
     MarkdownSectionSplitter,
     RecursiveCharacterTextSplitter,
     SentenceSplitterConfig,
@@ -312,7 +313,11 @@ def _format_splitter(name: str, settings: Settings,
         ValueError: *name* is no known splitter.
     """
     if name.startswith("code:"):
-        split = split_code(name.split(":", 1)[1])
+        language = name.split(":", 1)[1]
+        if language not in {member.value for member in Language}:  # said now, not when the first file is split
+            raise ValueError(f"unknown language {language!r} in splitter {name!r}{' for ' + where if where else ''}"
+                             f"; known: {', '.join(member.value for member in Language)}")
+        split = split_code(language)
     elif name in _FAMILIES:
         split = _FAMILIES[name]
     else:

@@ -72,3 +72,13 @@ def test_no_hits_under_a_filter_or_trimming_says_so(cli, monkeypatch):
     assert cli("search", "*") == (
         0, "no hits: the query has no word, only punctuation or symbols; search takes words, not patterns\n", "")
     assert cli("search", "salaries", "--user", "alice", "-k", "1").out.startswith("1. pay.md  relevance")
+
+
+def test_split_with_an_unknown_code_language_is_bad_usage(cli):
+    (cli.cwd / "a.py").write_text("x = 1\n")
+    run = cli("split", "a.py", "--splitter", "code:pyton")
+    assert (run.status, run.out) == (2, "")
+    assert run.err == ("chunking split: unknown language 'pyton' in splitter 'code:pyton' for .py; known: cpp, go, "
+                       "java, kotlin, js, ts, php, proto, python, r, rst, ruby, rust, scala, swift, markdown, latex, "
+                       "html, sol, csharp, cobol, c, lua, perl, haskell, elixir, powershell, visualbasic6\n")
+    assert cli("split", "a.py", "--splitter", "code:python").out.splitlines()[-1] == "1 chunk from 1 page of a.py"
