@@ -82,3 +82,18 @@ def test_split_with_an_unknown_code_language_is_bad_usage(cli):
                        "java, kotlin, js, ts, php, proto, python, r, rst, ruby, rust, scala, swift, markdown, latex, "
                        "html, sol, csharp, cobol, c, lua, perl, haskell, elixir, powershell, visualbasic6\n")
     assert cli("split", "a.py", "--splitter", "code:python").out.splitlines()[-1] == "1 chunk from 1 page of a.py"
+
+
+def test_split_of_an_archive_names_the_members_ingest_stores_too(cli):
+    (cli.cwd / "box.zip").write_bytes(_archive({"ok.md": b"# Kiwi\n\nKiwis are birds.", "../evil.txt": b"Evil."}))
+    run = cli("split", "box.zip")
+    assert run.status == 0, run.err
+    assert run.out.splitlines()[-2:] == [
+        "1 chunk from 1 page of box.zip",
+        "2 members of box.zip are documents of their own, which ingest stores too and split does not show: "
+        "box.zip/ok.md, box.zip/evil.txt (refused: unsafe member name '../evil.txt' (absolute, or a .. segment))"]
+    jsonl = cli("split", "box.zip", "--format", "jsonl")
+    assert [json.loads(line)["source"] for line in jsonl.out.splitlines()] == ["box.zip"]
+    assert jsonl.err.startswith("2 members of box.zip are documents of their own")
+    (cli.cwd / "a.md").write_text("# A\n\nPlain.\n")
+    assert cli("split", "a.md").out.splitlines()[-1] == "1 chunk from 1 page of a.md"
