@@ -5,9 +5,16 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
 import zipfile
+from pathlib import Path
 
-from tests.app.cli.conftest import run_process
+from tests.app.cli.conftest import ROOT, run_process
 
 
 def _archive(members: dict[str, bytes]) -> bytes:
@@ -97,3 +104,35 @@ def test_split_of_an_archive_names_the_members_ingest_stores_too(cli):
     assert jsonl.err.startswith("2 members of box.zip are documents of their own")
     (cli.cwd / "a.md").write_text("# A\n\nPlain.\n")
     assert cli("split", "a.md").out.splitlines()[-1] == "1 chunk from 1 page of a.md"
+
+
+def _queued_members(ledger: Path) -> int:
+    try:
+        with sqlite3.connect(f"file:{ledger}?mode=ro", uri=True, timeout=1) as db:
+            return db.execute("select count(*) from ledger").fetchone()[0]
+    except sqlite3.Error:  # not created yet, or being written
+        return 0
+
+
+def test_ctrl_c_during_ingest_is_one_line_without_a_traceback(tmp_path):
+    # Ctrl-C at a terminal signals the whole foreground process group: the CLI and, before, its parse server too,
+    # which printed a KeyboardInterrupt traceback of its own below the CLI's "interrupted".
+    (tmp_path / "many.zip").write_bytes(_archive({f"f{i}.txt": f"Member {i} of the aardvark file.".encode()
+                                                  for i in range(1000)}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AZURE_", "OPENAI_", "AzureWebJobs", "CHUNKING_"))}
+    env["PYTHONPATH"] = str(ROOT)
+    process = subprocess.Popen([sys.executable, "-m", "chunking", "ingest", "many.zip"], cwd=tmp_path, env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        # Members are parsed by the parse server one by one: once a few are in the ledger, it is up and serving.
+        for _ in range(1200):
+            if _queued_members(tmp_path / ".chunking" / "ledger.sqlite3") >= 5 or process.poll() is not None:
+                break
+            time.sleep(0.05)
+        assert process.poll() is None, "the run ended before it could be interrupted"
+        os.killpg(process.pid, signal.SIGINT)
+        out, err = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert (process.returncode, out, err) == (130, "", "python -m chunking ingest: interrupted\n")
