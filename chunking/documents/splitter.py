@@ -42,7 +42,7 @@ from chunking.tokens import token_counter
 
 __all__ = [
     "DocumentSplitter", "split_code", "split_csv", "split_html_sections", "split_json", "split_markdown",
-    "split_sentences", "splitter_for",
+    "check_splitters", "split_sentences", "splitter_for",
 ]
 
 #: The embedding models' per-input limit (text-embedding-3-*, ada-002), in tokens.
@@ -283,6 +283,19 @@ def splitter_for(source: str, settings: Settings) -> DocumentSplitter:
         name, split_pages = f"{name}+headings", _with_heading_paths(split_pages)
     fingerprint = hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()[:16]
     return DocumentSplitter(name, fingerprint, split_pages, _stream(name, settings) if name == "sentence" else None)
+
+
+def check_splitters(settings: Settings) -> None:
+    """Build the splitter of every extension ``SPLITTERS`` names (``settings.splitters``), so that a name no
+    splitter has (``.md=markdwon``, ``.py=code:pyton``) is found before any document is read, rather than failing
+    every document of that extension.
+
+    Raises:
+        ValueError: the reason of the first extension, in sorted order, whose splitter cannot be made
+            (``unknown splitter 'markdwon' for .md; known: …``).
+    """
+    for ext in sorted(settings.splitters):
+        splitter_for(f"check{ext}", settings)
 
 
 def _stream(name: str, settings: Settings) -> Callable[[Iterable[Page]], Iterator[Chunk]]:

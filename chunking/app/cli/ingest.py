@@ -10,6 +10,7 @@ from pathlib import Path
 
 from chunking.app.cli.arguments import metadata_item
 from chunking.app.cli.output import fail, plural, table
+from chunking.documents.splitter import check_splitters
 from chunking.pipeline.ingest import collect_files, ingest_files
 from chunking.services import index_location, ledger_table, make_embedder, make_index, make_ledger
 from chunking.storage import ensure_reachable
@@ -59,6 +60,10 @@ def run(args: argparse.Namespace, settings) -> int:
     unread = _unread_metadata(args.metadata, settings.metadata)
     if unread:  # a typo (acl_user) or a field missing from METADATA_FIELDS would be dropped without a word
         return fail(args, unread)
+    try:
+        check_splitters(settings)  # else every file of that extension would fail, as "crashed: ValueError: …"
+    except ValueError as exc:
+        return fail(args, f"SPLITTERS: {exc}")
     files, scopes, ignored = collect_files(args.paths, exclude=args.exclude)
     deleting = args.cleanup == "scoped_full" or (args.cleanup == "full" and args.allow_empty_full)
     if not files and args.cleanup == "full" and not args.allow_empty_full:

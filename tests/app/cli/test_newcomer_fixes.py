@@ -136,3 +136,18 @@ def test_ctrl_c_during_ingest_is_one_line_without_a_traceback(tmp_path):
         if process.poll() is None:
             process.kill()
     assert (process.returncode, out, err) == (130, "", "python -m chunking ingest: interrupted\n")
+
+
+def test_a_splitter_name_no_splitter_has_stops_ingest_and_eval_before_any_document(cli, monkeypatch):
+    (cli.cwd / "a.md").write_text("# Llamas\n\nLlamas hum.\n")
+    (cli.cwd / "q.jsonl").write_text('{"question": "do llamas hum", "source": "a.md", "passage": "Llamas hum."}\n')
+    known = ("known: sentence, markdown, html, json, csv, code:<language>, semantic, hierarchical, small_to_big, "
+             "sentence_window, propositions, llm, router, <name>+enrich\n")
+    monkeypatch.setenv("SPLITTERS", ".md=markdwon")
+    assert cli("ingest", "a.md") == (2, "", f"chunking ingest: SPLITTERS: unknown splitter 'markdwon' for .md; {known}")
+    assert not (cli.cwd / ".chunking").exists()
+    monkeypatch.delenv("SPLITTERS")
+    assert cli("eval", "a.md", "--questions", "q.jsonl", "--strategy", "semantik") == (
+        2, "", f"chunking eval: strategy 'semantik': unknown splitter 'semantik' for .md; {known}")
+    monkeypatch.setenv("SPLITTERS", ".md=semantic+enrich")
+    assert cli("ingest", "a.md").status == 0
