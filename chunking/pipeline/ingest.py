@@ -300,13 +300,37 @@ def _prune_stale_versions(entry, index: IndexWriter, namespace: str) -> int:
 def _ingest_one(file: Path, source: str, row: DocumentRow, *, settings: Settings, embedder: Embedder,
                 index: IndexWriter, ledger: Ledger, payloads: MemoryPayloadStore, figures: FigureStore | None,
                 keep_old_versions: bool, metadata: Mapping[str, str], force: bool = False) -> list[DocumentRow]:
-    """Run both stages on *file* into *row*; returns a ``failed`` row for each member of a container (a mail's
-    attachment, an archive's file, at any depth) that failed, the container's own row staying its own."""
+    """Run both stages on *file* into *row*. Returns the rows of a container's members (a mail's attachments, an
+    archive's files, at any depth, in the container's order: docs/architecture.md#containers), each with its own
+    outcome, counts and seconds, which *row* then leaves out; for an unchanged (skipped) container, whose members
+    are not read again, a ``failed`` row for each member the ledger holds as failed."""
     properties = dataclasses.replace(file_properties(file), metadata=dict(metadata))
     one = run_stage_one(file.read_bytes(), source=source, container=LOCAL_CONTAINER, settings=settings,
                         payloads=payloads, ledger=ledger, keep_old_versions=keep_old_versions, properties=properties,
                         force=force, figures=figures)
-    row.outcome, row.error, row.stage1_seconds = one.outcome, one.error, one.seconds
+    _fill(row, one)
+    members = _member_rows(one.members)
+    by_source = {member.source: member for member in members}
+    for message in one.messages:  # the members' batches come first, then the container's own
+        two = run_stage_two(message, settings=settings, embedder=embedder, index=index, payloads=payloads,
+                            ledger=ledger, figures=figures)
+        target = by_source.get(two.source, row)
+        target.stage2_seconds += two.seconds
+        target.embedding_tokens += two.embedding_tokens
+        target.embedding_requests += two.embedding_requests
+        if one.outcome == "skipped":  # a field update: the same bytes with other metadata or access lists
+            row.fields_updated += two.records
+    if one.outcome == "skipped":
+        return [DocumentRow(member, outcome="failed", error=error or "failed")
+                for member, error in _recorded_member_failures(ledger, one.doc_id, one.version)]
+    return members
+
+
+def _fill(row: DocumentRow, one) -> None:
+    """*row* from the stage-1 result *one* (``StageOneResult``): its outcome, reason, counts and notes, and its
+    own stage-1 seconds (without those of its members, which their rows have)."""
+    row.outcome, row.error = one.outcome, one.error or ("failed" if one.outcome == "failed" else None)
+    row.stage1_seconds = max(0.0, one.seconds - sum(member.seconds for member in one.members))
     row.pages, row.chunks, row.tokens, row.max_tokens = one.pages, one.chunks, one.tokens, one.max_chunk_tokens
     pixels = pixel_counts(one.notes)
     row.ocr_pages, row.figures_read, row.figures_skipped = (pixels["ocr_pages"], pixels["figures_read"],
@@ -314,26 +338,17 @@ def _ingest_one(file: Path, source: str, row: DocumentRow, *, settings: Settings
     described = vision_counts(one.notes)
     row.figures_described, row.figures_not_described = (described["figures_described"],
                                                         described["figures_not_described"])
-    for message in one.messages:
-        two = run_stage_two(message, settings=settings, embedder=embedder, index=index, payloads=payloads,
-                            ledger=ledger, figures=figures)
-        row.stage2_seconds += two.seconds
-        row.embedding_tokens += two.embedding_tokens
-        row.embedding_requests += two.embedding_requests
-        if one.outcome == "skipped":  # a field update: the same bytes with other metadata or access lists
-            row.fields_updated += two.records
-    failures = (_recorded_member_failures(ledger, one.doc_id, one.version) if one.outcome == "skipped"
-                else _member_failures(one.members))
-    return [DocumentRow(member, outcome="failed", error=error or "failed") for member, error in failures]
 
 
-def _member_failures(members: Sequence) -> Iterator[tuple[str, str | None]]:
-    """``(source, reason)`` of each failed member among *members* (``StageOneResult``s of a container's run)
-    and their own members, in the container's order."""
+def _member_rows(members: Sequence) -> list[DocumentRow]:
+    """A row for each of *members* (``StageOneResult``s of a container's run), each followed by its own
+    members' rows."""
+    rows = []
     for member in members:
-        if member.outcome == "failed":
-            yield member.source, member.error
-        yield from _member_failures(member.members)
+        rows.append(DocumentRow(member.source))
+        _fill(rows[-1], member)
+        rows += _member_rows(member.members)
+    return rows
 
 
 def _recorded_member_failures(ledger: Ledger, doc_id: str, version: str) -> Iterator[tuple[str, str]]:

@@ -59,7 +59,9 @@ def test_an_archive_re_uploaded_keeps_exactly_its_current_members(env):
                                                "papers/b.md": b"# Badger\n\nBurrows.",
                                                "c.txt": b"Caracal facts."}))
     first = run(tmp_path, services)
-    assert first.count("added") == 1
+    assert [(r.source, r.outcome) for r in first.rows] == [  # each member a row of its own, after its container's
+        ("docs/project.zip", "added"), ("docs/project.zip/papers/a.txt", "added"),
+        ("docs/project.zip/papers/b.md", "added"), ("docs/project.zip/c.txt", "added")]
     assert indexed(services) == {
         "docs/project.zip": "Files in the archive:\n\n- papers/a.txt\n- papers/b.md\n- c.txt",
         "docs/project.zip/papers/a.txt": "Aardvark notes.",
@@ -70,7 +72,9 @@ def test_an_archive_re_uploaded_keeps_exactly_its_current_members(env):
     (docs / "project.zip").write_bytes(archive({"papers/a.txt": b"Aardvark news.", "c.txt": b"Caracal facts.",
                                                "d.txt": b"Dingo dens."}))
     second = run(tmp_path, services)
-    assert second.count("updated") == 1
+    assert [(r.source, r.outcome) for r in second.rows] == [
+        ("docs/project.zip", "updated"), ("docs/project.zip/papers/a.txt", "updated"),
+        ("docs/project.zip/c.txt", "skipped"), ("docs/project.zip/d.txt", "added")]
     assert indexed(services) == {
         "docs/project.zip": "Files in the archive:\n\n- papers/a.txt\n- c.txt\n- d.txt",
         "docs/project.zip/papers/a.txt": "Aardvark news.",
@@ -139,26 +143,25 @@ def test_the_cleanup_modes_leave_the_members_of_a_container_the_run_saw(env, cle
     assert set(indexed(services)) == {"docs/loose.txt"}
 
 
-def test_a_failed_member_is_a_failed_row_of_the_run_and_of_every_unchanged_run_after(env):
+def test_each_member_is_a_row_and_a_failed_one_is_reported_again_while_its_container_is_unchanged(env):
     tmp_path, docs, services = env
     inner = archive({"deep.json": b"{nope"})
     (docs / "box.zip").write_bytes(archive({"ok.txt": b"Okapi.", "bad.json": b"{nope", "empty.txt": b"",
                                             "inner.zip": inner}))
-    expected = [
-        ("docs/box.zip", "added", None),
-        ("docs/box.zip/bad.json", "failed",
-         "invalid JSON: line 1 column 2: Expecting property name enclosed in double quotes"),
-        ("docs/box.zip/empty.txt", "failed", "file is empty"),
-        ("docs/box.zip/inner.zip/deep.json", "failed",
-         "invalid JSON: line 1 column 2: Expecting property name enclosed in double quotes"),
-    ]
+    json_reason = "invalid JSON: line 1 column 2: Expecting property name enclosed in double quotes"
+    failed = [("docs/box.zip/bad.json", "failed", json_reason),
+              ("docs/box.zip/empty.txt", "failed", "file is empty"),
+              ("docs/box.zip/inner.zip/deep.json", "failed", json_reason)]
     first = run(tmp_path, services)
-    assert [(r.source, r.outcome, r.error) for r in first.rows] == expected
+    assert [(r.source, r.outcome, r.error) for r in first.rows] == [
+        ("docs/box.zip", "added", None), ("docs/box.zip/ok.txt", "added", None), *failed[:2],
+        ("docs/box.zip/inner.zip", "added", None), failed[2]]
+    assert [(r.pages, r.chunks, r.tokens, r.embedding_tokens) for r in first.rows if r.source.endswith(".txt")] == [
+        (1, 1, 3, 3), (0, 0, 0, 0)]  # ok.txt: "Okapi." is 3 tokens, embedded on its own row; empty.txt: nothing
     totals = first.to_dict()
-    assert (totals["documents"], totals["added"], totals["failed"]) == (1, 1, 3)
-    assert [f["source"] for f in totals["failures"]] == [source for source, _, _ in expected[1:]]
+    assert (totals["documents"], totals["added"], totals["failed"], totals["chunks"]) == (3, 3, 3, 3)
+    assert [f["source"] for f in totals["failures"]] == [source for source, _, _ in failed]
     # Unchanged: the archive is skipped, and its members' failures, read from the ledger, are reported again.
     again = run(tmp_path, services)
-    assert [(r.source, r.outcome, r.error) for r in again.rows] == [("docs/box.zip", "skipped", None),
-                                                                      *expected[1:]]
+    assert [(r.source, r.outcome, r.error) for r in again.rows] == [("docs/box.zip", "skipped", None), *failed]
     assert again.to_dict()["failed"] == 3

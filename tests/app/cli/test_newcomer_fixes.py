@@ -30,7 +30,7 @@ def test_ingest_names_each_failed_member_once_and_exits_1(cli):
                                                 "tool.exe": b"MZ"}))
     run = cli("ingest", "box.zip")
     assert run.status == 1
-    assert run.out.splitlines()[-1].startswith("1 added, 0 updated, 0 unchanged (skipped), 0 deleted, 2 failed;")
+    assert run.out.splitlines()[-1].startswith("2 added, 0 updated, 0 unchanged (skipped), 0 deleted, 2 failed;")
     assert run.err.splitlines() == ["chunking ingest: box.zip/empty.txt: file is empty",
                                     "chunking ingest: box.zip/tool.exe: unsupported file type .exe"]
     again = cli("ingest", "box.zip", "--json")
