@@ -45,7 +45,7 @@ from chunking.settings import Settings
 from chunking.storage.claim_check import MemoryPayloadStore
 from chunking.storage.figures import FigureStore
 
-__all__ = ["CLEANUP_MODES", "DocumentRow", "IngestSummary", "collect_files", "ingest_files"]
+__all__ = ["CLEANUP_MODES", "DocumentRow", "IngestSummary", "collect_files", "in_scope", "ingest_files"]
 
 CLEANUP_MODES = ("none", "incremental", "full", "scoped_full")
 #: The namespace (container) of documents ingested from local files.
@@ -154,7 +154,9 @@ def source_name(path: Path, cwd: Path | None = None) -> str:
 def collect_files(paths: Sequence[Path], cwd: Path | None = None,
                   exclude: Sequence[str] = ()) -> tuple[list[tuple[Path, str]], list[str], list[str]]:
     """``(file, source)`` pairs for *paths*, the folder scopes (``"folder/"`` source prefixes) they cover, and the
-    files of those folders passed over because no parser reads their type (``LICENSE``, ``.png``…).
+    files of those folders passed over because no parser reads their type (``LICENSE``, ``.png``…). A folder
+    holding the working directory (``.``, ``..``) covers every source named relative to it: its scope list has
+    ``""`` for them (``in_scope``), besides the folder's absolute prefix for those named by absolute path.
 
     Folders are searched recursively, hidden files and folders skipped, and so are files matching a glob of
     *exclude* (``fnmatch``, on the path relative to the folder or on the file name: ``SOURCES.md``,
@@ -170,7 +172,11 @@ def collect_files(paths: Sequence[Path], cwd: Path | None = None,
     ignored: list[str] = []
     for path in paths:
         if path.is_dir():
-            scopes.append(source_name(path, cwd).rstrip("/") + "/")
+            name = source_name(path, cwd)
+            if name != ".":
+                scopes.append(name.rstrip("/") + "/")
+            if cwd.is_relative_to(path.resolve()):  # ".", "..": the sources named relative to the working directory
+                scopes.append("")
             for file in sorted(p for p in path.rglob("*") if p.is_file()):
                 rel = file.relative_to(path)
                 if any(part.startswith(".") for part in rel.parts) or _excluded(rel, exclude):
@@ -184,6 +190,13 @@ def collect_files(paths: Sequence[Path], cwd: Path | None = None,
         else:
             raise FileNotFoundError(f"{path}: no such file or folder")
     return found, scopes, ignored
+
+
+def in_scope(source: str, scope: str) -> bool:
+    """Whether *source* lies under the folder scope *scope* of ``collect_files``: a ``"folder/"`` prefix, or
+    ``""``, the working directory, which holds every source named relative to it (not those named by absolute
+    path, which lie outside it)."""
+    return not Path(source).is_absolute() if scope == "" else source.startswith(scope)
 
 
 def _excluded(rel: Path, patterns: Sequence[str]) -> bool:
@@ -253,15 +266,15 @@ def ingest_files(
     for entry in ledger.entries():
         if entry.container != LOCAL_CONTAINER or entry.is_deleted:
             continue
-        in_scope = cleanup == "full" or any(entry.source.startswith(scope) for scope in scopes)
-        if entry.doc_id not in seen and not _member_of_seen(entry.source, seen) and in_scope:
+        scoped = cleanup == "full" or any(in_scope(entry.source, scope) for scope in scopes)
+        if entry.doc_id not in seen and not _member_of_seen(entry.source, seen) and scoped:
             if cleanup in ("full", "scoped_full"):
                 delete_document(entry.doc_id, entry.source, index=index, ledger=ledger, namespace=namespace,
                                 figures=figures)
                 summary.deleted.append(entry.source)
             elif entry.indexed_version:
                 summary.vanished.append(entry.source)
-        elif cleanup in ("full", "scoped_full") and (in_scope or entry.doc_id in seen):
+        elif cleanup in ("full", "scoped_full") and (scoped or entry.doc_id in seen):
             removed = _prune_stale_versions(entry, index, namespace)
             if removed:
                 summary.pruned[entry.source] = removed

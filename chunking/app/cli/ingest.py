@@ -179,7 +179,7 @@ def _print_summary(summary, totals: dict, settings) -> None:
               f"{' …' if len(summary.uploaded) > 3 else ''}")
     if summary.vanished:
         print(f"{plural(len(summary.vanished), 'indexed file')} no longer found under "
-              f"{', '.join(sorted({s.rsplit('/', 1)[0] + '/' for s in summary.vanished}))} "
+              f"{', '.join(sorted({s.rsplit('/', 1)[0] + '/' if '/' in s else './' for s in summary.vanished}))} "
               f"({', '.join(summary.vanished[:3])}{' …' if len(summary.vanished) > 3 else ''}) "
               f"{'is' if len(summary.vanished) == 1 else 'are'} still searchable; "
               f"run again with --cleanup scoped_full to delete {'it' if len(summary.vanished) == 1 else 'them'}")

@@ -151,3 +151,36 @@ def test_a_splitter_name_no_splitter_has_stops_ingest_and_eval_before_any_docume
         2, "", f"chunking eval: strategy 'semantik': unknown splitter 'semantik' for .md; {known}")
     monkeypatch.setenv("SPLITTERS", ".md=semantic+enrich")
     assert cli("ingest", "a.md").status == 0
+
+
+def test_ingest_of_the_working_directory_sees_and_deletes_what_was_removed(cli):
+    (cli.cwd / "a.md").write_text("# A\n\nAardvarks dig.\n")
+    (cli.cwd / "sub").mkdir()
+    (cli.cwd / "sub" / "b.md").write_text("# B\n\nBadgers dig.\n")
+    assert cli("ingest", ".").status == 0
+    (cli.cwd / "sub" / "b.md").unlink()
+    kept = cli("ingest", ".")
+    assert kept.out.splitlines()[-1] == ("1 indexed file no longer found under sub/ (sub/b.md) is still searchable; "
+                                         "run again with --cleanup scoped_full to delete it")
+    (cli.cwd / "a.md").rename(cli.cwd / "c.md")
+    kept = cli("ingest", "./")
+    assert kept.out.splitlines()[-1] == ("2 indexed files no longer found under ./, sub/ (a.md, sub/b.md) are still "
+                                         "searchable; run again with --cleanup scoped_full to delete them")
+    gone = cli("ingest", ".", "--cleanup", "scoped_full", "--json")
+    assert json.loads(gone.out)["deleted_sources"] == ["a.md", "sub/b.md"]
+    assert cli("status").out.splitlines()[0] == "1 indexed, 0 queued, 0 sending, 0 failed, 2 deleted"
+
+
+def test_a_folder_holding_the_working_directory_covers_its_relative_sources(tmp_path):
+    from chunking.pipeline.ingest import collect_files, in_scope
+
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "top.md").write_text("Top.")
+    (tmp_path / "sub" / "low.md").write_text("Low.")
+    files, scopes, _ = collect_files([tmp_path], cwd=tmp_path / "sub")
+    top = (tmp_path / "top.md").resolve().as_posix()
+    assert [source for _, source in files] == ["low.md", top]
+    assert scopes == [f"{tmp_path.resolve().as_posix()}/", ""]
+    assert [in_scope(source, scope) for source in ("low.md", top) for scope in scopes] == [False, True, True, False]
+    assert collect_files([tmp_path / "sub"], cwd=tmp_path / "sub")[1] == [""]
+    assert collect_files([tmp_path / "sub"], cwd=tmp_path)[1] == ["sub/"]
