@@ -252,9 +252,12 @@ def ingest_files(
                     continue
             entry = ledger.get(did)
             lost = entry is not None and entry.is_indexed and did not in held
+            members = _live_members(ledger, did) if entry is not None else []
             summary.rows += _ingest_one(file, source, row, settings=settings, embedder=embedder, index=index,
                                         ledger=ledger, payloads=payloads, figures=figures,
                                         keep_old_versions=cleanup == "none", metadata=metadata or {}, force=lost)
+            # Members the container's new version no longer has were deleted with its old one.
+            summary.deleted += [member for member in members if _is_deleted(ledger, member)]
         except Exception as exc:  # one document's failure is its row and ledger reason; the others go on
             failure = describe_failure(exc, settings)
             row.outcome = "failed"
@@ -362,6 +365,23 @@ def _member_rows(members: Sequence) -> list[DocumentRow]:
         _fill(rows[-1], member)
         rows += _member_rows(member.members)
     return rows
+
+
+def _live_members(ledger: Ledger, doc_id: str) -> list[str]:
+    """The sources of the members, at any depth, that the ledger records for any version of the container
+    *doc_id* and holds as not deleted; ``[]`` for a document that is no container."""
+    found: list[str] = []
+    for source in sorted(set().union(*ledger.member_lists(doc_id).values())):
+        entry = ledger.get(make_doc_id(LOCAL_CONTAINER, source))
+        if entry is not None and not entry.is_deleted:
+            found.append(source)
+            found += _live_members(ledger, entry.doc_id)
+    return found
+
+
+def _is_deleted(ledger: Ledger, source: str) -> bool:
+    entry = ledger.get(make_doc_id(LOCAL_CONTAINER, source))
+    return entry is not None and entry.is_deleted
 
 
 def _recorded_member_failures(ledger: Ledger, doc_id: str, version: str) -> Iterator[tuple[str, str]]:

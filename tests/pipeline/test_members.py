@@ -75,6 +75,7 @@ def test_an_archive_re_uploaded_keeps_exactly_its_current_members(env):
     assert [(r.source, r.outcome) for r in second.rows] == [
         ("docs/project.zip", "updated"), ("docs/project.zip/papers/a.txt", "updated"),
         ("docs/project.zip/c.txt", "skipped"), ("docs/project.zip/d.txt", "added")]
+    assert second.deleted == ["docs/project.zip/papers/b.md"]  # gone with the archive's old version, and said so
     assert indexed(services) == {
         "docs/project.zip": "Files in the archive:\n\n- papers/a.txt\n- c.txt\n- d.txt",
         "docs/project.zip/papers/a.txt": "Aardvark news.",
@@ -124,7 +125,8 @@ def test_a_mail_is_its_headers_and_body_and_its_attachments_are_documents(env):
     }
     # The mail again without the zip: the zip and its member go, the rest stays.
     (docs / "move.eml").write_bytes(mail("Hello,\n\nthe move is on.\n", {"list.txt": b"Crates of quartz."}))
-    run(tmp_path, services)
+    assert run(tmp_path, services).deleted == ["docs/move.eml/attachments/bundle.zip",
+                                               "docs/move.eml/attachments/bundle.zip/plan.txt"]
     assert set(indexed(services)) == {"docs/move.eml", "docs/move.eml/attachments/list.txt"}
 
 
