@@ -143,12 +143,16 @@ class IngestSummary:
 def source_name(path: Path, cwd: Path | None = None) -> str:
     """The source name of a local file: its path relative to the working directory (``samples/a.pdf``) when it
     lies inside it, else its absolute path; ``/``-separated. Naming a file directly or through its folder gives
-    the same name, so the same document id; two files of the same name in different folders stay apart."""
+    the same name, so the same document id; two files of the same name in different folders stay apart. A byte
+    of the name that is not UTF-8 (a Latin-1 name copied from an old system, which Python holds as a lone
+    surrogate) is written as a backslash escape, ``caf\\xe9.md``: the name can then be stored, hashed into the
+    document id and printed."""
     resolved = path.resolve()
     try:
-        return resolved.relative_to((cwd or Path.cwd()).resolve()).as_posix()
+        name = resolved.relative_to((cwd or Path.cwd()).resolve()).as_posix()
     except ValueError:
-        return resolved.as_posix()
+        name = resolved.as_posix()
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def collect_files(paths: Sequence[Path], cwd: Path | None = None,

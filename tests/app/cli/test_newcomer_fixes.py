@@ -184,3 +184,20 @@ def test_a_folder_holding_the_working_directory_covers_its_relative_sources(tmp_
     assert [in_scope(source, scope) for source in ("low.md", top) for scope in scopes] == [False, True, True, False]
     assert collect_files([tmp_path / "sub"], cwd=tmp_path / "sub")[1] == [""]
     assert collect_files([tmp_path / "sub"], cwd=tmp_path)[1] == ["sub/"]
+
+
+def test_a_file_name_that_is_not_utf8_is_ingested_under_an_escaped_name(cli):
+    # One Latin-1 name stopped the whole run: "'utf-8' codec can't encode character '\udce9' …", exit 2.
+    (cli.cwd / "notes").mkdir()
+    (cli.cwd / "notes" / "ok.md").write_text("# Ok\n\nOkapis.\n")
+    latin = os.fsencode(cli.cwd / "notes") + b"/caf\xe9.md"
+    with open(latin, "wb") as handle:
+        handle.write(b"# Cafe\n\nEspresso beans.\n")
+    with open(os.fsencode(cli.cwd / "notes") + b"/r\xe9sum\xe9.xyz", "wb") as handle:
+        handle.write(b"unsupported")
+    run = cli("ingest", "notes")
+    assert run.status == 0, run.err
+    assert [line.split()[0] for line in run.out.splitlines()[2:4]] == ["notes/caf\\xe9.md", "notes/ok.md"]
+    assert run.out.splitlines()[-1] == "1 file of unsupported types passed over: notes/r\\xe9sum\\xe9.xyz"
+    assert cli("search", "espresso", "-k", "1").out.startswith("1. notes/caf\\xe9.md  relevance")
+    assert cli("split", os.fsdecode(latin)).out.splitlines()[-1] == "1 chunk from 1 page of notes/caf\\xe9.md"
