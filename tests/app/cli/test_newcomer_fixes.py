@@ -201,3 +201,14 @@ def test_a_file_name_that_is_not_utf8_is_ingested_under_an_escaped_name(cli):
     assert run.out.splitlines()[-1] == "1 file of unsupported types passed over: notes/r\\xe9sum\\xe9.xyz"
     assert cli("search", "espresso", "-k", "1").out.startswith("1. notes/caf\\xe9.md  relevance")
     assert cli("split", os.fsdecode(latin)).out.splitlines()[-1] == "1 chunk from 1 page of notes/caf\\xe9.md"
+
+
+def test_a_control_character_in_a_file_name_keeps_each_row_and_error_on_one_line(cli):
+    (cli.cwd / "notes").mkdir()
+    (cli.cwd / "notes" / "new\nline.md").write_text("# Line\n\nA line.\n")
+    (cli.cwd / "notes" / "tab\tbed.txt").write_bytes(b"")
+    run = cli("ingest", "notes")
+    assert run.status == 1
+    assert [line.split("  ")[0] for line in run.out.splitlines()[2:4]] == ["notes/new\\nline.md",
+                                                                        "notes/tab\\tbed.txt"]
+    assert run.err == "chunking ingest: notes/tab\\tbed.txt: file is empty\n"
