@@ -219,10 +219,13 @@ def ingest_files(
     allow_empty_full: bool = False,
     progress: Callable[[Iterable], Iterable] = lambda it: it,
     metadata: Mapping[str, str] | None = None,
+    on_member: Callable[[str], None] | None = None,
 ) -> IngestSummary:
     """Run stage 1 and stage 2 in-process for each ``(file, source)``, then the cleanup mode. Each document's
     fields come from its file (``file://`` URL, type, modification time, size) and *metadata*, which stands for
-    blob metadata (``METADATA_FIELDS``, ``acl_users``, ``acl_groups``) for every file of the run.
+    blob metadata (``METADATA_FIELDS``, ``acl_users``, ``acl_groups``) for every file of the run. *progress*
+    wraps the files as they are taken; *on_member* is called with each member's source as a container (a mail,
+    an archive) reads it, the progress within one file.
 
     Raises:
         ValueError: unknown *cleanup*, or ``full`` over a run that saw no document (and not *allow_empty_full*).
@@ -259,7 +262,8 @@ def ingest_files(
             members = _live_members(ledger, did) if entry is not None else []
             summary.rows += _ingest_one(file, source, row, settings=settings, embedder=embedder, index=index,
                                         ledger=ledger, payloads=payloads, figures=figures,
-                                        keep_old_versions=cleanup == "none", metadata=metadata or {}, force=lost)
+                                        keep_old_versions=cleanup == "none", metadata=metadata or {}, force=lost,
+                                        on_member=on_member)
             # Members the container's new version no longer has were deleted with its old one.
             summary.deleted += [member for member in members if _is_deleted(ledger, member)]
         except Exception as exc:  # one document's failure is its row and ledger reason; the others go on
@@ -319,7 +323,8 @@ def _prune_stale_versions(entry, index: IndexWriter, namespace: str) -> int:
 
 def _ingest_one(file: Path, source: str, row: DocumentRow, *, settings: Settings, embedder: Embedder,
                 index: IndexWriter, ledger: Ledger, payloads: MemoryPayloadStore, figures: FigureStore | None,
-                keep_old_versions: bool, metadata: Mapping[str, str], force: bool = False) -> list[DocumentRow]:
+                keep_old_versions: bool, metadata: Mapping[str, str], force: bool = False,
+                on_member: Callable[[str], None] | None = None) -> list[DocumentRow]:
     """Run both stages on *file* into *row*. Returns the rows of a container's members (a mail's attachments, an
     archive's files, at any depth, in the container's order: docs/architecture.md#containers), each with its own
     outcome, counts and seconds, which *row* then leaves out; for an unchanged (skipped) container, whose members
@@ -327,7 +332,7 @@ def _ingest_one(file: Path, source: str, row: DocumentRow, *, settings: Settings
     properties = dataclasses.replace(file_properties(file), metadata=dict(metadata))
     one = run_stage_one(file.read_bytes(), source=source, container=LOCAL_CONTAINER, settings=settings,
                         payloads=payloads, ledger=ledger, keep_old_versions=keep_old_versions, properties=properties,
-                        force=force, figures=figures)
+                        force=force, figures=figures, on_member=on_member)
     _fill(row, one)
     members = _member_rows(one.members)
     by_source = {member.source: member for member in members}

@@ -60,7 +60,8 @@ def stage_members(data: bytes | Path, *, source: str, doc_id: str, version: str,
                   **stage_one) -> list:
     """Run stage 1 (*run*: ``run_stage_one``, with the keyword arguments *stage_one* besides the source and its
     bytes) on every member of the container *source*, then record *version*'s member list. *result* is
-    ``StageOneResult``, made here for a refused member.
+    ``StageOneResult``, made here for a refused member. ``stage_one["on_member"]``, when given, is called with
+    each member's source before it is run or refused (and passed on to the members' runs).
 
     Returns:
         The members' ``StageOneResult``s, in the container's order; a refused member's has outcome ``failed``
@@ -75,10 +76,13 @@ def stage_members(data: bytes | Path, *, source: str, doc_id: str, version: str,
     raw = data.read_bytes() if isinstance(data, Path) else data
     results = []
     sources: list[str] = []
+    on_member = stage_one.get("on_member")
     if member_depth(source) + 1 <= limits.max_archive_depth:
         for member in iter_members(raw, source=source, context=context):
             child = f"{source}/{member.name}"
             sources.append(child)
+            if on_member is not None:
+                on_member(child)
             fmt = format_of(child)
             reason = member.reason
             if not reason and fmt is not None and fmt.members and member_depth(child) + 1 > limits.max_archive_depth:

@@ -167,3 +167,16 @@ def test_each_member_is_a_row_and_a_failed_one_is_reported_again_while_its_conta
     again = run(tmp_path, services)
     assert [(r.source, r.outcome, r.error) for r in again.rows] == [("docs/box.zip", "skipped", None), *failed]
     assert again.to_dict()["failed"] == 3
+
+
+def test_each_member_is_announced_as_it_is_read_for_the_progress_display(env):
+    tmp_path, docs, services = env
+    (docs / "move.eml").write_bytes(mail("Hello.\n", {"list.txt": b"Crates.", "bundle.zip": archive(
+        {"plan.txt": b"Pallets.", "../evil.txt": b"Evil."})}))
+    seen: list[str] = []
+    run(tmp_path, services, on_member=seen.append)
+    assert seen == ["docs/move.eml/attachments/list.txt", "docs/move.eml/attachments/bundle.zip",
+                    "docs/move.eml/attachments/bundle.zip/plan.txt", "docs/move.eml/attachments/bundle.zip/evil.txt"]
+    seen.clear()
+    run(tmp_path, services, on_member=seen.append)  # unchanged: no member is read again
+    assert seen == []

@@ -6,6 +6,7 @@ import argparse
 import json
 import logging
 import sys
+import time
 from pathlib import Path
 
 from chunking.app.cli.arguments import metadata_item
@@ -52,8 +53,6 @@ def add_parser(sub, summary: str) -> None:
 def run(args: argparse.Namespace, settings) -> int:
     """Ingest ``args.paths``; 0 when every document went in, 1 when one failed or there was none to ingest, 2 on
     bad paths or options."""
-    from tqdm import tqdm
-
     missing = next((p for p in args.paths if not p.exists()), None)
     if missing is not None:
         return fail(args, "no such file or folder", path=missing)
@@ -83,12 +82,12 @@ def run(args: argparse.Namespace, settings) -> int:
     if not args.verbose:  # failures, members' too, are reported below, once, in the CLI's own style
         pipeline_log.setLevel(logging.CRITICAL)
         members_log.addFilter(_below_error)
+    bar = _Progress()
     try:
         summary = ingest_files(
             files, settings=settings, embedder=make_embedder(settings), index=index, ledger=make_ledger(settings),
             cleanup=args.cleanup, scopes=scopes, allow_empty_full=args.allow_empty_full,
-            progress=lambda it: tqdm(it, desc="ingest", unit="file", disable=None, file=sys.stderr),
-            metadata=dict(args.metadata),
+            progress=bar.wrap, metadata=dict(args.metadata), on_member=bar.member,
         )
     except ValueError as exc:
         return fail(args, str(exc))
@@ -107,6 +106,29 @@ def run(args: argparse.Namespace, settings) -> int:
     if summary.stopped:  # a service is unreachable or refuses the credentials: the run stopped there
         return fail(args, f"stopped: {summary.stopped}")
     return 1 if totals["failed"] else 0
+
+
+class _Progress:
+    """The progress bar on a terminal (none otherwise): files done, and within a mail or an archive the members
+    read so far and the last one's name, redrawn at most every 0.2 s."""
+
+    def __init__(self) -> None:
+        self.bar = None
+        self.members = 0
+        self.drawn = 0.0
+
+    def wrap(self, files):
+        from tqdm import tqdm
+
+        self.bar = tqdm(files, desc="ingest", unit="file", disable=None, file=sys.stderr)
+        return self.bar
+
+    def member(self, source: str) -> None:
+        self.members += 1
+        now = time.monotonic()
+        if self.bar is not None and not self.bar.disable and now - self.drawn >= 0.2:
+            self.drawn = now
+            self.bar.set_postfix_str(f"{self.members} members read: {source[-60:]}")
 
 
 def _unread_metadata(items, meta) -> str:
