@@ -180,3 +180,15 @@ def test_each_member_is_announced_as_it_is_read_for_the_progress_display(env):
     seen.clear()
     run(tmp_path, services, on_member=seen.append)  # unchanged: no member is read again
     assert seen == []
+
+
+def test_hidden_members_and_macos_resource_forks_are_passed_over_as_hidden_files_are(env):
+    tmp_path, docs, services = env
+    (docs / "mac.zip").write_bytes(archive({"report/notes.md": b"# Notes\n\nQuokkas smile.",
+                                            "__MACOSX/report/._notes.md": b"\x00\x05\x16\x07Mac OS X" + bytes(64),
+                                            "report/.DS_Store": b"\x00\x00\x00\x01Bud1" + bytes(64),
+                                            ".git/config": b"[core]"}))
+    summary = run(tmp_path, services)
+    assert [(r.source, r.outcome) for r in summary.rows] == [("docs/mac.zip", "added"),
+                                                             ("docs/mac.zip/report/notes.md", "added")]
+    assert sorted(e.source for e in services["ledger"].entries()) == ["docs/mac.zip", "docs/mac.zip/report/notes.md"]
