@@ -29,6 +29,7 @@ from chunking.parsers.selection import has_headings, parser_fingerprint, reads_p
 from chunking.services import figures_fingerprint
 from chunking.settings import Settings
 from chunking.splitters import (
+    Language,
     MarkdownSectionSplitter,
     RecursiveCharacterTextSplitter,
     SentenceSplitterConfig,
@@ -41,7 +42,7 @@ from chunking.tokens import token_counter
 
 __all__ = [
     "DocumentSplitter", "split_code", "split_csv", "split_html_sections", "split_json", "split_markdown",
-    "split_sentences", "splitter_for",
+    "check_splitters", "split_sentences", "splitter_for",
 ]
 
 #: The embedding models' per-input limit (text-embedding-3-*, ada-002), in tokens.
@@ -284,6 +285,19 @@ def splitter_for(source: str, settings: Settings) -> DocumentSplitter:
     return DocumentSplitter(name, fingerprint, split_pages, _stream(name, settings) if name == "sentence" else None)
 
 
+def check_splitters(settings: Settings) -> None:
+    """Build the splitter of every extension ``SPLITTERS`` names (``settings.splitters``), so that a name no
+    splitter has (``.md=markdwon``, ``.py=code:pyton``) is found before any document is read, rather than failing
+    every document of that extension.
+
+    Raises:
+        ValueError: the reason of the first extension, in sorted order, whose splitter cannot be made
+            (``unknown splitter 'markdwon' for .md; known: …``).
+    """
+    for ext in sorted(settings.splitters):
+        splitter_for(f"check{ext}", settings)
+
+
 def _stream(name: str, settings: Settings) -> Callable[[Iterable[Page]], Iterator[Chunk]]:
     """The streaming form of ``split_sentences`` (the splitter yields each chunk once it is complete)."""
     def stream(pages: Iterable[Page]) -> Iterator[Chunk]:
@@ -312,7 +326,11 @@ def _format_splitter(name: str, settings: Settings,
         ValueError: *name* is no known splitter.
     """
     if name.startswith("code:"):
-        split = split_code(name.split(":", 1)[1])
+        language = name.split(":", 1)[1]
+        if language not in {member.value for member in Language}:  # said now, not when the first file is split
+            raise ValueError(f"unknown language {language!r} in splitter {name!r}{' for ' + where if where else ''}"
+                             f"; known: {', '.join(member.value for member in Language)}")
+        split = split_code(language)
     elif name in _FAMILIES:
         split = _FAMILIES[name]
     else:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping, Sequence
 
+from chunking.documents.splitter import check_splitters
 from chunking.evaluation.judge import AnswerKey, answer_key, matches_source
 from chunking.evaluation.metrics import QuestionScore, Summary, score_question, summarise
 from chunking.evaluation.questions import Question
@@ -147,7 +148,8 @@ def evaluate(files: Sequence[tuple[Path, str]], questions: Sequence[Question], s
         started = time.perf_counter()
         try:
             run_settings = _settings_for(strategy, settings, workdir / str(n), extensions, env)
-        except SettingsError as exc:
+            check_splitters(run_settings)  # a strategy name no splitter has, before any document is ingested
+        except (SettingsError, ValueError) as exc:
             raise ValueError(f"strategy {strategy.label!r}: {exc}") from None
         embedder = make_embedder(run_settings)
         index = LocalIndex(run_settings.local_index_path, embedder.dimensions, fusion_options(run_settings),

@@ -27,7 +27,7 @@ from email.parser import BytesParser
 from chunking.model import Page
 from chunking.parsers import html
 from chunking.parsers._common import ParseError, ReadContext, decode_text, normalize_newlines, pages_from_texts
-from chunking.parsers.members import attachment_names
+from chunking.parsers.members import attachment_names, mail_parts
 
 __all__ = ["html_body", "mail_text", "parse", "plain_body"]
 
@@ -47,7 +47,7 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
     if not isinstance(message, EmailMessage) or not message.keys():
         raise ParseError(source, "not a mail: no header lines")
     headers = [(name, str(message.get(name) or "")) for name in _HEADERS]
-    attachments = attachment_names(list(message.iter_attachments()))
+    attachments = attachment_names(mail_parts(message))
     body = _body(message, source=source, context=context)
     return pages_from_texts([mail_text(str(message.get("Subject", "") or ""), headers, attachments, body)])
 

@@ -11,7 +11,10 @@ is one ``zipfile`` cannot read, or when the container's deadline has passed. Fol
 ``MAX_ARCHIVE_MEMBERS`` members the rest are not read, and a note says how many.
 
 A mail's attachments (RFC 5322 and MIME, RFC 2045-2046, read by the standard library's ``email`` package with
-its default policy) are the parts ``EmailMessage.iter_attachments`` gives: named by their ``filename`` (its last
+its default policy) are the parts ``EmailMessage.iter_attachments`` gives (of a signed mail, ``multipart/signed``,
+those of its signed content), but for the signature of a signed mail (S/MIME ``application/pkcs7-signature``,
+RFC 8551; OpenPGP ``application/pgp-signature``, RFC 3156), which holds no text and would fail as an unsupported
+file in every signed mail: named by their ``filename`` (its last
 path segment; ``attachment-N`` with the extension of their content type when unnamed; ``name (2).pdf`` for a
 second of the same name); an attached message (``message/rfc822``) is a ``.eml`` member of its own.
 
@@ -43,7 +46,7 @@ from chunking.parsers.cfb import CompoundError
 from chunking.parsers.outlook import Attachment, attachment_file, open_message
 
 __all__ = ["Member", "attachment_names", "iter_members", "mail_attachments", "zip_members"]
-__all__ += ["member_names", "outlook_attachment_names", "outlook_attachments"]
+__all__ += ["SIGNATURE_TYPES", "mail_parts", "member_names", "outlook_attachment_names", "outlook_attachments"]
 
 _PIECE_BYTES = 1 << 20
 _ENCRYPTED = 0x1
@@ -170,7 +173,7 @@ def mail_attachments(data: bytes, *, source: str, context: ReadContext) -> Itera
     """The attachments of a mail, in the order of its parts (module docstring)."""
     message = BytesParser(policy=policy.default).parsebytes(data)
     limits = context.limits
-    parts = list(message.iter_attachments()) if isinstance(message, EmailMessage) else []
+    parts = mail_parts(message) if isinstance(message, EmailMessage) else []
     for number, (name, part) in enumerate(zip(attachment_names(parts), parts), start=1):
         if number > limits.max_archive_members:
             context.note(f"{len(parts) - limits.max_archive_members} attachments not read: "
@@ -181,6 +184,21 @@ def mail_attachments(data: bytes, *, source: str, context: ReadContext) -> Itera
             yield Member(label, reason=limits.seconds_reason())
             continue
         yield Member(label, _part_bytes(part))
+
+
+#: The content types of a signed mail's signature part (module docstring).
+SIGNATURE_TYPES = frozenset({"application/pkcs7-signature", "application/x-pkcs7-signature",
+                             "application/pgp-signature"})
+
+
+def mail_parts(message: EmailMessage) -> list:
+    """The attachment parts of *message* (``iter_attachments``), without a signed mail's signature. A signed mail
+    (``multipart/signed``, RFC 1847: the signed content, then the signature) has those of its signed content, which
+    ``iter_attachments`` would give as one unnamed part."""
+    if message.get_content_type() == "multipart/signed":
+        content = message.get_payload(0) if message.is_multipart() and message.get_payload() else None
+        return mail_parts(content) if isinstance(content, EmailMessage) else []
+    return [part for part in message.iter_attachments() if part.get_content_type() not in SIGNATURE_TYPES]
 
 
 def attachment_names(parts: list) -> list[str]:

@@ -22,6 +22,7 @@ from chunking.parsers.packages import PackageScan, scan_package
 
 __all__ = ["UsedRange", "check_package", "html_table", "render_value", "scan_office_package", "used_range"]
 
+_CONTENT_TYPES = "[Content_Types].xml"  # the package's part list, at its root
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # [MS-CFB] §2.2 compound file header signature
 _MAX_EXACT_INT = 2**53  # floats above this are not exact integers any more
 ROWS_PER_CHECK = 1000  # rows of a worksheet read between two checks of the stage-1 deadline
@@ -41,7 +42,8 @@ def scan_office_package(data: bytes, *, source: str, context: ReadContext, kind:
 
     Raises:
         ParseError: ``not a valid DOCX: password-protected, or an old .doc file (OLE compound file)``, ``not a
-            valid DOCX: not a ZIP package (…)``, or the ``MAX_DECOMPRESSED_BYTES`` reason.
+            valid DOCX: not a ZIP package (…)``, the ``MAX_DECOMPRESSED_BYTES`` reason, or ``not a valid DOCX: a ZIP
+            without [Content_Types].xml, so not an Office file``.
     """
     if data.startswith(_OLE_MAGIC):
         raise ParseError(source, f"not a valid {kind}: password-protected, or an old {old_format} file "
@@ -49,10 +51,13 @@ def scan_office_package(data: bytes, *, source: str, context: ReadContext, kind:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as package:
             scan = scan_package(package, data, context.limits.max_decompressed_bytes)
+            typed = _CONTENT_TYPES in package.NameToInfo
     except zipfile.BadZipFile as error:
         raise ParseError(source, f"not a valid {kind}: not a ZIP package ({error})") from None
     if scan.over_budget:
         raise ParseError(source, context.limits.decompressed_reason())
+    if not typed:  # every Office Open XML package has it (ECMA-376 part 2, Open Packaging Conventions)
+        raise ParseError(source, f"not a valid {kind}: a ZIP without {_CONTENT_TYPES}, so not an Office file")
     return scan
 
 

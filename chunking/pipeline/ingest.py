@@ -25,7 +25,7 @@ import logging
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
+from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from chunking.documents.fields import file_properties
 from chunking.embeddings import Embedder
@@ -45,7 +45,7 @@ from chunking.settings import Settings
 from chunking.storage.claim_check import MemoryPayloadStore
 from chunking.storage.figures import FigureStore
 
-__all__ = ["CLEANUP_MODES", "DocumentRow", "IngestSummary", "collect_files", "ingest_files"]
+__all__ = ["CLEANUP_MODES", "DocumentRow", "IngestSummary", "collect_files", "in_scope", "ingest_files"]
 
 CLEANUP_MODES = ("none", "incremental", "full", "scoped_full")
 #: The namespace (container) of documents ingested from local files.
@@ -143,18 +143,24 @@ class IngestSummary:
 def source_name(path: Path, cwd: Path | None = None) -> str:
     """The source name of a local file: its path relative to the working directory (``samples/a.pdf``) when it
     lies inside it, else its absolute path; ``/``-separated. Naming a file directly or through its folder gives
-    the same name, so the same document id; two files of the same name in different folders stay apart."""
+    the same name, so the same document id; two files of the same name in different folders stay apart. A byte
+    of the name that is not UTF-8 (a Latin-1 name copied from an old system, which Python holds as a lone
+    surrogate) is written as a backslash escape, ``caf\\xe9.md``: the name can then be stored, hashed into the
+    document id and printed."""
     resolved = path.resolve()
     try:
-        return resolved.relative_to((cwd or Path.cwd()).resolve()).as_posix()
+        name = resolved.relative_to((cwd or Path.cwd()).resolve()).as_posix()
     except ValueError:
-        return resolved.as_posix()
+        name = resolved.as_posix()
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
 def collect_files(paths: Sequence[Path], cwd: Path | None = None,
                   exclude: Sequence[str] = ()) -> tuple[list[tuple[Path, str]], list[str], list[str]]:
     """``(file, source)`` pairs for *paths*, the folder scopes (``"folder/"`` source prefixes) they cover, and the
-    files of those folders passed over because no parser reads their type (``LICENSE``, ``.png``…).
+    files of those folders passed over because no parser reads their type (``LICENSE``, ``.png``…). A folder
+    holding the working directory (``.``, ``..``) covers every source named relative to it: its scope list has
+    ``""`` for them (``in_scope``), besides the folder's absolute prefix for those named by absolute path.
 
     Folders are searched recursively, hidden files and folders skipped, and so are files matching a glob of
     *exclude* (``fnmatch``, on the path relative to the folder or on the file name: ``SOURCES.md``,
@@ -170,7 +176,11 @@ def collect_files(paths: Sequence[Path], cwd: Path | None = None,
     ignored: list[str] = []
     for path in paths:
         if path.is_dir():
-            scopes.append(source_name(path, cwd).rstrip("/") + "/")
+            name = source_name(path, cwd)
+            if name != ".":
+                scopes.append(name.rstrip("/") + "/")
+            if cwd.is_relative_to(path.resolve()):  # ".", "..": the sources named relative to the working directory
+                scopes.append("")
             for file in sorted(p for p in path.rglob("*") if p.is_file()):
                 rel = file.relative_to(path)
                 if any(part.startswith(".") for part in rel.parts) or _excluded(rel, exclude):
@@ -184,6 +194,13 @@ def collect_files(paths: Sequence[Path], cwd: Path | None = None,
         else:
             raise FileNotFoundError(f"{path}: no such file or folder")
     return found, scopes, ignored
+
+
+def in_scope(source: str, scope: str) -> bool:
+    """Whether *source* lies under the folder scope *scope* of ``collect_files``: a ``"folder/"`` prefix, or
+    ``""``, the working directory, which holds every source named relative to it (not those named by absolute
+    path, which lie outside it)."""
+    return not Path(source).is_absolute() if scope == "" else source.startswith(scope)
 
 
 def _excluded(rel: Path, patterns: Sequence[str]) -> bool:
@@ -202,10 +219,13 @@ def ingest_files(
     allow_empty_full: bool = False,
     progress: Callable[[Iterable], Iterable] = lambda it: it,
     metadata: Mapping[str, str] | None = None,
+    on_member: Callable[[str], None] | None = None,
 ) -> IngestSummary:
     """Run stage 1 and stage 2 in-process for each ``(file, source)``, then the cleanup mode. Each document's
     fields come from its file (``file://`` URL, type, modification time, size) and *metadata*, which stands for
-    blob metadata (``METADATA_FIELDS``, ``acl_users``, ``acl_groups``) for every file of the run.
+    blob metadata (``METADATA_FIELDS``, ``acl_users``, ``acl_groups``) for every file of the run. *progress*
+    wraps the files as they are taken; *on_member* is called with each member's source as a container (a mail,
+    an archive) reads it, the progress within one file.
 
     Raises:
         ValueError: unknown *cleanup*, or ``full`` over a run that saw no document (and not *allow_empty_full*).
@@ -239,9 +259,13 @@ def ingest_files(
                     continue
             entry = ledger.get(did)
             lost = entry is not None and entry.is_indexed and did not in held
-            _ingest_one(file, source, row, settings=settings, embedder=embedder, index=index, ledger=ledger,
-                        payloads=payloads, figures=figures, keep_old_versions=cleanup == "none",
-                        metadata=metadata or {}, force=lost)
+            members = _live_members(ledger, did) if entry is not None else []
+            summary.rows += _ingest_one(file, source, row, settings=settings, embedder=embedder, index=index,
+                                        ledger=ledger, payloads=payloads, figures=figures,
+                                        keep_old_versions=cleanup == "none", metadata=metadata or {}, force=lost,
+                                        on_member=on_member)
+            # Members the container's new version no longer has were deleted with its old one.
+            summary.deleted += [member for member in members if _is_deleted(ledger, member)]
         except Exception as exc:  # one document's failure is its row and ledger reason; the others go on
             failure = describe_failure(exc, settings)
             row.outcome = "failed"
@@ -253,15 +277,15 @@ def ingest_files(
     for entry in ledger.entries():
         if entry.container != LOCAL_CONTAINER or entry.is_deleted:
             continue
-        in_scope = cleanup == "full" or any(entry.source.startswith(scope) for scope in scopes)
-        if entry.doc_id not in seen and not _member_of_seen(entry.source, seen) and in_scope:
+        scoped = cleanup == "full" or any(in_scope(entry.source, scope) for scope in scopes)
+        if entry.doc_id not in seen and not _member_of_seen(entry.source, seen) and scoped:
             if cleanup in ("full", "scoped_full"):
                 delete_document(entry.doc_id, entry.source, index=index, ledger=ledger, namespace=namespace,
                                 figures=figures)
                 summary.deleted.append(entry.source)
             elif entry.indexed_version:
                 summary.vanished.append(entry.source)
-        elif cleanup in ("full", "scoped_full") and (in_scope or entry.doc_id in seen):
+        elif cleanup in ("full", "scoped_full") and (scoped or entry.doc_id in seen):
             removed = _prune_stale_versions(entry, index, namespace)
             if removed:
                 summary.pruned[entry.source] = removed
@@ -299,12 +323,39 @@ def _prune_stale_versions(entry, index: IndexWriter, namespace: str) -> int:
 
 def _ingest_one(file: Path, source: str, row: DocumentRow, *, settings: Settings, embedder: Embedder,
                 index: IndexWriter, ledger: Ledger, payloads: MemoryPayloadStore, figures: FigureStore | None,
-                keep_old_versions: bool, metadata: Mapping[str, str], force: bool = False) -> None:
+                keep_old_versions: bool, metadata: Mapping[str, str], force: bool = False,
+                on_member: Callable[[str], None] | None = None) -> list[DocumentRow]:
+    """Run both stages on *file* into *row*. Returns the rows of a container's members (a mail's attachments, an
+    archive's files, at any depth, in the container's order: docs/architecture.md#containers), each with its own
+    outcome, counts and seconds, which *row* then leaves out; for an unchanged (skipped) container, whose members
+    are not read again, a ``failed`` row for each member the ledger holds as failed."""
     properties = dataclasses.replace(file_properties(file), metadata=dict(metadata))
     one = run_stage_one(file.read_bytes(), source=source, container=LOCAL_CONTAINER, settings=settings,
                         payloads=payloads, ledger=ledger, keep_old_versions=keep_old_versions, properties=properties,
-                        force=force, figures=figures)
-    row.outcome, row.error, row.stage1_seconds = one.outcome, one.error, one.seconds
+                        force=force, figures=figures, on_member=on_member)
+    _fill(row, one)
+    members = _member_rows(one.members)
+    by_source = {member.source: member for member in members}
+    for message in one.messages:  # the members' batches come first, then the container's own
+        two = run_stage_two(message, settings=settings, embedder=embedder, index=index, payloads=payloads,
+                            ledger=ledger, figures=figures)
+        target = by_source.get(two.source, row)
+        target.stage2_seconds += two.seconds
+        target.embedding_tokens += two.embedding_tokens
+        target.embedding_requests += two.embedding_requests
+        if one.outcome == "skipped":  # a field update: the same bytes with other metadata or access lists
+            row.fields_updated += two.records
+    if one.outcome == "skipped":
+        return [DocumentRow(member, outcome="failed", error=error or "failed")
+                for member, error in _recorded_member_failures(ledger, one.doc_id, one.version)]
+    return members
+
+
+def _fill(row: DocumentRow, one) -> None:
+    """*row* from the stage-1 result *one* (``StageOneResult``): its outcome, reason, counts and notes, and its
+    own stage-1 seconds (without those of its members, which their rows have)."""
+    row.outcome, row.error = one.outcome, one.error or ("failed" if one.outcome == "failed" else None)
+    row.stage1_seconds = max(0.0, one.seconds - sum(member.seconds for member in one.members))
     row.pages, row.chunks, row.tokens, row.max_tokens = one.pages, one.chunks, one.tokens, one.max_chunk_tokens
     pixels = pixel_counts(one.notes)
     row.ocr_pages, row.figures_read, row.figures_skipped = (pixels["ocr_pages"], pixels["figures_read"],
@@ -312,14 +363,47 @@ def _ingest_one(file: Path, source: str, row: DocumentRow, *, settings: Settings
     described = vision_counts(one.notes)
     row.figures_described, row.figures_not_described = (described["figures_described"],
                                                         described["figures_not_described"])
-    for message in one.messages:
-        two = run_stage_two(message, settings=settings, embedder=embedder, index=index, payloads=payloads,
-                            ledger=ledger, figures=figures)
-        row.stage2_seconds += two.seconds
-        row.embedding_tokens += two.embedding_tokens
-        row.embedding_requests += two.embedding_requests
-        if one.outcome == "skipped":  # a field update: the same bytes with other metadata or access lists
-            row.fields_updated += two.records
+
+
+def _member_rows(members: Sequence) -> list[DocumentRow]:
+    """A row for each of *members* (``StageOneResult``s of a container's run), each followed by its own
+    members' rows."""
+    rows = []
+    for member in members:
+        rows.append(DocumentRow(member.source))
+        _fill(rows[-1], member)
+        rows += _member_rows(member.members)
+    return rows
+
+
+def _live_members(ledger: Ledger, doc_id: str) -> list[str]:
+    """The sources of the members, at any depth, that the ledger records for any version of the container
+    *doc_id* and holds as not deleted; ``[]`` for a document that is no container."""
+    found: list[str] = []
+    for source in sorted(set().union(*ledger.member_lists(doc_id).values())):
+        entry = ledger.get(make_doc_id(LOCAL_CONTAINER, source))
+        if entry is not None and not entry.is_deleted:
+            found.append(source)
+            found += _live_members(ledger, entry.doc_id)
+    return found
+
+
+def _is_deleted(ledger: Ledger, source: str) -> bool:
+    entry = ledger.get(make_doc_id(LOCAL_CONTAINER, source))
+    return entry is not None and entry.is_deleted
+
+
+def _recorded_member_failures(ledger: Ledger, doc_id: str, version: str) -> Iterator[tuple[str, str]]:
+    """``(source, reason)`` of each member of the container *doc_id*'s *version* (unchanged, so not run again)
+    that the ledger holds as failed, and of their own members, sorted by source: the same failures the run that
+    read this version reported."""
+    for source in sorted(ledger.member_lists(doc_id).get(version, ())):
+        entry = ledger.get(make_doc_id(LOCAL_CONTAINER, source))
+        if entry is None or entry.is_deleted:
+            continue
+        if entry.is_failed:
+            yield source, entry.error
+        yield from _recorded_member_failures(ledger, entry.doc_id, entry.version)
 
 
 def _record_failure(ledger: Ledger, source: str, reason: str, failure) -> None:

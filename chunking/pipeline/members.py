@@ -50,7 +50,7 @@ from chunking.settings import Settings
 from chunking.storage.claim_check import PayloadStore
 from chunking.storage.figures import FigureStore
 
-__all__ = ["member_field_updates", "remove_vanished_members", "stage_members"]
+__all__ = ["member_field_updates", "passed_over", "remove_vanished_members", "stage_members"]
 
 log = logging.getLogger("chunking.pipeline.members")
 
@@ -60,7 +60,8 @@ def stage_members(data: bytes | Path, *, source: str, doc_id: str, version: str,
                   **stage_one) -> list:
     """Run stage 1 (*run*: ``run_stage_one``, with the keyword arguments *stage_one* besides the source and its
     bytes) on every member of the container *source*, then record *version*'s member list. *result* is
-    ``StageOneResult``, made here for a refused member.
+    ``StageOneResult``, made here for a refused member. ``stage_one["on_member"]``, when given, is called with
+    each member's source before it is run or refused (and passed on to the members' runs).
 
     Returns:
         The members' ``StageOneResult``s, in the container's order; a refused member's has outcome ``failed``
@@ -75,10 +76,15 @@ def stage_members(data: bytes | Path, *, source: str, doc_id: str, version: str,
     raw = data.read_bytes() if isinstance(data, Path) else data
     results = []
     sources: list[str] = []
+    on_member = stage_one.get("on_member")
     if member_depth(source) + 1 <= limits.max_archive_depth:
         for member in iter_members(raw, source=source, context=context):
+            if passed_over(member.name):
+                continue
             child = f"{source}/{member.name}"
             sources.append(child)
+            if on_member is not None:
+                on_member(child)
             fmt = format_of(child)
             reason = member.reason
             if not reason and fmt is not None and fmt.members and member_depth(child) + 1 > limits.max_archive_depth:
@@ -98,6 +104,15 @@ def stage_members(data: bytes | Path, *, source: str, doc_id: str, version: str,
         log.warning("%s: %s", source, note)
     ledger.record_members(doc_id, version, sources)
     return results
+
+
+def passed_over(name: str) -> bool:
+    """Whether the member *name* (its path in the container) is passed over, as ``chunking ingest`` passes over
+    the hidden files of a folder: a part of the path starts with ``.`` (``.DS_Store``, ``.git/config``), or it lies
+    under ``__MACOSX/``, where the macOS archiver puts each file's resource fork (``__MACOSX/a/._notes.md``, binary
+    data under a text name)."""
+    parts = name.split("/")
+    return parts[0] == "__MACOSX" or any(part.startswith(".") for part in parts)
 
 
 def member_properties(properties: SourceProperties | None) -> SourceProperties | None:

@@ -171,6 +171,7 @@ def run_stage_one(
     properties: SourceProperties | None = None,
     defer_throttled_figures: bool = False,
     figures: FigureStore | None = None,
+    on_member: Callable[[str], None] | None = None,
 ) -> StageOneResult:
     """Parse and split one source into chunk-batch messages (each ≤ ``settings.max_message_bytes`` bytes) and
     record the new version in the ledger.
@@ -198,6 +199,8 @@ def run_stage_one(
             caller to run stage 1 again later, instead of indexing the figures undescribed.
         figures: where this source's figure images go (the Functions pass their ``Services.figures``, built once
             per process); default ``make_figure_store(settings)``. Used only for a source that stores pictures.
+        on_member: called with each member's source as a container (a mail, an archive, and those inside them)
+            reads it, before its stage 1: the CLI shows it as the progress within one file.
         trace: (taken by ``_observed``) the W3C trace context this run continues (a page-range job's ``StageOneJob.trace``); without it
             the run starts the version's trace. The run is the span ``chunking.stage_one`` (document, path,
             version, pages, chunks, outcome), or joins the one its caller opened to include the blob's download;
@@ -251,7 +254,8 @@ def run_stage_one(
             result.members = stage_members(local, source=source, doc_id=result.doc_id, version=result.version,
                                            container=container, settings=settings, ledger=ledger, run=run_stage_one,
                                            result=StageOneResult, payloads=payloads, force=force,
-                                           keep_old_versions=keep_old_versions, send=send, properties=properties)
+                                           keep_old_versions=keep_old_versions, send=send, properties=properties,
+                                           on_member=on_member)
         except ParseError:
             pass  # the container's own parse below fails with the same reason, and records it
     # What made this version, for backfill after a settings change (chunking.pipeline.backfill).

@@ -82,6 +82,14 @@ class MetadataSettings:
         """The index fields ``METADATA_FIELDS`` adds, in setting order."""
         return tuple(name for _, name in self.metadata_fields)
 
+    @property
+    def read_names(self) -> tuple[str, ...]:
+        """The metadata names a document's fields are read from, in setting order: those of ``METADATA_FIELDS``,
+        then the two access lists' (``ACL_USERS_METADATA``, ``ACL_GROUPS_METADATA``) when ``ACL_SOURCE`` is
+        ``metadata``. Names are matched without regard to case (``chunking.documents.fields``)."""
+        acl = (self.acl_users_key, self.acl_groups_key) if self.acl_source == "metadata" else ()
+        return tuple(key for key, _ in self.metadata_fields) + acl
+
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> "MetadataSettings":
         """Read the variables of the class docstring from *env*.

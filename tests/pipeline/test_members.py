@@ -59,7 +59,9 @@ def test_an_archive_re_uploaded_keeps_exactly_its_current_members(env):
                                                "papers/b.md": b"# Badger\n\nBurrows.",
                                                "c.txt": b"Caracal facts."}))
     first = run(tmp_path, services)
-    assert first.count("added") == 1
+    assert [(r.source, r.outcome) for r in first.rows] == [  # each member a row of its own, after its container's
+        ("docs/project.zip", "added"), ("docs/project.zip/papers/a.txt", "added"),
+        ("docs/project.zip/papers/b.md", "added"), ("docs/project.zip/c.txt", "added")]
     assert indexed(services) == {
         "docs/project.zip": "Files in the archive:\n\n- papers/a.txt\n- papers/b.md\n- c.txt",
         "docs/project.zip/papers/a.txt": "Aardvark notes.",
@@ -70,7 +72,10 @@ def test_an_archive_re_uploaded_keeps_exactly_its_current_members(env):
     (docs / "project.zip").write_bytes(archive({"papers/a.txt": b"Aardvark news.", "c.txt": b"Caracal facts.",
                                                "d.txt": b"Dingo dens."}))
     second = run(tmp_path, services)
-    assert second.count("updated") == 1
+    assert [(r.source, r.outcome) for r in second.rows] == [
+        ("docs/project.zip", "updated"), ("docs/project.zip/papers/a.txt", "updated"),
+        ("docs/project.zip/c.txt", "skipped"), ("docs/project.zip/d.txt", "added")]
+    assert second.deleted == ["docs/project.zip/papers/b.md"]  # gone with the archive's old version, and said so
     assert indexed(services) == {
         "docs/project.zip": "Files in the archive:\n\n- papers/a.txt\n- c.txt\n- d.txt",
         "docs/project.zip/papers/a.txt": "Aardvark news.",
@@ -120,7 +125,8 @@ def test_a_mail_is_its_headers_and_body_and_its_attachments_are_documents(env):
     }
     # The mail again without the zip: the zip and its member go, the rest stays.
     (docs / "move.eml").write_bytes(mail("Hello,\n\nthe move is on.\n", {"list.txt": b"Crates of quartz."}))
-    run(tmp_path, services)
+    assert run(tmp_path, services).deleted == ["docs/move.eml/attachments/bundle.zip",
+                                               "docs/move.eml/attachments/bundle.zip/plan.txt"]
     assert set(indexed(services)) == {"docs/move.eml", "docs/move.eml/attachments/list.txt"}
 
 
@@ -137,3 +143,80 @@ def test_the_cleanup_modes_leave_the_members_of_a_container_the_run_saw(env, cle
     assert sorted(run(tmp_path, services, cleanup=cleanup).deleted) == [
         "docs/box.zip", "docs/box.zip/a.txt", "docs/box.zip/b.txt"]
     assert set(indexed(services)) == {"docs/loose.txt"}
+
+
+def test_each_member_is_a_row_and_a_failed_one_is_reported_again_while_its_container_is_unchanged(env):
+    tmp_path, docs, services = env
+    inner = archive({"deep.json": b"{nope"})
+    (docs / "box.zip").write_bytes(archive({"ok.txt": b"Okapi.", "bad.json": b"{nope", "empty.txt": b"",
+                                            "inner.zip": inner}))
+    json_reason = "invalid JSON: line 1 column 2: Expecting property name enclosed in double quotes"
+    failed = [("docs/box.zip/bad.json", "failed", json_reason),
+              ("docs/box.zip/empty.txt", "failed", "file is empty"),
+              ("docs/box.zip/inner.zip/deep.json", "failed", json_reason)]
+    first = run(tmp_path, services)
+    assert [(r.source, r.outcome, r.error) for r in first.rows] == [
+        ("docs/box.zip", "added", None), ("docs/box.zip/ok.txt", "added", None), *failed[:2],
+        ("docs/box.zip/inner.zip", "added", None), failed[2]]
+    assert [(r.pages, r.chunks, r.tokens, r.embedding_tokens) for r in first.rows if r.source.endswith(".txt")] == [
+        (1, 1, 3, 3), (0, 0, 0, 0)]  # ok.txt: "Okapi." is 3 tokens, embedded on its own row; empty.txt: nothing
+    totals = first.to_dict()
+    assert (totals["documents"], totals["added"], totals["failed"], totals["chunks"]) == (3, 3, 3, 3)
+    assert [f["source"] for f in totals["failures"]] == [source for source, _, _ in failed]
+    # Unchanged: the archive is skipped, and its members' failures, read from the ledger, are reported again.
+    again = run(tmp_path, services)
+    assert [(r.source, r.outcome, r.error) for r in again.rows] == [("docs/box.zip", "skipped", None), *failed]
+    assert again.to_dict()["failed"] == 3
+
+
+def test_each_member_is_announced_as_it_is_read_for_the_progress_display(env):
+    tmp_path, docs, services = env
+    (docs / "move.eml").write_bytes(mail("Hello.\n", {"list.txt": b"Crates.", "bundle.zip": archive(
+        {"plan.txt": b"Pallets.", "../evil.txt": b"Evil."})}))
+    seen: list[str] = []
+    run(tmp_path, services, on_member=seen.append)
+    assert seen == ["docs/move.eml/attachments/list.txt", "docs/move.eml/attachments/bundle.zip",
+                    "docs/move.eml/attachments/bundle.zip/plan.txt", "docs/move.eml/attachments/bundle.zip/evil.txt"]
+    seen.clear()
+    run(tmp_path, services, on_member=seen.append)  # unchanged: no member is read again
+    assert seen == []
+
+
+def test_hidden_members_and_macos_resource_forks_are_passed_over_as_hidden_files_are(env):
+    tmp_path, docs, services = env
+    (docs / "mac.zip").write_bytes(archive({"report/notes.md": b"# Notes\n\nQuokkas smile.",
+                                            "__MACOSX/report/._notes.md": b"\x00\x05\x16\x07Mac OS X" + bytes(64),
+                                            "report/.DS_Store": b"\x00\x00\x00\x01Bud1" + bytes(64),
+                                            ".git/config": b"[core]"}))
+    summary = run(tmp_path, services)
+    assert [(r.source, r.outcome) for r in summary.rows] == [("docs/mac.zip", "added"),
+                                                             ("docs/mac.zip/report/notes.md", "added")]
+    assert sorted(e.source for e in services["ledger"].entries()) == ["docs/mac.zip", "docs/mac.zip/report/notes.md"]
+
+
+@pytest.mark.parametrize(("subtype", "name"), [("pkcs7-signature", "smime.p7s"), ("pgp-signature", "signature.asc")])
+def test_a_signed_mail_has_the_attachments_of_its_signed_content_and_no_signature(env, subtype, name):
+    # Before, its signed content (multipart/mixed) was one member 'attachment-1.bin' that failed as an
+    # unsupported type, so plan.txt was never read; and the signature failed as a second one.
+    from email.mime.application import MIMEApplication
+    from email.mime.multipart import MIMEMultipart
+    from email.mime.text import MIMEText
+
+    tmp_path, docs, services = env
+    signed = MIMEMultipart("signed", protocol=f"application/{subtype}")
+    signed["Subject"], signed["From"] = "Signed plan", "Alex <alex@example.com>"
+    mixed = MIMEMultipart("mixed")
+    mixed.attach(MIMEText("The plan is attached.\n"))
+    mixed.attach(MIMEApplication(b"Pallets of pumice.", Name="plan.txt"))
+    mixed.get_payload()[1].add_header("Content-Disposition", "attachment", filename="plan.txt")
+    signature = MIMEApplication(b"0\x82\x01\x00not really a signature", subtype, Name=name)
+    signature.add_header("Content-Disposition", "attachment", filename=name)
+    signed.attach(mixed)
+    signed.attach(signature)
+    (docs / "signed.eml").write_bytes(signed.as_bytes())
+    summary = run(tmp_path, services)
+    assert [(r.source, r.outcome) for r in summary.rows] == [("docs/signed.eml", "added"),
+                                                             ("docs/signed.eml/attachments/plan.txt", "added")]
+    assert "Attachments: plan.txt\n" in indexed(services)["docs/signed.eml"]
+    assert indexed(services)["docs/signed.eml/attachments/plan.txt"] == "Pallets of pumice."
+    assert [e.source for e in services["ledger"].entries() if e.is_failed] == []

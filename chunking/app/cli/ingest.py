@@ -6,10 +6,12 @@ import argparse
 import json
 import logging
 import sys
+import time
 from pathlib import Path
 
 from chunking.app.cli.arguments import metadata_item
 from chunking.app.cli.output import fail, plural, table
+from chunking.documents.splitter import check_splitters
 from chunking.pipeline.ingest import collect_files, ingest_files
 from chunking.services import index_location, ledger_table, make_embedder, make_index, make_ledger
 from chunking.storage import ensure_reachable
@@ -42,7 +44,7 @@ def add_parser(sub, summary: str) -> None:
     ingest.add_argument("--metadata", action="append", default=[], metavar="NAME=VALUE", type=metadata_item,
                         help="metadata of every file of this run, as blob metadata would be: the names of "
                         "METADATA_FIELDS become index fields, acl_users / acl_groups (comma-separated ids) the "
-                        "access lists, e.g. --metadata category=policy --metadata acl_groups=hr,finance. It applies to this run "
+                        "access lists, and any other name is refused (exit status 2), e.g. --metadata category=policy --metadata acl_groups=hr,finance. It applies to this run "
                         "only: a later ingest of the same files without it clears those fields and access lists "
                         "(as uploading a blob again without its metadata would); repeat it to keep them")
     ingest.set_defaults(func=run)
@@ -51,11 +53,16 @@ def add_parser(sub, summary: str) -> None:
 def run(args: argparse.Namespace, settings) -> int:
     """Ingest ``args.paths``; 0 when every document went in, 1 when one failed or there was none to ingest, 2 on
     bad paths or options."""
-    from tqdm import tqdm
-
     missing = next((p for p in args.paths if not p.exists()), None)
     if missing is not None:
         return fail(args, "no such file or folder", path=missing)
+    unread = _unread_metadata(args.metadata, settings.metadata)
+    if unread:  # a typo (acl_user) or a field missing from METADATA_FIELDS would be dropped without a word
+        return fail(args, unread)
+    try:
+        check_splitters(settings)  # else every file of that extension would fail, as "crashed: ValueError: …"
+    except ValueError as exc:
+        return fail(args, f"SPLITTERS: {exc}")
     files, scopes, ignored = collect_files(args.paths, exclude=args.exclude)
     deleting = args.cleanup == "scoped_full" or (args.cleanup == "full" and args.allow_empty_full)
     if not files and args.cleanup == "full" and not args.allow_empty_full:
@@ -70,20 +77,23 @@ def run(args: argparse.Namespace, settings) -> int:
     index = make_index(settings)
     index.ensure()
     pipeline_log = logging.getLogger("chunking.pipeline.stage_two")
+    members_log = logging.getLogger("chunking.pipeline.members")  # its warnings (members not read) stay
     level = pipeline_log.level
-    if not args.verbose:  # failures are reported below, once, in the CLI's own style
+    if not args.verbose:  # failures, members' too, are reported below, once, in the CLI's own style
         pipeline_log.setLevel(logging.CRITICAL)
+        members_log.addFilter(_below_error)
+    bar = _Progress()
     try:
         summary = ingest_files(
             files, settings=settings, embedder=make_embedder(settings), index=index, ledger=make_ledger(settings),
             cleanup=args.cleanup, scopes=scopes, allow_empty_full=args.allow_empty_full,
-            progress=lambda it: tqdm(it, desc="ingest", unit="file", disable=None, file=sys.stderr),
-            metadata=dict(args.metadata),
+            progress=bar.wrap, metadata=dict(args.metadata), on_member=bar.member,
         )
     except ValueError as exc:
         return fail(args, str(exc))
     finally:
         pipeline_log.setLevel(level)
+        members_log.removeFilter(_below_error)
     summary.ignored = ignored
     totals = summary.to_dict()
     if args.json:
@@ -96,6 +106,47 @@ def run(args: argparse.Namespace, settings) -> int:
     if summary.stopped:  # a service is unreachable or refuses the credentials: the run stopped there
         return fail(args, f"stopped: {summary.stopped}")
     return 1 if totals["failed"] else 0
+
+
+class _Progress:
+    """The progress bar on a terminal (none otherwise): files done, and within a mail or an archive the members
+    read so far and the last one's name, redrawn at most every 0.2 s."""
+
+    def __init__(self) -> None:
+        self.bar = None
+        self.members = 0
+        self.drawn = 0.0
+
+    def wrap(self, files):
+        from tqdm import tqdm
+
+        self.bar = tqdm(files, desc="ingest", unit="file", disable=None, file=sys.stderr)
+        return self.bar
+
+    def member(self, source: str) -> None:
+        self.members += 1
+        now = time.monotonic()
+        if self.bar is not None and not self.bar.disable and now - self.drawn >= 0.2:
+            self.drawn = now
+            self.bar.set_postfix_str(f"{self.members} members read: {source[-60:]}")
+
+
+def _unread_metadata(items, meta) -> str:
+    """Why the first ``--metadata`` name of *items* (``(name, value)`` pairs) that no document field is read from
+    (*meta*: ``MetadataSettings``) is refused, or "" when every name is read."""
+    read = {name.lower() for name in meta.read_names}
+    name = next((name for name, _ in items if name.lower() not in read), None)
+    if name is None:
+        return ""
+    if name.lower() in (meta.acl_users_key.lower(), meta.acl_groups_key.lower()):
+        return f"--metadata {name}: the access lists are not read from metadata (ACL_SOURCE={meta.acl_source})"
+    return (f"--metadata {name}: no index field or access list is read from this name (names read: "
+            f"{', '.join(meta.read_names) or 'none'}); add it to METADATA_FIELDS to make it an index field")
+
+
+def _below_error(record: logging.LogRecord) -> bool:
+    """A logging filter: a member's refusal (an error record) is left to the summary's failure lines."""
+    return record.levelno < logging.ERROR
 
 
 def _counts(row) -> tuple:
@@ -150,7 +201,7 @@ def _print_summary(summary, totals: dict, settings) -> None:
               f"{' …' if len(summary.uploaded) > 3 else ''}")
     if summary.vanished:
         print(f"{plural(len(summary.vanished), 'indexed file')} no longer found under "
-              f"{', '.join(sorted({s.rsplit('/', 1)[0] + '/' for s in summary.vanished}))} "
+              f"{', '.join(sorted({s.rsplit('/', 1)[0] + '/' if '/' in s else './' for s in summary.vanished}))} "
               f"({', '.join(summary.vanished[:3])}{' …' if len(summary.vanished) > 3 else ''}) "
               f"{'is' if len(summary.vanished) == 1 else 'are'} still searchable; "
               f"run again with --cleanup scoped_full to delete {'it' if len(summary.vanished) == 1 else 'them'}")

@@ -90,7 +90,7 @@ def run(args: argparse.Namespace, settings) -> int:
         ], ensure_ascii=False, indent=2))
         return 0
     if not hits:
-        return _no_hits(args, index, settings, embedder)
+        return _no_hits(args, index, settings, embedder, filtered=where is not None)
     for rank, hit in enumerate(hits, 1):
         print_hit(rank, hit.record.sourcepage, hit.record.headings, hit.record.content, args.query,
                   score=hit.score, lexical=hit.lexical, vector=hit.vector, title=hit.record.title,
@@ -126,21 +126,34 @@ def _not_applied(args: argparse.Namespace) -> str:
             f"built with {' or '.join(uses)}); plain hits follow")
 
 
-def _no_hits(args: argparse.Namespace, index, settings, embedder) -> int:
+def _no_hits(args: argparse.Namespace, index, settings, embedder, *, filtered: bool = False) -> int:
+    """Say why there is no hit (docs/search.md#no-hits). *filtered*: ``--filter``, ``--user`` or ``--groups``
+    narrowed the search, so the reason is said of the chunks they let through only (whether others match is not
+    said: a trimmed search tells nothing of what the user may not see)."""
     floor = vector_floor(settings)
+    chunks = f"chunk {_narrowed_by(args)}" if filtered else "chunk"
     if not index.count():
         print(f"no hits (the index is empty: run `{_ingest_hint(args)}` first)")
     elif floor is None:  # the index ranks by its own rules: nothing more to say
-        print("no hits")
+        print(f"no hits among the chunks {_narrowed_by(args)}" if filtered else "no hits")
+    elif not any(c.isalnum() for c in args.query):  # "*", "?": no word at all
+        print("no hits: the query has no word, only punctuation or symbols; search takes words, not patterns")
     elif not keyword_text(args.query):  # every word is a stop word: no keyword ranking (docs/search.md#no-hits)
         print("no hits: the query has only stop words (the, and, of …), which every chunk holds; "
               "add a word that says what you look for")
     elif hasattr(embedder, "shares_word"):  # the offline embedder: a vector hit needs a query word too
-        print("no hits: no chunk contains a word of the query")
+        print(f"no hits: no {chunks} contains a word of the query")
     else:
-        print("no hits: no chunk contains a word of the query, and none has a vector similar enough "
+        print(f"no hits: no {chunks} contains a word of the query, and none has a vector similar enough "
               f"(cosine below {floor:g}, SEARCH_MIN_VECTOR_SCORE)")
     return 0
+
+
+def _narrowed_by(args: argparse.Namespace) -> str:
+    """``"matching --filter"``, ``"that --user/--groups may see"``, or both joined, for the no-hits line."""
+    parts = (["matching --filter"] if args.filter is not None else []) + (
+        ["that --user/--groups may see"] if args.user is not None or args.groups is not None else [])
+    return " and ".join(parts)
 
 
 def _ingest_hint(args: argparse.Namespace) -> str:

@@ -5,15 +5,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from chunking.app.cli.arguments import count_at_least
 from chunking.app.cli.output import fail, plural, table
 from chunking.documents.fields import configured_fields, file_properties
 from chunking.documents.splitter import splitter_for
-from chunking.formats import extension_of
+from chunking.formats import extension_of, format_of
 from chunking.ids import doc_id
-from chunking.parsers import ParseError, parse_document
+from chunking.parsers import ParseError, ReadContext, parse_document
+from chunking.parsers.limits import Deadline, Limits
+from chunking.parsers.members import iter_members
 from chunking.pipeline.ingest import LOCAL_CONTAINER, source_name
 from chunking.pipeline.namespaces import deployment_namespace
 from chunking.pipeline.stage_two import document_records, source_version
@@ -81,15 +84,43 @@ def run(args: argparse.Namespace, settings) -> int:
     records = document_records(pages, chunks, doc_id=doc_id(LOCAL_CONTAINER, source),
                                version=source_version(data, splitter, namespace), source=source,
                                namespace=namespace, fields=fields)
+    members = _members_line(data, source, settings)
     if args.format == "jsonl":
         for record in records:
             row = record.to_dict()
             del row["embedding"]
             print(json.dumps(row, ensure_ascii=False))
+        if members:
+            print(members, file=sys.stderr)  # stdout stays one record a line
         return 0
     rows = [(r.ordinal, f"{r.page_start + 1}" if r.page_start == r.page_end else f"{r.page_start + 1}-{r.page_end + 1}",
              f"{r.char_start}-{r.char_end}", r.token_count, len(r.content), r.kind, " > ".join(r.headings)[:40],
              " ".join(r.content.split())[:60]) for r in records]
     table(("#", "page", "chars", "tokens", "len", "kind", "headings", "text"), rows)
     print(f"\n{plural(len(records), 'chunk')} from {plural(len(pages), 'page')} of {source}")
+    if members:
+        print(members)
     return 0
+
+
+def _members_line(data: bytes, source: str, settings) -> str:
+    """For a container (a mail, an archive: docs/architecture.md#containers), the line saying which of its
+    members are documents of their own that ``ingest`` stores too and ``split`` does not show (at most 5 named,
+    a refused one with its reason); "" for any other file."""
+    fmt = format_of(source)
+    if fmt is None or not fmt.members:
+        return ""
+    limits = Limits.from_settings(settings)
+    context = ReadContext(limits=limits, deadline=Deadline(settings.stage1_max_seconds))
+    try:
+        members = [f"{source}/{m.name}" + (f" (refused: {m.reason})" if m.reason else "")
+                   for m in iter_members(data, source=source, context=context)]
+    except ParseError:
+        return ""
+    if not members:
+        return ""
+    more = f", … ({len(members) - 5} more)" if len(members) > 5 else ""
+    notes = "".join(f"; {note}" for note in context.notes)  # members past MAX_ARCHIVE_MEMBERS, not read
+    return (f"{plural(len(members), 'member')} of {source} {'is a document' if len(members) == 1 else 'are documents'}"
+            f" of {'its' if len(members) == 1 else 'their'} own, which ingest stores too and split does not show: "
+            f"{', '.join(members[:5])}{more}{notes}")

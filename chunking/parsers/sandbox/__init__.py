@@ -468,8 +468,11 @@ def _start() -> _Server:
     root = str(Path(__file__).resolve().parents[3])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH", "")])))
     env.update({name: value for name, value in PARSE_SERVER_ENV.items() if name not in os.environ})
+    # A session of its own: Ctrl-C at a terminal signals the whole foreground process group, and the server is no
+    # part of what the user stopped. The worker handles the interrupt: it kills the child it waits for, and its
+    # exit closes the server's standard input, which ends the server (no traceback of the server's own).
     process = subprocess.Popen([sys.executable, "-m", "chunking.parsers.sandbox.child", address], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, env=env, cwd=root)
+                               stdout=subprocess.PIPE, env=env, cwd=root, start_new_session=True)
     assert process.stdin is not None and process.stdout is not None
     process.stdin.write(authkey.hex().encode() + b"\n")
     process.stdin.flush()

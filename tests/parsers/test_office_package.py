@@ -1,0 +1,28 @@
+"""A ZIP that is not an Office package (no ``[Content_Types].xml``: a renamed archive, an EPUB or OpenDocument file
+named ``.docx``) is refused with one reason for DOCX, PPTX and XLSX alike, not with the library's ``KeyError``."""
+
+from __future__ import annotations
+
+import io
+import zipfile
+
+import pytest
+
+from chunking.parsers import ParseError, parse_document
+
+
+def _zip(members: dict[str, bytes]) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as package:
+        for name, data in members.items():
+            package.writestr(name, data)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("kind", ["DOCX", "PPTX", "XLSX"])
+def test_a_zip_without_content_types_is_not_an_office_file(kind):
+    data = _zip({"notes.txt": b"Just an archive.", "mimetype": b"application/vnd.oasis.opendocument.text"})
+    with pytest.raises(ParseError) as caught:
+        parse_document(data, source=f"renamed.{kind.lower()}")
+
+    assert caught.value.reason == f"not a valid {kind}: a ZIP without [Content_Types].xml, so not an Office file"
