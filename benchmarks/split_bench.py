@@ -19,12 +19,12 @@ within the distinct text of one pass) and without memo; chonkie's ``RecursiveChu
 the "tokens only" rows of ours do (``max_chars`` out of the way, ``TOKENS_ONLY_CHARS``; with and without the
 look-ahead overlap, which the peers do not add and which then reads up to the whole next chunk); it runs once
 more counting with our ``bpe-openai`` backend's counter instead of tiktoken (the peers otherwise get tiktoken,
-ours its faster backend). Our
-splitter is timed with each token backend
-(bpe-openai and tiktoken) and its chunks must be identical. Two lower bounds (``split_floor.py``) show
-where the time goes: "bare bpe-openai encode + token offsets" is the tokenizer-bound part of our splitter's
-work, and "skeleton splitter (no rules)" adds the least a chunk needs (one sentence-end search at the cap, its
-exact count, one ``Chunk``); our splitter's time beyond the skeleton is its rules. ``--one-thread`` stops our
+ours its faster backend). Our splitter is timed with each token backend (bpe-openai and tiktoken) and its
+chunks must be identical. Three lower bounds (``split_floor.py``) show where the time goes: "bare bpe-openai
+encode + token offsets" is the tokenizer-bound part of our splitter's work, and "skeleton splitter (no rules)"
+adds the least a chunk needs (one sentence-end search at the cap, its exact count, one ``Chunk``); our
+splitter's time beyond the skeleton is its rules. "spans counted and packed" sizes as chonkie does, counting
+sentence spans instead of encoding the page: what a splitter redesigned that way would pay before any rule. ``--one-thread`` stops our
 splitter from encoding long blocks on a second thread (tiktoken backend), so wall and CPU time agree.
 """
 
@@ -41,7 +41,7 @@ from typing import Any, Callable
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus_pages import Document, load_documents  # noqa: E402
-from split_floor import skeleton, splitter_with, token_offsets  # noqa: E402
+from split_floor import counted_spans, skeleton, splitter_with, token_offsets  # noqa: E402
 
 from chunking.splitters.sentence import measure  # noqa: E402
 from chunking.tokens import get_backend, get_encoding  # noqa: E402
@@ -50,6 +50,7 @@ MAX_TOKENS = 500
 BARE = "bare tiktoken encode_ordinary"
 FLOOR = "bare bpe-openai encode + token offsets"
 SKELETON = "skeleton splitter (no rules)"
+COUNTED = "spans counted and packed (no rules, no encoding)"
 Runner = Callable[[list[Document]], int]  # returns the number of chunks (or tokens, for the bare passes)
 
 
@@ -126,6 +127,7 @@ def contenders(enc) -> dict[str, Runner]:
         runners["bare bpe-openai count"] = lambda docs: sum(bpe.count(p.text) for d in docs for p in d.pages)
         runners[FLOOR] = token_offsets(MAX_TOKENS)
         runners[SKELETON] = skeleton(MAX_TOKENS)
+        runners[COUNTED] = counted_spans(MAX_TOKENS)
         runners["SentenceTextSplitter (bpe-openai)"] = ours("bpe-openai")
         runners["SentenceTextSplitter tokens only (bpe-openai)"] = ours("bpe-openai", max_chars=TOKENS_ONLY_CHARS)
         runners["SentenceTextSplitter tokens only, no look-ahead (bpe-openai)"] = ours(
