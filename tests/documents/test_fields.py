@@ -52,10 +52,11 @@ def test_the_declared_title_is_read_where_the_parse_runs(monkeypatch, tmp_path):
     # Under process isolation the child that reads the PDF reads its /Title too: the worker never opens the file.
     from chunking.parsers import ReadContext
     from chunking.parsers import sandbox as parse_sandbox
+    from chunking.parsers.sandbox import reads
     from chunking.settings import Settings
 
     calls = []
-    monkeypatch.setattr(parse_sandbox, "property_title", lambda data, source: calls.append(source) or "parent")
+    monkeypatch.setattr(reads, "property_title", lambda data, source: calls.append(source) or "parent")
     data = corpus_file("amc-manual.en.pdf").read_bytes()
     local = tmp_path / "m.pdf"
     local.write_bytes(data)

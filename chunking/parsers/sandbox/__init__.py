@@ -17,7 +17,9 @@ holding them) go to the child, and its pages come back, over a Unix socket authe
 reads one page range per child (``read_pages_bounded``): the pages come back one at a time as the child reads them,
 so stage 1 stays bounded by the page (docs/architecture.md#long-documents) while every PDFium call is in the
 child. What it costs per document is measured by ``benchmarks/parse_isolation.py`` (figures in
-docs/operations.md#hostile-input-what-it-costs).
+docs/operations.md#hostile-input-what-it-costs). What a child reads at the start of stage 1 (page count, title,
+first pages, first page range) is in ``chunking.parsers.sandbox.reads``; the child's side of the protocol in
+``chunking.parsers.sandbox.child``.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from chunking.parsers import ParseError, ReadContext, page_count, parse_document
 from chunking.parsers.furniture import FurnitureKeys
 from chunking.parsers.limits import Deadline
 from chunking.parsers.pdf import PageLoads
-from chunking.parsers.titles import property_title
+from chunking.parsers.sandbox.reads import head_is_whole, read_first_range, read_head, read_start, title_needs_pdfium
 
 __all__ = ["FirstRange", "count_pages_bounded", "parse_in_child", "read_first_range", "read_first_range_bounded",
            "read_head", "read_head_bounded", "read_pages_bounded", "read_pages_in_child", "read_start",
@@ -107,7 +109,7 @@ def read_head_bounded(data: bytes | Path, *, source: str, settings, context: Rea
     opens a PDF, so its declared title is ``""`` (then the first heading, or the file name, is the title).
     *record_loads*: where a read in-line records its PDF page loads (``read_pages``); a child's are not."""
     if _inline(settings, source, readers):
-        if settings.isolation.mode != "inline" and _title_needs_pdfium(source):
+        if settings.isolation.mode != "inline" and title_needs_pdfium(source):
             return "", []
         return read_head(data, source=source, context=context, pages=pages, whole=whole, record_loads=record_loads)
     for kind, value in _exchange(read_head, {"source": source, "pages": pages, "whole": whole}, data, source=source,
@@ -203,7 +205,7 @@ def read_first_range_bounded(data: bytes | Path, *, source: str, settings, conte
         return FirstRange(None, "", [], {})
     count, title, head = value  # type: ignore[misc]
     first = FirstRange(count, title, head, {})
-    if not count or _head_is_whole(count, pages, head):
+    if not count or head_is_whole(count, pages, head):
         for _ in exchange:  # nothing but the end, with the child's notes
             pass
         return first
@@ -220,93 +222,6 @@ def read_first_range_bounded(data: bytes | Path, *, source: str, settings, conte
 
     first.pages = range_pages_as_they_come()
     return first
-
-
-def _head_is_whole(count: int, pages: int, head: list[Page]) -> bool:
-    """The head read of a document of *count* pages was its whole read (``read_start``'s ``whole``)."""
-    return count <= pages and len(head) == count
-
-
-def read_first_range(data: bytes | Path, *, source: str, context: ReadContext, pages: int, range_pages: int,
-                     started: Callable[[tuple[int, str, list[Page]]], None],
-                     learnt: Callable[[FurnitureKeys], None] | None = None, **kwargs) -> Iterator[Page]:
-    """``read_first_range_bounded``'s work in its child: ``read_start`` (its ``(count, title, head)`` handed to
-    *started*), then, unless the head was the whole document, the pages 0 to ``min(count, range_pages)`` by
-    ``read_pages(**kwargs)``, which takes the head's page loads instead of loading those pages again. Pictures
-    the head kept are dropped unless the head is the whole document: the range's read keeps its own.
-
-    Raises:
-        ParseError: as ``read_start`` and ``read_pages`` raise.
-    """
-    count, title, head, loads = read_start(data, source=source, context=context, pages=pages)
-    whole = bool(count) and _head_is_whole(count, pages, head)
-    if not whole:
-        context.images.clear()
-    started((count, title, head))
-    if not count or whole:
-        return
-    yield from read_pages(data, source=source, context=context, start=0, end=min(count, range_pages),
-                          learnt=learnt, page_loads=loads or None, **kwargs)
-
-
-def read_start(data: bytes | Path, *, source: str, context: ReadContext,
-               pages: int = 0) -> tuple[int, str, list[Page], PageLoads]:
-    """``(page_count(…), *read_head(…), page loads)`` of a document with page ranges, in one call (one child
-    process); ``(0, "", [], {})`` for a document without pages. The page loads are those of the head's pages
-    (``read_start_bounded``); none when the head is the whole document (nothing reads those pages again).
-
-    Raises:
-        ParseError: as ``page_count`` and ``read_head`` raise.
-    """
-    count = page_count(data, source=source, context=context)
-    if not count:
-        return count, "", [], {}
-    whole = count <= pages
-    loads: PageLoads = {}
-    title, head = read_head(data, source=source, context=context, pages=pages, whole=whole,
-                            record_loads=None if whole else loads)
-    return count, title, head, loads
-
-
-def read_head(data: bytes | Path, *, source: str, context: ReadContext, pages: int = 0,
-              whole: bool = False, record_loads: PageLoads | None = None) -> tuple[str, list[Page]]:
-    """``(title, head)``: the title *source* declares (``chunking.parsers.titles.property_title``: PDF ``/Title``,
-    ``dc:title``, ``<title>``, front matter; ``""`` if none) and, for a PDF, its first *pages* pages (``[]`` for
-    0), read within the limits and deadline of *context*. *data* is the bytes or the local file holding them: a
-    PDF is opened from the file, an Office package read whole, and other formats only in their first
-    ``_TITLE_BYTES`` (the title properties they have sit at their start). *record_loads*: where to record what
-    loading the PDF's pages gave (``read_pages``), for the read of the range that holds them.
-
-    Raises:
-        ParseError: reading the pages failed, as ``read_pages`` raises.
-    """
-    if not isinstance(data, Path):
-        title = property_title(data, source)
-    elif _title_needs_pdfium(source):
-        title = property_title(str(data), source)  # type: ignore[arg-type]  # PDFium opens a path itself
-    elif (fmt := format_of(source)) is not None and fmt.zip_package:  # the title is in a part of the package
-        title = property_title(data.read_bytes(), source)
-    else:
-        with open(data, "rb") as file:
-            title = property_title(file.read(_TITLE_BYTES), source)
-    # The pages are read again for their chunks, unless they are the whole document (*whole*: stage 1 then splits
-    # these very pages): OCR only what the language needs.
-    context.head = not whole
-    try:
-        head = list(read_pages(data, source=source, context=context, end=pages, check_streams=False,
-                               record_loads=record_loads)) if pages else []
-    finally:
-        context.head = False
-    return title, head
-
-
-_TITLE_BYTES = 1 << 20
-
-
-def _title_needs_pdfium(source: str) -> bool:
-    """The title *source* declares is read by PDFium (a PDF's document information), which opens a path."""
-    fmt = format_of(source)
-    return fmt is not None and fmt.title_source == "pdf-info"
 
 
 def _inline(settings, source: str, readers: Mapping[str, Callable] | None) -> bool:

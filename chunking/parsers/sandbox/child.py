@@ -130,7 +130,7 @@ def _handle(conn: Connection) -> None:
 
 def _send_started(conn: Connection, context: ReadContext, value: object) -> None:
     """What a streamed target reports before its pages (``("start", value)``: the page count, title and head
-    of ``chunking.parsers.sandbox.read_first_range``), after the pictures kept so far."""
+    of ``chunking.parsers.sandbox.reads.read_first_range``), after the pictures kept so far."""
     _send_images(conn, context)
     conn.send(("start", value))
 
