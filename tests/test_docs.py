@@ -133,8 +133,9 @@ def _recorded_with(values: dict) -> set[str]:
 
 def code_defaults(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
     """The default each setting gets from the code when unset: ``Settings.from_env({})`` with every reader of
-    ``values.py`` wrapped, in every module of chunking/settings/, to record (name, default). A name read twice with
-    different defaults (a default that depends on another setting) maps to ``None``: not checked."""
+    ``values.py`` wrapped, in every module of chunking/settings/, to record (name, default), then again with the
+    OpenAI embedder. A name read with different defaults (a default that depends on another setting) maps to
+    ``None``: not checked."""
     seen: dict[str, object] = {}
 
     def recording(reader):
@@ -156,6 +157,7 @@ def code_defaults(monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
             if hasattr(module, reader):
                 monkeypatch.setattr(module, reader, recording(getattr(module, reader)))
     Settings.from_env({})
+    Settings.from_env({"OPENAI_API_KEY": "a key"})  # another embedder: its defaults (dimensions) differ, unchecked
     return {**BINDING_DEFAULTS, **seen}  # function_app reads the binding settings Settings does not
 
 
@@ -169,12 +171,12 @@ def _shown(value: object) -> str:
     return str(value)
 
 
-def documented_defaults(page: Path = DOCS / "settings.md") -> dict[str, str]:
-    """Name -> documented default, from the rows whose default cell is one literal per name (`a`, or `a`, `b` for a
-    row of two names), optionally followed by a remark in brackets; other cells (a default that depends on
-    another setting, or words) are not read."""
+def documented_defaults(text: str) -> dict[str, str]:
+    """Name -> documented default, from the table rows of *text* whose default cell is one literal per name (`a`,
+    or `a`, `b` for a row of two names), optionally followed by a remark in brackets; other cells (a default that
+    depends on another setting, or words) are not read."""
     found = {}
-    for line in page.read_text(encoding="utf-8").splitlines():
+    for line in text.splitlines():
         if not line.startswith("| `"):
             continue
         cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
@@ -186,13 +188,34 @@ def documented_defaults(page: Path = DOCS / "settings.md") -> dict[str, str]:
     return found
 
 
-def test_every_documented_default_is_the_codes(monkeypatch: pytest.MonkeyPatch):
+def section(page: Path, heading: str) -> str:
+    """The text of *page* under the ``## heading`` up to the next heading of that level."""
+    text = page.read_text(encoding="utf-8")
+    start = text.index(f"\n## {heading}\n")
+    end = text.find("\n## ", start + 1)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def test_the_short_table_of_deploy_md_names_every_setting():
+    names = set()
+    for line in section(DOCS / "deploy.md", "Pointing it at Azure").splitlines():
+        if line.startswith("| `"):
+            names.update(re.findall(r"`([A-Za-z0-9_]+)`", line.split("|")[1]))
+
+    # FUNCTIONS_WORKER_RUNTIME is the Functions host's, for func start; the code does not read it
+    assert names == documented_settings() | {"FUNCTIONS_WORKER_RUNTIME"}
+
+
+@pytest.mark.parametrize("text", [(DOCS / "settings.md").read_text(encoding="utf-8"),
+                                  section(DOCS / "deploy.md", "Pointing it at Azure")],
+                         ids=["settings.md", "deploy.md#pointing-it-at-azure"])
+def test_every_documented_default_is_the_codes(monkeypatch: pytest.MonkeyPatch, text: str):
     defaults = code_defaults(monkeypatch)
-    documented = documented_defaults()
+    documented = documented_defaults(text)
     wrong = {name: (shown, _shown(defaults[name])) for name, shown in documented.items()
              if defaults.get(name) is not None and _shown(defaults[name]) != shown}
 
-    assert wrong == {}, "docs/settings.md default (documented, code)"
+    assert wrong == {}, "documented default, code's default"
     assert len(documented) > 60 and len(set(documented) & set(defaults)) > 60  # a parser that reads nothing passes
     assert _shown((2000, 500, 128)) == "2000,500,128" and _shown(4.0) == "4" and _shown(True) == "true"
 
