@@ -1,4 +1,6 @@
-"""docs/: the settings reference lists exactly what the code reads, and every link to docs/ resolves."""
+"""docs/: the settings reference lists exactly what the code reads, with the code's defaults (and so does deploy.md's
+short table); the metrics, status routes and completion event the docs describe are the code's; every link to docs/
+resolves."""
 
 from __future__ import annotations
 
@@ -267,3 +269,37 @@ def test_code_points_to_docs_not_outside_the_repository():
     assert found == []
     assert _OUTSIDE.search("see shared/spec/pipeline.md §4") and _OUTSIDE.search("(issue #4)")
     assert not _OUTSIDE.search("docs/splitters.md#semantic")
+
+
+def test_the_metrics_table_of_operations_md_is_the_instruments_of_the_code():
+    from chunking.telemetry import INSTRUMENTS
+
+    rows = re.findall(r"^\| `(chunking\.[a-z_.]+)` \| (\w+) \| `([^`]+)` \|", section(DOCS / "operations.md", "Telemetry"),
+                      re.MULTILINE)
+
+    assert {name: (kind, unit) for name, kind, unit in rows} == {
+        name: (kind, unit) for name, (kind, unit, _) in INSTRUMENTS.items()}
+
+
+def test_the_status_api_table_of_operations_md_has_the_routes_of_function_app():
+    routes = set(re.findall(r'@app\.route\(route="([^"]+)", methods=\["GET"\]', (ROOT / "function_app.py").read_text()))
+    documented = set(re.findall(r"^\| `GET /api/([a-z/]+)[?`]", section(DOCS / "operations.md", "The status API"),
+                                re.MULTILINE))
+
+    assert documented == routes and len(routes) == 3
+
+
+def test_the_event_of_events_md_has_the_fields_and_types_of_the_code():
+    import json
+
+    from chunking.ledger import LedgerEntry
+    from chunking.messages.events import EVENT_TYPES, completion_event
+
+    text = (DOCS / "events.md").read_text(encoding="utf-8")
+    example = json.loads(re.search(r"```json\n(.*?)```", text, re.DOTALL).group(1))
+    entry = LedgerEntry("d1", "a.pdf", container="documents", event=json.dumps(
+        {"id": "0" * 32, "version": "v1", "status": "indexed", "at": "2026-05-04T10:21:07+00:00"}))
+    made = completion_event(entry)
+
+    assert list(example) == list(made) and list(example["data"]) == list(made["data"])
+    assert set(re.findall(r"`(Chunking\.Document\.\w+)`", text)) == set(EVENT_TYPES.values())
