@@ -61,7 +61,7 @@ from chunking.strategies.notes import fallback_note
 
 __all__ = ["HOLD_BATCHES", "StageOneResult", "document_records", "run_stage_one", "source_version"]
 
-log = logging.getLogger("chunking.pipeline.stage_two")
+log = logging.getLogger("chunking.pipeline.stage_one")
 
 @dataclass
 class StageOneResult:

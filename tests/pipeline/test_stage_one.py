@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import random
 
 import pytest
@@ -328,3 +329,17 @@ def test_a_page_past_a_limit_in_the_first_range_read_by_the_head_child_fails_the
         result = w.stage_one(bad)
         assert (result.outcome, result.error) == ("failed", "page 5 has more than 20000 characters (MAX_PAGE_CHARS)")
         assert w.batches == [] and w.ledger.get(result.doc_id).status == "failed"
+
+
+def test_stage_one_logs_under_its_own_logger(tmp_path, caplog):
+    # docs/operations.md#logs names the loggers: stage 1's lines are not stage 2's
+    w = _World(tmp_path)
+    with caplog.at_level(logging.INFO, logger="chunking"):
+        w.stage_one(long_pdf(2))
+        run_stage_one(b"%PDF-1.4 nonsense", source="bad.pdf", container="c", settings=w.settings,
+                      payloads=w.payloads, ledger=w.ledger, send=w.batches.extend)
+    lines = [(r.name, r.levelname, r.getMessage().split(":")[0]) for r in caplog.records
+             if r.getMessage().startswith(("split ", "rejected "))]
+
+    assert lines == [("chunking.pipeline.stage_one", "INFO", "split long.pdf"),
+                     ("chunking.pipeline.stage_one", "ERROR", "rejected bad.pdf")]

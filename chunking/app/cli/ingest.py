@@ -76,11 +76,12 @@ def run(args: argparse.Namespace, settings) -> int:
     ensure_reachable(settings, table=ledger_table(settings))
     index = make_index(settings)
     index.ensure()
-    pipeline_log = logging.getLogger("chunking.pipeline.stage_two")
+    stage_logs = [logging.getLogger(f"chunking.pipeline.{stage}") for stage in ("stage_one", "stage_two")]
     members_log = logging.getLogger("chunking.pipeline.members")  # its warnings (members not read) stay
-    level = pipeline_log.level
+    levels = [stage_log.level for stage_log in stage_logs]
     if not args.verbose:  # failures, members' too, are reported below, once, in the CLI's own style
-        pipeline_log.setLevel(logging.CRITICAL)
+        for stage_log in stage_logs:
+            stage_log.setLevel(logging.CRITICAL)
         members_log.addFilter(_below_error)
     bar = _Progress()
     try:
@@ -92,7 +93,8 @@ def run(args: argparse.Namespace, settings) -> int:
     except ValueError as exc:
         return fail(args, str(exc))
     finally:
-        pipeline_log.setLevel(level)
+        for stage_log, level in zip(stage_logs, levels):
+            stage_log.setLevel(level)
         members_log.removeFilter(_below_error)
     summary.ignored = ignored
     totals = summary.to_dict()

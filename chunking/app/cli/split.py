@@ -12,7 +12,7 @@ from chunking.app.cli.arguments import count_at_least
 from chunking.app.cli.output import fail, plural, table
 from chunking.documents.fields import configured_fields, file_properties
 from chunking.documents.splitter import splitter_for
-from chunking.formats import extension_of, format_of
+from chunking.formats import ENRICH_SUFFIX, FAMILY_NAMES, STRATEGY_NAMES, extension_of, format_of
 from chunking.ids import doc_id
 from chunking.parsers import ParseError, ReadContext, parse_document
 from chunking.parsers.limits import Deadline, Limits
@@ -37,9 +37,9 @@ def add_parser(sub, summary: str) -> None:
     split.add_argument("--format", choices=("table", "jsonl"), default="table",
                        help="table (default), or jsonl: one index record per line, without the embedding")
     split.add_argument("--splitter", default="auto", metavar="NAME",
-                       help="auto (the format's default); sentence, markdown, html, json, csv, code:<language> "
-                       "(e.g. code:python); or a strategy: semantic, hierarchical, small_to_big, sentence_window, "
-                       "propositions, llm, router, and any of these with +enrich")
+                       help=f"auto (the format's default); {', '.join(FAMILY_NAMES)}, code:<language> "
+                       f"(e.g. code:python); or a strategy: {', '.join(STRATEGY_NAMES)}, and any of these with "
+                       f"{ENRICH_SUFFIX}")
     split.add_argument("--max-tokens", type=count_at_least(1, MAX_SPLIT_TOKENS, "the embedding input limit, for every "
                                                           "format"), default=None, metavar="N",
                        help="token cap of a chunk (default 500: SPLIT_MAX_TOKENS). In PDF, DOCX, HTML and text a "

@@ -38,6 +38,18 @@ def test_split_help_says_tables_over_the_cap_are_split_by_rows(cli, narrow):
     assert "stay whole up to 8191" not in run.out
 
 
+def test_split_help_names_every_splitter_and_strategy_of_the_format_table(cli, narrow):
+    # a strategy added to chunking/formats.py appears here without editing the help (docs/contributing.md)
+    from chunking.formats import FAMILY_NAMES, STRATEGY_NAMES
+
+    run = cli("split", "--help")
+    assert _option_help(run.out, "--splitter NAME") == (
+        f"auto (the format's default); {', '.join(FAMILY_NAMES)}, code:<language> (e.g. code:python); or a "
+        f"strategy: {', '.join(STRATEGY_NAMES)}, and any of these with +enrich")
+    assert "semantic, hierarchical, small_to_big, sentence_window, propositions, llm, router," in \
+        _option_help(run.out, "--splitter NAME")
+
+
 def test_eval_help_reads_in_80_columns(cli, narrow):
     run = cli("eval", "--help")
     assert run.status == 0

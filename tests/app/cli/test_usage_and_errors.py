@@ -196,3 +196,14 @@ def test_each_command_loads_its_own_module_and_help_loads_none():
             "print(sorted(m for m in sys.modules if m.startswith('chunking.app.cli.') and m != 'chunking.app.cli.app'))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.splitlines()[-1] == "[]"
+
+
+def test_a_failed_document_is_one_line_on_stderr_not_also_a_log_line(tmp_path):
+    # stage 1 logs its rejection (docs/operations.md#logs); ingest says it once, in its own words, unless -v
+    (tmp_path / "bad.pdf").write_bytes(b"%PDF-1.4 nonsense")
+    quiet = run_process(["ingest", "bad.pdf"], tmp_path)
+    verbose = run_process(["-v", "ingest", "bad.pdf"], tmp_path)
+
+    assert quiet.returncode == 1
+    assert quiet.stderr == "python -m chunking ingest: bad.pdf: not a valid PDF: not a PDF, or damaged beyond repair\n"
+    assert "ERROR rejected bad.pdf: not a valid PDF" in verbose.stderr
