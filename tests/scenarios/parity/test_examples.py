@@ -125,6 +125,7 @@ REASONS = {
 
 
 @pytest.mark.parametrize("name", CASES)
+@pytest.mark.filterwarnings("ignore:The class `HTMLSemanticPreservingSplitter` is in beta")  # LangChain's own notice
 def test_documented_example(name):
     run, expected, difference = CASES[name]
     mine, theirs = run(ours), run(langchain)
