@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from chunking.app.cli import status
-from chunking.app.cli.arguments import metadata_item
+from chunking.app.cli.arguments import metadata_item, metadata_refusal
 from chunking.app.cli.output import fail, plural
 from chunking.formats import content_type_of
 from chunking.pipeline.ingest import collect_files
@@ -29,7 +29,9 @@ def add_parser(sub, summary: str) -> None:
     up.add_argument("--watch", action="store_true", help="then follow them as `status --watch` does")
     up.add_argument("--metadata", action="append", default=[], metavar="NAME=VALUE", type=metadata_item,
                     help="blob metadata of every file uploaded (repeatable): the names of METADATA_FIELDS become "
-                    "index fields, acl_users / acl_groups the access lists, e.g. --metadata acl_groups=hr,finance")
+                    "index fields, acl_users / acl_groups the access lists, e.g. --metadata acl_groups=hr,finance; "
+                    "checked as ingest checks it before anything is uploaded: any other name, a name given twice, "
+                    "an empty value or one that is not printable ASCII is refused (exit status 2)")
     up.set_defaults(func=run)
 
 
@@ -76,6 +78,9 @@ def run(args: argparse.Namespace, settings) -> int:
     missing path or a storage error."""
     from azure.core.exceptions import AzureError
 
+    refused = metadata_refusal(args.metadata, settings.metadata)  # as ingest checks it, before any upload
+    if refused:
+        return fail(args, refused)
     try:
         pairs, ignored = blob_names(args.paths, args.prefix)
     except (FileNotFoundError, ValueError) as exc:
