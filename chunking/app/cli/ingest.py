@@ -12,7 +12,7 @@ from pathlib import Path
 from chunking.app.cli.arguments import metadata_item, metadata_refusal
 from chunking.app.cli.output import fail, plural, table
 from chunking.documents.splitter import check_splitters
-from chunking.pipeline.ingest import collect_files, ingest_files
+from chunking.pipeline.ingest import collect_files, ingest_files, missing_reason
 from chunking.services import index_location, ledger_table, make_embedder, make_index, make_ledger
 from chunking.storage import ensure_reachable
 
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace, settings) -> int:
     bad paths or options."""
     missing = next((p for p in args.paths if not p.exists()), None)
     if missing is not None:
-        return fail(args, "no such file or folder", path=missing)
+        return fail(args, missing_reason(missing), path=missing)
     refused = metadata_refusal(args.metadata, settings.metadata)  # the same check as upload's
     if refused:
         return fail(args, refused)
