@@ -119,3 +119,23 @@ def test_upload_names_a_dangling_link_uploads_the_others_and_exits_1(cli, azurit
     assert run.out.splitlines()[1].endswith("/danglingup; 1 file could not be read")
     container = BlobServiceClient.from_connection_string(azurite.connection_string).get_container_client("danglingup")
     assert [b.name for b in container.list_blobs()] == ["notes/a.md"]
+
+
+def test_status_watch_exits_as_status_does_for_the_final_state(cli, monkeypatch):
+    import chunking.app.cli.status as status_command
+
+    (cli.cwd / "a.md").write_text("# A\n\nKiwis are birds.\n")
+    assert cli("ingest", "a.md").status == 0
+    assert [cli(*args).status for args in (("status",), ("status", "--json"), ("status", "--watch"))] == [0, 0, 0]
+    (cli.cwd / "b.pdf").write_bytes(b"not a pdf")
+    assert cli("ingest", "b.pdf").status == 1
+    # b.pdf failed before the watch began (before, --watch exited 0: it had not followed b.pdf in progress).
+    assert [cli(*args).status for args in (("status",), ("status", "--json"), ("status", "--watch"))] == [1, 1, 1]
+    run = cli("status", "--watch")
+    assert run.out.splitlines()[-1] == "nothing in progress: 1 indexed, 1 failed"
+    # A timeout is 1 whatever the ledger holds.
+    monkeypatch.setattr(status_command, "follow", lambda *a, **k: 1)
+    (cli.cwd / "b.pdf").unlink()
+    assert cli("ingest", ".", "--cleanup", "scoped_full").status == 0  # b.pdf deleted: no failed document left
+    assert cli("status").status == 0
+    assert cli("status", "--watch").status == 1
