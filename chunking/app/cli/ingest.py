@@ -44,8 +44,9 @@ def add_parser(sub, summary: str) -> None:
     ingest.add_argument("--metadata", action="append", default=[], metavar="NAME=VALUE", type=metadata_item,
                         help="metadata of every file of this run, as blob metadata would be: the names of "
                         "METADATA_FIELDS become index fields, acl_users / acl_groups (comma-separated ids) the "
-                        "access lists; any other name, a name given twice, an empty value or one that is not printable ASCII "
-                        "(blob metadata travels as HTTP headers) is refused (exit status 2), e.g. --metadata category=policy --metadata acl_groups=hr,finance. It applies to this run "
+                        "access lists; any other name, a name given twice, an empty value or one that is not "
+                        "printable ASCII (blob metadata travels as HTTP headers) is refused (exit status 2), e.g. "
+                        "--metadata category=policy --metadata acl_groups=hr,finance. It applies to this run "
                         "only: a later ingest of the same files without it clears those fields and access lists "
                         "(as uploading a blob again without its metadata would); repeat it to keep them")
     ingest.set_defaults(func=run)

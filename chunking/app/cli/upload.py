@@ -8,8 +8,8 @@ from pathlib import Path
 from chunking.app.cli import status
 from chunking.app.cli.arguments import metadata_item, metadata_refusal
 from chunking.app.cli.output import fail, plural
-from chunking.formats import content_type_of
 from chunking.errors import UnreadableFileError
+from chunking.formats import content_type_of
 from chunking.pipeline.ingest import collect_files, read_local_file
 from chunking.storage import blob_service, ensure_reachable, storage_error
 
