@@ -29,8 +29,8 @@ from typing import Any
 
 from chunking.redact import describe_storage, redact, url_host
 
-__all__ = ["EmbeddingError", "Failure", "IndexError_", "ServiceFailure", "StorageError", "classify",
-           "describe_failure", "reason_of"]
+__all__ = ["EmbeddingError", "Failure", "IndexError_", "ServiceFailure", "StorageError", "UnreadableFileError",
+           "classify", "describe_failure", "reason_of"]
 
 
 class StorageError(RuntimeError):
@@ -50,6 +50,13 @@ class IndexError_(RuntimeError):
         super().__init__(message)
         self.status = status
         self.retry_after_s = retry_after_s
+
+
+class UnreadableFileError(ValueError):
+    """A local file of a batch run (``chunking ingest``, ``chunking upload``) that cannot be read: a dangling
+    symbolic link, a link loop, no permission. The message is the reason (``dangling symbolic link: …``), without
+    the file's name, which the caller's line gives. Permanent: the same file fails the same way until it changes.
+    Raised by ``chunking.pipeline.ingest.read_local_file``."""
 
 
 class EmbeddingError(RuntimeError):

@@ -77,7 +77,7 @@ def test_the_summary_is_what_the_cli_prints(app, capsys):
         "e/failed.docx", "v-failed", "stage 1: not a valid DOCX", 1)
     assert body["notes"] == [{"source": "b/queued.txt", "status": "queued", "note": "fallback: sentence"}]
     capsys.readouterr()
-    assert main(["status", "--json"]) == 0
+    assert main(["status", "--json"]) == 1  # e/failed.docx is failed: status exits 1, the API still answers 200
     printed = json.loads(capsys.readouterr().out)
     assert body["retrying"] == []  # no attempt failed with an error that can go away
     assert {key: printed[key] for key in ("counts", "failed", "retrying", "notes")} == body

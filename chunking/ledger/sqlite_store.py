@@ -26,6 +26,9 @@ class LocalLedgerStore:
         self._lock = threading.Lock()
         self._db = sqlite3.connect(path, check_same_thread=False, isolation_level=None, timeout=30)
         self._db.execute("PRAGMA journal_mode=WAL")
+        # A commit reaches the WAL without waiting for the disk; the file stays consistent, and only a power loss
+        # can lose the last writes, which a later run re-does (docs/architecture.md#the-ledger).
+        self._db.execute("PRAGMA synchronous=NORMAL")
         cols = ", ".join(f"{c} {'INTEGER' if c in _INT_COLUMNS else 'TEXT'}" for c in _COLUMNS if c != "doc_id")
         self._db.execute(f"CREATE TABLE IF NOT EXISTS ledger (doc_id TEXT PRIMARY KEY, {cols}, rev INTEGER NOT NULL)")
         present = {row[1] for row in self._db.execute("PRAGMA table_info(ledger)")}

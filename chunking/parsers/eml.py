@@ -29,7 +29,7 @@ from chunking.parsers import html
 from chunking.parsers._common import ParseError, ReadContext, decode_text, normalize_newlines, pages_from_texts
 from chunking.parsers.members import attachment_names, mail_parts
 
-__all__ = ["html_body", "mail_text", "parse", "plain_body"]
+__all__ = ["html_body", "mail_text", "mime_body", "parse", "plain_body"]
 
 _HEADERS = ("From", "To", "Cc", "Date")
 _HASH_LINE = re.compile(r"^([ \t]*)#", re.MULTILINE)
@@ -48,7 +48,7 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
         raise ParseError(source, "not a mail: no header lines")
     headers = [(name, str(message.get(name) or "")) for name in _HEADERS]
     attachments = attachment_names(mail_parts(message))
-    body = _body(message, source=source, context=context)
+    body = mime_body(message, source=source, context=context)
     return pages_from_texts([mail_text(str(message.get("Subject", "") or ""), headers, attachments, body)])
 
 
@@ -83,7 +83,10 @@ def _tidy(text: str) -> str:
     return _BLANK_LINES.sub("\n\n", "\n".join(line.rstrip() for line in text.strip("\n").split("\n")))
 
 
-def _body(message: EmailMessage, *, source: str, context: ReadContext) -> str:
+def mime_body(message: EmailMessage, *, source: str, context: ReadContext) -> str:
+    """The body of a MIME *message* as its page holds it (module docstring, item 3): its ``text/plain`` part
+    (``plain_body``), else its ``text/html`` part (``html_body``), else ``""``; of a signed mail, its signed
+    content's."""
     part = message.get_body(preferencelist=("plain", "html"))
     if part is None:
         return ""

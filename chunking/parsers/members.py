@@ -19,7 +19,10 @@ path segment; ``attachment-N`` with the extension of their content type when unn
 second of the same name); an attached message (``message/rfc822``) is a ``.eml`` member of its own.
 
 An Outlook message's attachments ([MS-OXMSG], read by ``chunking.parsers.outlook``) are named the same way from
-their long file name (else short file name, else display name) and MIME tag; an attached message (attach method
+their long file name (else short file name, else display name) and MIME tag; but a clear-signed one (message
+class ``IPM.Note.SMIME.MultipartSigned``, [MS-OXOSMMS] §2.1.3.1) keeps its whole MIME ``multipart/signed`` entity
+in its one attachment (``smime.p7m``): its attachments are then those of that entity's signed content, as a signed
+``.eml`` mail's are (``outlook_signed_content``); an attached message (attach method
 5) is a ``.msg`` member of its own, re-rooted as a compound file (``outlook.attachment_file``), and so a container
 nested one level deeper. One is refused, the others going on, when its stream is damaged (a FAT cycle, a sector past
 the end of the file), when it is an OLE object or a link to a file outside the mail, when the attachments read
@@ -42,11 +45,12 @@ from email.parser import BytesParser
 
 from chunking.formats import extension_of, format_of
 from chunking.parsers._common import ParseError, ReadContext
-from chunking.parsers.cfb import CompoundError
-from chunking.parsers.outlook import Attachment, attachment_file, open_message
+from chunking.parsers.cfb import CompoundError, CompoundFile
+from chunking.parsers.outlook import Attachment, Message, attachment_file, open_message
 
 __all__ = ["Member", "attachment_names", "iter_members", "mail_attachments", "zip_members"]
-__all__ += ["SIGNATURE_TYPES", "mail_parts", "member_names", "outlook_attachment_names", "outlook_attachments"]
+__all__ += ["SIGNATURE_TYPES", "mail_parts", "member_names", "outlook_attachment_names", "outlook_attachments",
+            "outlook_signed_content"]
 
 _PIECE_BYTES = 1 << 20
 _ENCRYPTED = 0x1
@@ -172,8 +176,13 @@ def _inflated(package: zipfile.ZipFile, info: zipfile.ZipInfo, label: str, limit
 def mail_attachments(data: bytes, *, source: str, context: ReadContext) -> Iterator[Member]:
     """The attachments of a mail, in the order of its parts (module docstring)."""
     message = BytesParser(policy=policy.default).parsebytes(data)
+    yield from _part_members(mail_parts(message) if isinstance(message, EmailMessage) else [], context)
+
+
+def _part_members(parts: list, context: ReadContext) -> Iterator[Member]:
+    """A member for each attachment part of a MIME mail (``mail_parts``), within ``MAX_ARCHIVE_MEMBERS`` and the
+    deadline."""
     limits = context.limits
-    parts = mail_parts(message) if isinstance(message, EmailMessage) else []
     for number, (name, part) in enumerate(zip(attachment_names(parts), parts), start=1):
         if number > limits.max_archive_members:
             context.note(f"{len(parts) - limits.max_archive_members} attachments not read: "
@@ -239,6 +248,10 @@ def outlook_attachments(data: bytes, *, source: str, context: ReadContext) -> It
     """
     limits = context.limits
     with open_message(data, source=source) as (compound, message):
+        signed = outlook_signed_content(compound, message, max_bytes=limits.max_decompressed_bytes)
+        if signed is not None:  # a clear-signed mail: the attachments of its signed content
+            yield from _part_members(mail_parts(signed), context)
+            return
         attachments = message.attachments
         budget = limits.max_decompressed_bytes
         for number, (name, attachment) in enumerate(zip(outlook_attachment_names(attachments), attachments),
@@ -264,6 +277,32 @@ def outlook_attachments(data: bytes, *, source: str, context: ReadContext) -> It
                 continue
             budget -= len(payload)
             yield Member(label, payload)
+
+
+#: The message class of a clear-signed Outlook mail ([MS-OXOSMMS] §2.1.3.1), compared without regard to case.
+_CLEAR_SIGNED_CLASS = "ipm.note.smime.multipartsigned"
+
+
+def outlook_signed_content(compound: CompoundFile, message: Message, *, max_bytes: int) -> EmailMessage | None:
+    """The MIME ``multipart/signed`` entity a clear-signed Outlook *message* (of *compound*) keeps in its
+    attachment (``smime.p7m``), parsed by the standard library's ``email`` package: its body and attachments are
+    the mail's (``mail_parts``, ``chunking.parsers.eml.mime_body``). ``None`` for a message of another class
+    (an opaque-signed or encrypted one, ``IPM.Note.SMIME``, holds no MIME there but CMS data), or when no
+    attachment of at most *max_bytes* holds a ``multipart/signed`` entity (the message is then read as any other,
+    that attachment a member)."""
+    if not message.message_class.lower().startswith(_CLEAR_SIGNED_CLASS):
+        return None
+    for attachment in message.attachments:
+        if attachment.is_message or attachment.damage or attachment.size_bytes > max_bytes:
+            continue
+        try:
+            data = attachment_file(compound, attachment)
+        except (CompoundError, ValueError):
+            continue
+        content = BytesParser(policy=policy.default).parsebytes(data)
+        if isinstance(content, EmailMessage) and content.get_content_type() == "multipart/signed":
+            return content
+    return None
 
 
 def outlook_attachment_names(attachments: list[Attachment]) -> list[str]:

@@ -14,6 +14,12 @@ The page holds:
      marked as in ``.eml`` (the ``>`` of quoted lines, the ``From: … Sent: …`` block Outlook writes above a
      reply are the text's own); a body line opening with ``#`` gets a ``\\`` before it.
 
+A clear-signed message (S/MIME, message class ``IPM.Note.SMIME.MultipartSigned``) keeps its MIME
+``multipart/signed`` entity in its one attachment, ``smime.p7m`` (``chunking.parsers.members.outlook_signed_content``):
+its body and ``Attachments:`` line are then those of that entity's signed content, read as a signed ``.eml``
+mail's are (the body as ``chunking.parsers.eml`` reads it, the message's own body when that has none; the
+signature is no attachment); the headers stay the message's.
+
 Dropped: Bcc recipients, every other property (categories, flags, named properties, the transport headers), the
 RTF formatting, inline images (they are attachments: documents of their own). Refused with a reason: a file that
 is no compound file or whose compound file is damaged, a compound file without message properties
@@ -28,8 +34,8 @@ from email.utils import format_datetime
 from chunking.model import Page
 from chunking.parsers import rtf
 from chunking.parsers._common import ParseError, ReadContext, pages_from_texts
-from chunking.parsers.eml import html_body, mail_text, plain_body
-from chunking.parsers.members import outlook_attachment_names
+from chunking.parsers.eml import html_body, mail_text, mime_body, plain_body
+from chunking.parsers.members import attachment_names, mail_parts, outlook_attachment_names, outlook_signed_content
 from chunking.parsers.outlook import Message, decompress_rtf, open_message
 
 __all__ = ["parse"]
@@ -42,11 +48,15 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
         ParseError: the reasons of ``chunking.parsers.outlook.open_message`` (``not a valid MSG: …``).
     """
     context = context if context is not None else ReadContext()
-    with open_message(data, source=source) as (_, message):
+    with open_message(data, source=source) as (compound, message):
         headers = [("From", message.sender), ("To", ", ".join(message.to)), ("Cc", ", ".join(message.cc)),
                    ("Date", format_datetime(message.date) if message.date else "")]
-        text = mail_text(message.subject, headers, outlook_attachment_names(message.attachments),
-                         _body(message, source=source, context=context))
+        signed = outlook_signed_content(compound, message, max_bytes=context.limits.max_decompressed_bytes)
+        if signed is None:
+            names, body = outlook_attachment_names(message.attachments), ""
+        else:  # clear-signed: the signed content's body and attachments (module docstring)
+            names, body = attachment_names(mail_parts(signed)), mime_body(signed, source=source, context=context)
+        text = mail_text(message.subject, headers, names, body or _body(message, source=source, context=context))
     return pages_from_texts([text])
 
 

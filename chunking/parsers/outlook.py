@@ -11,7 +11,8 @@ message is the storage ``__substg1.0_3701000D`` of its attachment.
 
 What is read ([MS-OXPROPS] names and ids):
 
-- subject ``PidTagSubject`` (0x0037);
+- subject ``PidTagSubject`` (0x0037); message class ``PidTagMessageClass`` (0x001A: ``IPM.Note``,
+  ``IPM.Note.SMIME.MultipartSigned`` for a clear-signed mail, [MS-OXOSMMS] §2.1.3.1);
 - sender: ``PidTagSenderName`` (0x0C1A) with ``PidTagSenderSmtpAddress`` (0x5D01), or ``PidTagSenderEmailAddress``
   (0x0C1F) when ``PidTagSenderAddressType`` (0x0C1E) is ``SMTP`` (an Exchange sender's address is an X.500 name,
   not a mail address: left out); else the ``PidTagSentRepresenting…`` set (0x0042, 0x5D02, 0x0065, 0x0064);
@@ -100,6 +101,7 @@ class Message:
     """What a mail's page needs of one message (module docstring)."""
 
     subject: str = ""
+    message_class: str = ""
     sender: str = ""
     to: list[str] = field(default_factory=list)
     cc: list[str] = field(default_factory=list)
@@ -322,7 +324,8 @@ def _read_message(compound: CompoundFile, storage: Entry, *, header: int) -> Mes
     found = [codec_of(properties.long(0x3FFD)), codec_of(properties.long(0x3FDE)), _FALLBACK_CODEC]
     codec_list = tuple(dict.fromkeys(codec for codec in found if codec))
     properties.codecs_8bit = codec_list
-    message = Message(subject=" ".join(properties.string(0x0037).split()), sender=_sender(properties))
+    message = Message(subject=" ".join(properties.string(0x0037).split()), message_class=properties.string(0x001A),
+                      sender=_sender(properties))
     recipients = sorted((entry for entry in compound.children(storage)
                          if entry.is_storage and entry.name.startswith(_RECIPIENT)), key=lambda e: e.name)
     for entry in recipients:

@@ -20,8 +20,10 @@ parsing), whatever the batch size, because the ledger knows per document which v
 from __future__ import annotations
 
 import dataclasses
+import errno
 import fnmatch
 import logging
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +31,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence
 
 from chunking.documents.fields import file_properties
 from chunking.embeddings import Embedder
-from chunking.errors import describe_failure
+from chunking.errors import UnreadableFileError, describe_failure
 from chunking.formats import SUPPORTED_EXTENSIONS, member_root
 from chunking.ids import doc_id as make_doc_id
 from chunking.index.protocol import IndexWriter
@@ -45,7 +47,8 @@ from chunking.settings import Settings
 from chunking.storage.claim_check import MemoryPayloadStore
 from chunking.storage.figures import FigureStore
 
-__all__ = ["CLEANUP_MODES", "DocumentRow", "IngestSummary", "collect_files", "in_scope", "ingest_files"]
+__all__ = ["CLEANUP_MODES", "DocumentRow", "IngestSummary", "collect_files", "in_scope", "ingest_files",
+           "missing_reason", "read_local_file"]
 
 CLEANUP_MODES = ("none", "incremental", "full", "scoped_full")
 #: The namespace (container) of documents ingested from local files.
@@ -146,8 +149,9 @@ def source_name(path: Path, cwd: Path | None = None) -> str:
     the same name, so the same document id; two files of the same name in different folders stay apart. A byte
     of the name that is not UTF-8 (a Latin-1 name copied from an old system, which Python holds as a lone
     surrogate) is written as a backslash escape, ``caf\\xe9.md``: the name can then be stored, hashed into the
-    document id and printed."""
-    resolved = path.resolve()
+    document id and printed. A symbolic link is named by its target, but one whose target cannot be reached
+    (``missing_reason``) by its own path."""
+    resolved = path.parent.resolve() / path.name if _broken_link(path) else path.resolve()
     try:
         name = resolved.relative_to((cwd or Path.cwd()).resolve()).as_posix()
     except ValueError:
@@ -165,10 +169,12 @@ def collect_files(paths: Sequence[Path], cwd: Path | None = None,
     Folders are searched recursively, hidden files and folders skipped, and so are files matching a glob of
     *exclude* (``fnmatch``, on the path relative to the folder or on the file name: ``SOURCES.md``,
     ``drafts/*``); a file named directly is always taken (an unsupported one then fails with its reason).
+    A symbolic link of a folder whose target is missing (or a link loop) is taken as a file of its name's type,
+    so that reading it fails with its reason (``read_local_file``) instead of its being passed over unseen.
     Sources are named by :func:`source_name`.
 
     Raises:
-        FileNotFoundError: a path does not exist.
+        FileNotFoundError: a path does not exist (the message says so, or names a dangling link).
     """
     cwd = (cwd or Path.cwd()).resolve()
     found: list[tuple[Path, str]] = []
@@ -181,7 +187,7 @@ def collect_files(paths: Sequence[Path], cwd: Path | None = None,
                 scopes.append(name.rstrip("/") + "/")
             if cwd.is_relative_to(path.resolve()):  # ".", "..": the sources named relative to the working directory
                 scopes.append("")
-            for file in sorted(p for p in path.rglob("*") if p.is_file()):
+            for file in sorted(p for p in path.rglob("*") if p.is_file() or _broken_link(p)):
                 rel = file.relative_to(path)
                 if any(part.startswith(".") for part in rel.parts) or _excluded(rel, exclude):
                     continue
@@ -192,8 +198,45 @@ def collect_files(paths: Sequence[Path], cwd: Path | None = None,
         elif path.is_file():
             found.append((path, source_name(path, cwd)))
         else:
-            raise FileNotFoundError(f"{path}: no such file or folder")
+            raise FileNotFoundError(f"{path}: {missing_reason(path)}")
     return found, scopes, ignored
+
+
+def _broken_link(path: Path) -> bool:
+    """A symbolic link whose target cannot be reached (missing, or a loop of links)."""
+    return path.is_symlink() and not path.exists()
+
+
+def missing_reason(path: Path) -> str:
+    """Why a path named on the command line is not there: ``no such file or folder``, or, for a symbolic link
+    whose target is missing, ``dangling symbolic link: its target … does not exist``."""
+    if not _broken_link(path):
+        return "no such file or folder"
+    try:
+        target = os.readlink(path)
+    except OSError:
+        return "dangling symbolic link"
+    return f"dangling symbolic link: its target {target} does not exist"
+
+
+def read_local_file(path: Path) -> bytes:
+    """The bytes of the local file *path*.
+
+    Raises:
+        UnreadableFileError: it cannot be read; the message is the reason, without the path: ``dangling symbolic
+            link: its target … does not exist``, ``symbolic link loop``, ``cannot be read: permission denied``,
+            ``cannot be read: <the system's reason>``.
+    """
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        reason = missing_reason(path) if path.is_symlink() else "no such file (removed during the run)"
+    except PermissionError:
+        reason = "cannot be read: permission denied"
+    except OSError as exc:
+        reason = ("symbolic link loop" if exc.errno == errno.ELOOP
+                  else f"cannot be read: {(exc.strerror or str(exc)).lower()}")
+    raise UnreadableFileError(reason)
 
 
 def in_scope(source: str, scope: str) -> bool:
@@ -269,7 +312,8 @@ def ingest_files(
         except Exception as exc:  # one document's failure is its row and ledger reason; the others go on
             failure = describe_failure(exc, settings)
             row.outcome = "failed"
-            row.error = failure.line if failure else f"crashed: {type(exc).__name__}: {redact(str(exc))[:300]}"
+            row.error = (failure.line if failure else str(exc) if isinstance(exc, UnreadableFileError)
+                         else f"crashed: {type(exc).__name__}: {redact(str(exc))[:300]}")
             _record_failure(ledger, source, row.error, failure)
             if failure is not None and failure.kind in ("unreachable", "auth"):
                 summary.stopped = failure.line  # every other document would fail the same way
@@ -329,8 +373,9 @@ def _ingest_one(file: Path, source: str, row: DocumentRow, *, settings: Settings
     archive's files, at any depth, in the container's order: docs/architecture.md#containers), each with its own
     outcome, counts and seconds, which *row* then leaves out; for an unchanged (skipped) container, whose members
     are not read again, a ``failed`` row for each member the ledger holds as failed."""
+    data = read_local_file(file)  # first: a dangling link has no properties either
     properties = dataclasses.replace(file_properties(file), metadata=dict(metadata))
-    one = run_stage_one(file.read_bytes(), source=source, container=LOCAL_CONTAINER, settings=settings,
+    one = run_stage_one(data, source=source, container=LOCAL_CONTAINER, settings=settings,
                         payloads=payloads, ledger=ledger, keep_old_versions=keep_old_versions, properties=properties,
                         force=force, figures=figures, on_member=on_member)
     _fill(row, one)

@@ -203,9 +203,10 @@ def test_upload_then_the_functions_then_watch_and_status(workdir, monkeypatch):
     # The CLI's status reads the ledger the functions wrote (the table named in local.settings.json).
     status = json.loads(run(["status", "--json"], cwd).stdout)
     assert status["counts"] == {"indexed": 2, "queued": 0, "sending": 0, "failed": 1, "deleted": 0}
-    # Nothing in progress any more: the watch ends at once.
+    # Nothing in progress any more: the watch ends at once, with the exit status of `status` (a failed document).
     again = run(["status", "--watch", "--timeout", "5"], cwd)
-    assert (again.returncode, again.stdout.splitlines()[-1]) == (0, "nothing in progress: 2 indexed, 1 failed")
+    assert (again.returncode, again.stdout.splitlines()[-1]) == (1, "nothing in progress: 2 indexed, 1 failed")
+    assert run(["status"], cwd).returncode == 1
 
 
 def test_the_environment_wins_over_local_settings(workdir):

@@ -111,3 +111,13 @@ def test_the_summary_lists_documents_waiting_for_a_retry_with_their_last_error(t
         ("q.txt", "queued", "Azure OpenAI at x: not reachable; next attempt: the next ingest run", 1),
         ("s.txt", "sending", "queue: HTTP 503", 1)]
     assert [e["source"] for e in report["failed"]] == ["f.txt"]
+
+
+def test_the_sqlite_ledger_commits_in_wal_mode_without_waiting_for_the_disk(tmp_path):
+    """docs/architecture.md#the-ledger: WAL with synchronous=NORMAL (1), as the local index; FULL (2), the
+    default, flushed the disk at every commit of a batch run, several per document."""
+    from chunking.ledger.sqlite_store import LocalLedgerStore
+
+    store = LocalLedgerStore(tmp_path / "ledger.sqlite3")
+    assert store._db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert store._db.execute("PRAGMA synchronous").fetchone()[0] == 1

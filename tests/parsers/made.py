@@ -143,12 +143,13 @@ def msg_tree(*, subject: str | None = None, sender: tuple[str, str] | None = Non
              recipients: list[tuple[int, str, str]] = (), date=None, body: str | None = None,
              html: bytes | str | None = None, rtf: bytes | None = None, unicode: bool = True,
              code_page: int | None = None, internet_code_page: int | None = None,
-             attachments: list[dict] = (), display_to: str | None = None, embedded: bool = False) -> dict:
+             attachments: list[dict] = (), display_to: str | None = None, embedded: bool = False,
+             message_class: str | None = None) -> dict:
     """The storage tree of one message ([MS-OXMSG] §2.1-§2.4): its property stream (a 32-byte header, 24 when
     *embedded*), its strings as ``__substg1.0_<id><type>`` streams (``PtypString`` when *unicode*, else
     ``PtypString8`` in *code_page*, default Windows-1252), recipients ``(type, name, smtp address)`` (1 To, 2 Cc,
     3 Bcc) and attachments: ``{"filename", "data", "mime", "method"}``, or ``{"name", "message": msg_tree(…,
-    embedded=True)}`` for an attached message."""
+    embedded=True)}`` for an attached message; *message_class*: ``PidTagMessageClass`` (none when ``None``)."""
     codec = f"cp{code_page}" if code_page else "cp1252"
     tree: dict = {}
     fixed: list[tuple[int, int, bytes]] = []
@@ -161,6 +162,8 @@ def msg_tree(*, subject: str | None = None, sender: tuple[str, str] | None = Non
 
     if subject is not None:
         string(0x0037, subject, tree, fixed)
+    if message_class is not None:
+        string(0x001A, message_class, tree, fixed)
     if sender is not None:
         string(0x0C1A, sender[0], tree, fixed)
         string(0x5D01, sender[1], tree, fixed)
@@ -231,3 +234,23 @@ def _property_stream(props: list[tuple[int, int, bytes]], *, header: int, prefix
 
 
 _FILETIME_EPOCH = datetime.datetime(1601, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+def signed_mime_entity(body: str = "The plan is attached.\n") -> bytes:
+    """A MIME multipart/signed entity as Outlook keeps it in a clear-signed message's attachment: the signed
+    content (multipart/mixed: a text body and plan.txt), then the S/MIME signature."""
+    from email.mime.application import MIMEApplication
+    from email.mime.multipart import MIMEMultipart
+    from email.mime.text import MIMEText
+
+    signed = MIMEMultipart("signed", protocol="application/pkcs7-signature", micalg="sha-256")
+    mixed = MIMEMultipart("mixed")
+    mixed.attach(MIMEText(body))
+    plan = MIMEApplication(b"Pallets of pumice.", Name="plan.txt")
+    plan.add_header("Content-Disposition", "attachment", filename="plan.txt")
+    mixed.attach(plan)
+    signature = MIMEApplication(b"0\x82\x01\x00not really a signature", "pkcs7-signature", Name="smime.p7s")
+    signature.add_header("Content-Disposition", "attachment", filename="smime.p7s")
+    signed.attach(mixed)
+    signed.attach(signature)
+    return signed.as_bytes()

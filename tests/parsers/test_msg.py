@@ -15,7 +15,7 @@ from chunking.parsers.cfb import SIGNATURE
 from chunking.parsers.limits import Deadline, Limits
 from chunking.parsers.members import Member, iter_members
 from chunking.parsers.outlook import codec_of, decompress_rtf
-from tests.parsers.made import msg_tree, outlook_message
+from tests.parsers.made import msg_tree, outlook_message, signed_mime_entity
 from tests.parsers.test_cfb import entry_offset, fat_entry_offset, patched, start_sector
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -231,3 +231,39 @@ def test_the_sender_and_date_fall_back_as_the_specification_orders_them():
     tree["__substg1.0_0C1E001F"] = utf16("EX")
     tree["__substg1.0_0C1F001F"] = utf16("/O=EXAMPLE/OU=FIRST/CN=RECIPIENTS/CN=KEVIN")
     assert text_of(write_compound(tree)) == "# Exchange\n\nFrom: Kevin\n\nx\n"
+
+
+def test_a_clear_signed_message_has_the_body_and_attachments_of_its_signed_content():
+    # Before, the page said 'Attachments: smime.p7m' with no body, and smime.p7m was the one member (failed:
+    # unsupported file type .p7m), so plan.txt was never read.
+    data = outlook_message(subject="Signed plan", sender=("Alex", "alex@example.com"),
+                           message_class="IPM.Note.SMIME.MultipartSigned",
+                           attachments=[{"filename": "smime.p7m", "mime": "multipart/signed",
+                                         "data": signed_mime_entity()}])
+    assert text_of(data) == ("# Signed plan\n\nFrom: Alex <alex@example.com>\nAttachments: plan.txt\n\n"
+                             "The plan is attached.\n")
+    assert members_of(data) == [Member("attachments/plan.txt", b"Pallets of pumice.")]
+
+
+def test_a_signed_messages_own_body_stays_when_its_signed_content_has_none_and_other_classes_are_unchanged():
+    from email.mime.application import MIMEApplication
+    from email.mime.multipart import MIMEMultipart
+
+    files = MIMEMultipart("mixed")  # the signed content: a file, no text part
+    files.attach(MIMEApplication(b"Pallets of pumice.", Name="plan.txt"))
+    files.get_payload()[0].add_header("Content-Disposition", "attachment", filename="plan.txt")
+    only_files = MIMEMultipart("signed", protocol="application/pkcs7-signature")
+    only_files.attach(files)
+    only_files.attach(MIMEApplication(b"0\x82sig", "pkcs7-signature", Name="smime.p7s"))
+    data = outlook_message(subject="S", body="Outlook's copy of the body.",
+                           message_class="ipm.note.smime.multipartsigned",
+                           attachments=[{"filename": "smime.p7m", "data": only_files.as_bytes()}])
+    assert text_of(data) == "# S\n\nAttachments: plan.txt\n\nOutlook's copy of the body.\n"
+    # An opaque-signed or encrypted message (IPM.Note.SMIME) holds CMS data, not MIME: one attachment as before;
+    # so does a clear-signed one whose attachment holds no multipart/signed entity.
+    for message_class, attached in (("IPM.Note.SMIME", b"0\x82\x05\x00CMS"), ("IPM.Note.SMIME.MultipartSigned",
+                                                                             b"just bytes")):
+        data = outlook_message(subject="S", body="B.", message_class=message_class,
+                               attachments=[{"filename": "smime.p7m", "data": attached}])
+        assert text_of(data) == "# S\n\nAttachments: smime.p7m\n\nB.\n"
+        assert members_of(data) == [Member("attachments/smime.p7m", attached)]

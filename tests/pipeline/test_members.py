@@ -220,3 +220,20 @@ def test_a_signed_mail_has_the_attachments_of_its_signed_content_and_no_signatur
     assert "Attachments: plan.txt\n" in indexed(services)["docs/signed.eml"]
     assert indexed(services)["docs/signed.eml/attachments/plan.txt"] == "Pallets of pumice."
     assert [e.source for e in services["ledger"].entries() if e.is_failed] == []
+
+
+def test_a_clear_signed_outlook_message_has_the_attachments_of_its_signed_content(env):
+    # Before, its one attachment smime.p7m was the only member and failed (unsupported file type .p7m): plan.txt,
+    # inside the signed content, was never indexed, and the mail's page had no body.
+    from tests.parsers.made import outlook_message, signed_mime_entity
+
+    tmp_path, docs, services = env
+    (docs / "signed.msg").write_bytes(outlook_message(
+        subject="Signed plan", sender=("Alex", "alex@example.com"), message_class="IPM.Note.SMIME.MultipartSigned",
+        attachments=[{"filename": "smime.p7m", "mime": "multipart/signed", "data": signed_mime_entity()}]))
+    summary = run(tmp_path, services)
+    assert [(r.source, r.outcome) for r in summary.rows] == [("docs/signed.msg", "added"),
+                                                             ("docs/signed.msg/attachments/plan.txt", "added")]
+    assert indexed(services)["docs/signed.msg"].endswith("Attachments: plan.txt\n\nThe plan is attached.")
+    assert indexed(services)["docs/signed.msg/attachments/plan.txt"] == "Pallets of pumice."
+    assert [e.source for e in services["ledger"].entries() if e.is_failed] == []

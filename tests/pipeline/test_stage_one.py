@@ -343,3 +343,39 @@ def test_stage_one_logs_under_its_own_logger(tmp_path, caplog):
 
     assert lines == [("chunking.pipeline.stage_one", "INFO", "split long.pdf"),
                      ("chunking.pipeline.stage_one", "ERROR", "rejected bad.pdf")]
+
+
+@pytest.mark.parametrize(("source", "data", "expected"), [
+    ("notes.txt", b"Plain notes without any declared title. Two sentences here.\n", ["read_pages"]),
+    ("notes.csv", b"name,size\nkiwi,3\n", ["read_pages"]),
+    ("notes.md", b"---\ntitle: Declared\n---\n# Heading\n\nText of the notes.\n", ["read_pages", "read_head"]),
+])
+def test_a_document_read_whole_starts_a_second_child_only_for_a_title_its_format_declares(tmp_path, monkeypatch,
+                                                                                        source, data, expected):
+    """A text, CSV, JSON or code file has no title property (format table: ``title_source`` none), so its read
+    in a child is the only child: no second one is started to find no title. The records are those of an
+    in-line read (the title then comes from the first heading or the file name either way)."""
+    import chunking.parsers.sandbox as sandbox
+
+    children: list[str] = []
+    real = sandbox._exchange
+
+    def counting(target, *args, **kwargs):
+        children.append(target.__name__)
+        return real(target, *args, **kwargs)
+
+    monkeypatch.setattr(sandbox, "_exchange", counting)
+    worlds = {mode: _World(tmp_path / mode, PARSE_ISOLATION=mode) for mode in ("process", "inline")}
+    for world in worlds.values():
+        result = run_stage_one(data, source=source, container="c", settings=world.settings, payloads=world.payloads,
+                               ledger=world.ledger, send=world.batches.extend)
+        assert result.outcome == "added"
+    assert children == expected
+    process, inline = (_records_with_titles(worlds[m].batches, worlds[m].payloads) for m in ("process", "inline"))
+    assert process == inline and process[0][-1] == {"notes.txt": "notes", "notes.csv": "notes",
+                                                    "notes.md": "Declared"}[source]
+
+
+def _records_with_titles(messages, payloads) -> list[tuple]:
+    return [(r.id, r.content, r.title) for m in messages if not (message := decode_message(m)).check
+            for r in load_records(message, payloads)]

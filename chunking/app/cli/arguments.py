@@ -3,8 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import re
 
-__all__ = ["count_at_least", "metadata_item"]
+from chunking.app.cli.output import printable
+from chunking.model import acl_values
+
+__all__ = ["count_at_least", "metadata_item", "metadata_refusal"]
+
+# A blob metadata name: a C# identifier in ASCII (letters, digits, underscores; no digit first).
+_METADATA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# A blob metadata value travels as an HTTP header: printable ASCII only.
+_METADATA_VALUE = re.compile(r"[\x20-\x7e]*")
 
 
 def count_at_least(minimum: int, maximum: int | None = None, why: str = ""):
@@ -33,3 +42,36 @@ def metadata_item(text: str) -> tuple[str, str]:
     if not sep or not name.strip():
         raise argparse.ArgumentTypeError(f"takes NAME=VALUE, got {text!r}")
     return name.strip(), value.strip()
+
+
+def metadata_refusal(items, meta) -> str:
+    """Why ``--metadata`` (of ``ingest`` and of ``upload``: the same rules) refuses *items*, ``(name, value)``
+    pairs checked in order, or ``""`` when it takes them all. *meta* is the ``MetadataSettings``. Refused, each
+    with a line naming the item: a name that is no blob metadata name (letters, digits and underscores, no digit
+    first); a name no index field or access list is read from (a typo such as ``acl_user``, or a name missing from
+    ``METADATA_FIELDS``, would be dropped without a word); a name given twice (names are compared without regard
+    to case, as the storage service compares them); an empty value, or an access list without an id (it would
+    leave the document without its access list); a value that is not printable ASCII (blob metadata travels as
+    HTTP headers). See docs/operations.md#the-command-line."""
+    read = {name.lower() for name in meta.read_names}
+    acl = {meta.acl_users_key.lower(), meta.acl_groups_key.lower()}
+    seen: set[str] = set()
+    for name, value in items:
+        item = printable(f"--metadata {name}={value}")
+        if not _METADATA_NAME.fullmatch(name):
+            return f"{item}: a metadata name is ASCII letters, digits and underscores, not starting with a digit"
+        if name.lower() not in read:
+            if name.lower() in acl:
+                return f"{item}: the access lists are not read from metadata (ACL_SOURCE={meta.acl_source})"
+            return (f"{item}: no index field or access list is read from this name (names read: "
+                    f"{', '.join(meta.read_names) or 'none'}); add it to METADATA_FIELDS to make it an index field")
+        if name.lower() in seen:
+            return f"{item}: {name} is given twice (metadata names are compared without regard to case)"
+        seen.add(name.lower())
+        if not value or (name.lower() in acl and not acl_values(value)):
+            return (f"{item}: an access list needs at least one id" if name.lower() in acl
+                    else f"{item}: no value")
+        if not _METADATA_VALUE.fullmatch(value):
+            return (f"{item}: a metadata value is printable ASCII (blob metadata travels as HTTP headers), "
+                    f"without accents or control characters")
+    return ""

@@ -9,10 +9,10 @@ import sys
 import time
 from pathlib import Path
 
-from chunking.app.cli.arguments import metadata_item
+from chunking.app.cli.arguments import metadata_item, metadata_refusal
 from chunking.app.cli.output import fail, plural, table
 from chunking.documents.splitter import check_splitters
-from chunking.pipeline.ingest import collect_files, ingest_files
+from chunking.pipeline.ingest import collect_files, ingest_files, missing_reason
 from chunking.services import index_location, ledger_table, make_embedder, make_index, make_ledger
 from chunking.storage import ensure_reachable
 
@@ -44,7 +44,9 @@ def add_parser(sub, summary: str) -> None:
     ingest.add_argument("--metadata", action="append", default=[], metavar="NAME=VALUE", type=metadata_item,
                         help="metadata of every file of this run, as blob metadata would be: the names of "
                         "METADATA_FIELDS become index fields, acl_users / acl_groups (comma-separated ids) the "
-                        "access lists, and any other name is refused (exit status 2), e.g. --metadata category=policy --metadata acl_groups=hr,finance. It applies to this run "
+                        "access lists; any other name, a name given twice, an empty value or one that is not "
+                        "printable ASCII (blob metadata travels as HTTP headers) is refused (exit status 2), e.g. "
+                        "--metadata category=policy --metadata acl_groups=hr,finance. It applies to this run "
                         "only: a later ingest of the same files without it clears those fields and access lists "
                         "(as uploading a blob again without its metadata would); repeat it to keep them")
     ingest.set_defaults(func=run)
@@ -55,10 +57,10 @@ def run(args: argparse.Namespace, settings) -> int:
     bad paths or options."""
     missing = next((p for p in args.paths if not p.exists()), None)
     if missing is not None:
-        return fail(args, "no such file or folder", path=missing)
-    unread = _unread_metadata(args.metadata, settings.metadata)
-    if unread:  # a typo (acl_user) or a field missing from METADATA_FIELDS would be dropped without a word
-        return fail(args, unread)
+        return fail(args, missing_reason(missing), path=missing)
+    refused = metadata_refusal(args.metadata, settings.metadata)  # the same check as upload's
+    if refused:
+        return fail(args, refused)
     try:
         check_splitters(settings)  # else every file of that extension would fail, as "crashed: ValueError: …"
     except ValueError as exc:
@@ -131,19 +133,6 @@ class _Progress:
         if self.bar is not None and not self.bar.disable and now - self.drawn >= 0.2:
             self.drawn = now
             self.bar.set_postfix_str(f"{self.members} members read: {source[-60:]}")
-
-
-def _unread_metadata(items, meta) -> str:
-    """Why the first ``--metadata`` name of *items* (``(name, value)`` pairs) that no document field is read from
-    (*meta*: ``MetadataSettings``) is refused, or "" when every name is read."""
-    read = {name.lower() for name in meta.read_names}
-    name = next((name for name, _ in items if name.lower() not in read), None)
-    if name is None:
-        return ""
-    if name.lower() in (meta.acl_users_key.lower(), meta.acl_groups_key.lower()):
-        return f"--metadata {name}: the access lists are not read from metadata (ACL_SOURCE={meta.acl_source})"
-    return (f"--metadata {name}: no index field or access list is read from this name (names read: "
-            f"{', '.join(meta.read_names) or 'none'}); add it to METADATA_FIELDS to make it an index field")
 
 
 def _below_error(record: logging.LogRecord) -> bool:

@@ -23,7 +23,7 @@ from chunking.services import (
 )
 from chunking.storage import blob_service, create_container, ensure_reachable, storage_error
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "exit_status", "run"]
 
 
 def add_parser(sub, summary: str) -> None:
@@ -32,7 +32,8 @@ def add_parser(sub, summary: str) -> None:
                             description="Print the ledger: counts by status, every failed document with its "
                             "reason, every document waiting for a retry with its last error, and any document with "
                             "a note, then, on the last line, the index's schema "
-                            "version (and what the next ingest adds to it).")
+                            "version (and what the next ingest adds to it). Exits 1 when the ledger holds a failed "
+                            "document, with or without --watch (then once nothing is in progress).")
     status.add_argument("--json", action="store_true", help="print as one JSON object")
     status.add_argument("--document", metavar="PATH", help="print one document as JSON (status, versions, "
                         "counts, reason, timings: what GET /api/status/document answers): PATH as `chunking ingest` "
@@ -41,8 +42,8 @@ def add_parser(sub, summary: str) -> None:
     status.add_argument("--watch", action="store_true",
                         help="follow the documents in progress (uploaded and not yet seen by the blob trigger, "
                         "sending, queued) and print each change until all are indexed or failed, then the counts "
-                        "(without storage: of the local ledger, as status counts them); exit 1 if one failed or "
-                        "--timeout passed")
+                        "(without storage: of the local ledger, as status counts them); exit as status would then "
+                        "(1 if the ledger holds a failed document), or 1 once --timeout passed")
     status.add_argument("--interval", type=float, default=2.0, metavar="S", help="--watch: seconds between polls "
                         "(default 2)")
     status.add_argument("--timeout", type=float, default=900.0, metavar="S",
@@ -51,8 +52,10 @@ def add_parser(sub, summary: str) -> None:
 
 
 def run(args: argparse.Namespace, settings) -> int:
-    """Print the ledger's counts, failures and notes (0); with ``--watch`` follow the documents in progress. A
-    local ledger that does not exist yet reads as empty and is not created."""
+    """Print the ledger's counts, failures and notes; with ``--watch`` follow the documents in progress first.
+    Returns ``exit_status`` of the ledger as it is printed (with ``--watch``: once nothing is in progress; 1 when
+    ``--timeout`` came first); ``--document`` returns 0, or 1 for a path the ledger does not hold. A local ledger
+    that does not exist yet reads as empty and is not created."""
     ensure_reachable(settings, table=ledger_table(settings))  # a ledger table only: a local ledger needs no call
     present = ledger_exists(settings)
     if args.watch:
@@ -79,7 +82,7 @@ def run(args: argparse.Namespace, settings) -> int:
                           "local_ocr": pixel_counts("; ".join(e.note for e in entries if e.note and not e.is_deleted)),
                           "vision": vision_counts("; ".join(e.note for e in entries if e.note and not e.is_deleted))},
                          ensure_ascii=False, indent=2))
-        return 0
+        return exit_status(report)
     waiting = _waiting(settings, entries)
     print(", ".join(f"{n} {s}" for s, n in counts.items())
           + (f"; {len(waiting)} uploaded, waiting for the blob trigger" if waiting else ""))
@@ -110,7 +113,14 @@ def run(args: argparse.Namespace, settings) -> int:
     if failed or retrying or noted:
         print()
     print(schema.describe())  # last, as the help says: the line scripts and people look for at the end
-    return 0
+    return exit_status(report)
+
+
+def exit_status(report: dict) -> int:
+    """The exit status of ``status`` for the ledger *report* (``chunking.ledger.summary``), and of ``status
+    --watch`` once nothing is in progress: 1 when a document is ``failed`` (its current version could not be
+    indexed: docs/operations.md#document-states), else 0. A document waiting for a retry is not failed."""
+    return 1 if report["failed"] else 0
 
 
 def _document_places(settings, path: str) -> list[tuple[str, str]]:
@@ -174,7 +184,10 @@ def _watch(args: argparse.Namespace, settings, ledger) -> int:
             return ledger_states(ledger.entries())
         return states(list_blobs(), ledger.entries(), settings.documents_container)
 
-    return follow(poll, interval=args.interval, timeout=args.timeout, out=lambda line: print(line, flush=True))
+    settled = follow(poll, interval=args.interval, timeout=args.timeout, out=lambda line: print(line, flush=True))
+    # Once nothing is in progress: what `status` would exit with now, whether the failed documents were followed
+    # in progress or had failed before the first poll (a fast failure the first poll saw already).
+    return exit_status(summary(ledger.entries())) if settled == 0 else 1
 
 
 def _blob_lister(settings):

@@ -6,10 +6,11 @@ import argparse
 from pathlib import Path
 
 from chunking.app.cli import status
-from chunking.app.cli.arguments import metadata_item
+from chunking.app.cli.arguments import metadata_item, metadata_refusal
 from chunking.app.cli.output import fail, plural
+from chunking.errors import UnreadableFileError
 from chunking.formats import content_type_of
-from chunking.pipeline.ingest import collect_files
+from chunking.pipeline.ingest import collect_files, read_local_file
 from chunking.storage import blob_service, ensure_reachable, storage_error
 
 __all__ = ["add_parser", "blob_names", "run"]
@@ -29,7 +30,9 @@ def add_parser(sub, summary: str) -> None:
     up.add_argument("--watch", action="store_true", help="then follow them as `status --watch` does")
     up.add_argument("--metadata", action="append", default=[], metavar="NAME=VALUE", type=metadata_item,
                     help="blob metadata of every file uploaded (repeatable): the names of METADATA_FIELDS become "
-                    "index fields, acl_users / acl_groups the access lists, e.g. --metadata acl_groups=hr,finance")
+                    "index fields, acl_users / acl_groups the access lists, e.g. --metadata acl_groups=hr,finance; "
+                    "checked as ingest checks it before anything is uploaded: any other name, a name given twice, "
+                    "an empty value or one that is not printable ASCII is refused (exit status 2)")
     up.set_defaults(func=run)
 
 
@@ -72,10 +75,14 @@ def _content_settings(name: str):
 
 
 def run(args: argparse.Namespace, settings) -> int:
-    """Upload and print one line per file; 1 when the paths hold no supported file (as ``ingest``), 2 on a
-    missing path or a storage error."""
+    """Upload and print one line per file; 1 when the paths hold no supported file or a file could not be read
+    (a dangling symbolic link: named on stderr as ``ingest`` names it, the others uploaded), 2 on a missing path,
+    a refused ``--metadata`` or a storage error."""
     from azure.core.exceptions import AzureError
 
+    refused = metadata_refusal(args.metadata, settings.metadata)  # as ingest checks it, before any upload
+    if refused:
+        return fail(args, refused)
     try:
         pairs, ignored = blob_names(args.paths, args.prefix)
     except (FileNotFoundError, ValueError) as exc:
@@ -88,8 +95,14 @@ def run(args: argparse.Namespace, settings) -> int:
     ensure_reachable(settings, container=settings.documents_container)
     container = blob_service(settings).get_container_client(settings.documents_container)
     total = 0
+    unread: list[str] = []
     for file, name in pairs:
-        data = file.read_bytes()
+        try:
+            data = read_local_file(file)
+        except UnreadableFileError as exc:  # named, as ingest names it; the other files go on
+            fail(args, str(exc), path=file)
+            unread.append(name)
+            continue
         try:
             container.upload_blob(name, data, overwrite=True, metadata=dict(args.metadata) or None,
                                   content_settings=_content_settings(name))
@@ -98,12 +111,15 @@ def run(args: argparse.Namespace, settings) -> int:
         total += len(data)
         print(f"uploaded {file} -> {container.container_name}/{name} ({len(data):,} bytes)", flush=True)
     url = container.url.split("?")[0]
-    print(f"{len(pairs)} file{'s' * (len(pairs) != 1)} ({total:,} bytes) uploaded to {url}")
+    done = len(pairs) - len(unread)
+    print(f"{done} file{'s' * (done != 1)} ({total:,} bytes) uploaded to {url}"
+          + (f"; {plural(len(unread), 'file')} could not be read" if unread else ""))
     if ignored:
         print(f"{len(ignored)} files of unsupported types passed over: {', '.join(ignored[:5])}"
               f"{' …' if len(ignored) > 5 else ''}")
     if not args.watch:
         print("follow them with: chunking status --watch")
-        return 0
-    return status.run(argparse.Namespace(watch=True, interval=2.0, timeout=900.0, json=False, prog=args.prog),
-                      settings)
+        return 1 if unread else 0
+    watched = status.run(argparse.Namespace(watch=True, interval=2.0, timeout=900.0, json=False, prog=args.prog),
+                         settings)
+    return max(watched, 1 if unread else 0)

@@ -97,8 +97,9 @@ def follow(poll: Callable[[], dict[str, DocState]], *, interval: float, timeout:
            out: Callable[[str], None] = print, clock: Callable[[], float] = time.monotonic,
            sleep: Callable[[float], None] = time.sleep) -> int:
     """Call *poll* every *interval* seconds and print each document whose state changed, until none is in
-    progress or *timeout* seconds have passed. Returns 0 if every document followed is indexed, 1 if one failed
-    or the timeout came first."""
+    progress or *timeout* seconds have passed; the last line gives the counts, and how many of the documents
+    followed in progress failed. Returns 0 once nothing is in progress, 1 if the timeout came first (the caller
+    decides what a failed document makes of the first: ``chunking.app.cli.status.exit_status``)."""
     started = clock()
     seen: dict[str, DocState] = {}
     followed: set[str] = set()
@@ -119,7 +120,7 @@ def follow(poll: Callable[[], dict[str, DocState]], *, interval: float, timeout:
             counts = count_statuses((d.state for d in current.values()), (INDEXED, FAILED))
             out(f"nothing in progress: {counts[INDEXED]} indexed, {counts[FAILED]} failed"
                 + (f" ({len(mine)} followed, {failed} of them failed)" if mine else ""))
-            return 1 if failed else 0
+            return 0
         if clock() - started >= timeout:
             out(f"still in progress after {timeout:g} s: {summary(busy)}"
                 + (" (is `func start` running?)" if all(d.state == WAITING for d in busy) else ""))

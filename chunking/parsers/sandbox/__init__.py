@@ -107,7 +107,12 @@ def read_head_bounded(data: bytes | Path, *, source: str, settings, context: Rea
     reads: in the child, which opens the file, under ``PARSE_ISOLATION=process``; in-line otherwise. A format
     that a service reads is read in-line for its title, except a PDF under process isolation: the worker never
     opens a PDF, so its declared title is ``""`` (then the first heading, or the file name, is the title).
-    *record_loads*: where a read in-line records its PDF page loads (``read_pages``); a child's are not."""
+    *record_loads*: where a read in-line records its PDF page loads (``read_pages``); a child's are not. A format
+    that declares no title (``Format.title_source`` ``none``: text, CSV, JSON, code, mail, archives) with no page
+    asked for gives ``("", [])`` at once, as its read would, without a child."""
+    fmt = format_of(source)
+    if not pages and (fmt is None or fmt.title_source == "none"):
+        return "", []  # no title property and no page asked for: nothing to read, no child to start
     if _inline(settings, source, readers):
         if settings.isolation.mode != "inline" and title_needs_pdfium(source):
             return "", []

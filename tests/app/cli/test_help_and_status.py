@@ -85,7 +85,7 @@ def _one_failed(cli):
 def test_status_ends_with_the_index_line_after_the_failed_documents(cli):
     _one_failed(cli)
     run = cli("status")
-    assert run.status == 0
+    assert run.status == 1  # the ledger holds a failed document
     out = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", "2026-12-01T00:00:00+00:00", run.out)
     assert out == (
         "1 indexed, 0 queued, 0 sending, 1 failed, 0 deleted\n"
@@ -98,10 +98,15 @@ def test_status_ends_with_the_index_line_after_the_failed_documents(cli):
     help_text = " ".join(cli("status", "--help").out.split())
     assert "then, on the last line, the index's schema version" in help_text
     assert "then the counts (without storage: of the local ledger, as status counts them)" in help_text
+    assert help_text.endswith("exit as status would then (1 if the ledger holds a failed document), or 1 once "
+                              "--timeout passed --interval S --watch: seconds between polls (default 2) --timeout S "
+                              "--watch: give up after S seconds (default 900)")
 
 
 def test_status_watch_without_storage_counts_what_status_counts(cli):
     _one_failed(cli)
     run = cli("status", "--watch", "--timeout", "0")
-    assert (run.status, run.out.splitlines()[-1]) == (0, "nothing in progress: 1 indexed, 1 failed")
+    # The exit status `status` gives for the same ledger (before, 0: b.pdf had failed before the first poll).
+    assert (run.status, run.out.splitlines()[-1]) == (1, "nothing in progress: 1 indexed, 1 failed")
     assert cli("status").out.startswith("1 indexed, 0 queued, 0 sending, 1 failed, 0 deleted\n")
+    assert cli("status").status == cli("status", "--json").status == 1

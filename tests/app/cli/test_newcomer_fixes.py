@@ -53,12 +53,12 @@ def test_ingest_refuses_a_metadata_name_that_nothing_reads(cli, monkeypatch):
     monkeypatch.delenv("ACL_SOURCE", raising=False)
     # A typo of acl_users would have left the document visible to everyone, without a word.
     assert cli("ingest", "pay.md", "--metadata", "acl_groups=hr", "--metadata", "acl_user=alice") == (
-        2, "", "chunking ingest: --metadata acl_user: no index field or access list is read from this name (names "
-               "read: acl_users, acl_groups); add it to METADATA_FIELDS to make it an index field\n")
+        2, "", "chunking ingest: --metadata acl_user=alice: no index field or access list is read from this name "
+               "(names read: acl_users, acl_groups); add it to METADATA_FIELDS to make it an index field\n")
     assert not (cli.cwd / ".chunking").exists()  # refused before anything was read or written
     monkeypatch.setenv("ACL_SOURCE", "none")
     assert cli("ingest", "pay.md", "--metadata", "ACL_Groups=hr") == (
-        2, "", "chunking ingest: --metadata ACL_Groups: the access lists are not read from metadata "
+        2, "", "chunking ingest: --metadata ACL_Groups=hr: the access lists are not read from metadata "
                "(ACL_SOURCE=none)\n")
     monkeypatch.setenv("METADATA_FIELDS", "category,department:dept")
     run = cli("ingest", "pay.md", "--metadata", "Category=policy", "--metadata", "department=HR")

@@ -100,9 +100,9 @@ def test_plurals_in_summaries(cli):
 def test_exit_statuses_are_documented_in_help(cli):
     run = cli("--help")
     assert run.status == 0
-    assert ("Exit status: 0 success; 1 a document failed (ingest, split, reconcile, reprocess), a check failed (smoke) "
-            "or a folder held no supported file\n(ingest, upload); 2 bad usage (unknown option, bad value, missing file) or a service that cannot be "
-            "reached or\nrefuses;") in run.out
+    assert ("Exit status: 0 success; 1 a document failed (ingest, split, reconcile, reprocess) or the ledger holds "
+            "a failed\none (status), a file could not be read (ingest, upload), a check failed (smoke) or a folder "
+            "held no supported file\n(ingest, upload); 2 bad usage") in run.out
 
 
 def test_prog_follows_how_the_program_was_started(tmp_path, monkeypatch):
