@@ -3,25 +3,15 @@ named ``.docx``) is refused with one reason for DOCX, PPTX and XLSX alike, not w
 
 from __future__ import annotations
 
-import io
-import zipfile
-
 import pytest
 
 from chunking.parsers import ParseError, parse_document
-
-
-def _zip(members: dict[str, bytes]) -> bytes:
-    out = io.BytesIO()
-    with zipfile.ZipFile(out, "w") as package:
-        for name, data in members.items():
-            package.writestr(name, data)
-    return out.getvalue()
+from tests.parsers.made import zip_package
 
 
 @pytest.mark.parametrize("kind", ["DOCX", "PPTX", "XLSX"])
 def test_a_zip_without_content_types_is_not_an_office_file(kind):
-    data = _zip({"notes.txt": b"Just an archive.", "mimetype": b"application/vnd.oasis.opendocument.text"})
+    data = zip_package({"notes.txt": b"Just an archive.", "mimetype": b"application/vnd.oasis.opendocument.text"})
     with pytest.raises(ParseError) as caught:
         parse_document(data, source=f"renamed.{kind.lower()}")
 

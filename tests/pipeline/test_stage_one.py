@@ -294,21 +294,13 @@ def test_one_child_reads_the_head_and_the_first_range_with_the_records_of_an_in_
     first page range (taking the head's page loads), so each range is one child; a later range is a child of
     its own. The records are those of an in-line read, and the furniture keys the first range learnt reach the
     second (its pages lose the same running header)."""
-    import chunking.parsers.sandbox as sandbox
     import chunking.pipeline.stage_one as stage_one
 
     data = long_pdf(8)  # ranges of 7 pages (STAGE1_PAGES_PER_JOB): two ranges, the second of one page
     monkeypatch.setattr(stage_one, "HEAD_PAGES", 2)
     inline = _World(tmp_path / "a", PARSE_ISOLATION="inline")
     in_line = inline.run_chain(data)
-    children: list[str] = []
-    real = sandbox._exchange
-
-    def counting(target, *args, **kwargs):
-        children.append(target.__name__)
-        return real(target, *args, **kwargs)
-
-    monkeypatch.setattr(sandbox, "_exchange", counting)
+    children = _child_targets(monkeypatch)
     isolated = _World(tmp_path / "b")
     in_children = isolated.run_chain(data)
 
@@ -355,16 +347,7 @@ def test_a_document_read_whole_starts_a_second_child_only_for_a_title_its_format
     """A text, CSV, JSON or code file has no title property (format table: ``title_source`` none), so its read
     in a child is the only child: no second one is started to find no title. The records are those of an
     in-line read (the title then comes from the first heading or the file name either way)."""
-    import chunking.parsers.sandbox as sandbox
-
-    children: list[str] = []
-    real = sandbox._exchange
-
-    def counting(target, *args, **kwargs):
-        children.append(target.__name__)
-        return real(target, *args, **kwargs)
-
-    monkeypatch.setattr(sandbox, "_exchange", counting)
+    children = _child_targets(monkeypatch)
     worlds = {mode: _World(tmp_path / mode, PARSE_ISOLATION=mode) for mode in ("process", "inline")}
     for world in worlds.values():
         result = run_stage_one(data, source=source, container="c", settings=world.settings, payloads=world.payloads,
@@ -379,3 +362,18 @@ def test_a_document_read_whole_starts_a_second_child_only_for_a_title_its_format
 def _records_with_titles(messages, payloads) -> list[tuple]:
     return [(r.id, r.content, r.title) for m in messages if not (message := decode_message(m)).check
             for r in load_records(message, payloads)]
+
+
+def _child_targets(monkeypatch) -> list[str]:
+    """The names of the functions parse children run from now on (``chunking.parsers.sandbox``), in order."""
+    import chunking.parsers.sandbox as sandbox
+
+    children: list[str] = []
+    real = sandbox._exchange
+
+    def counting(target, *args, **kwargs):
+        children.append(target.__name__)
+        return real(target, *args, **kwargs)
+
+    monkeypatch.setattr(sandbox, "_exchange", counting)
+    return children

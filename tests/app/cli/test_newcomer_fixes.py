@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import signal
@@ -11,23 +10,15 @@ import sqlite3
 import subprocess
 import sys
 import time
-import zipfile
 from pathlib import Path
 
 from tests.app.cli.conftest import ROOT, run_process
-
-
-def _archive(members: dict[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as package:
-        for name, data in members.items():
-            package.writestr(name, data)
-    return buffer.getvalue()
+from tests.parsers.made import zip_package
 
 
 def test_ingest_names_each_failed_member_once_and_exits_1(cli):
-    (cli.cwd / "box.zip").write_bytes(_archive({"ok.md": b"# Kiwi\n\nKiwis are birds.", "empty.txt": b"",
-                                                "tool.exe": b"MZ"}))
+    (cli.cwd / "box.zip").write_bytes(zip_package({"ok.md": b"# Kiwi\n\nKiwis are birds.", "empty.txt": b"",
+                                                   "tool.exe": b"MZ"}))
     run = cli("ingest", "box.zip")
     assert run.status == 1
     assert run.out.splitlines()[-1].startswith("2 added, 0 updated, 0 unchanged (skipped), 0 deleted, 2 failed;")
@@ -41,7 +32,7 @@ def test_ingest_names_each_failed_member_once_and_exits_1(cli):
 
 
 def test_a_refused_member_is_one_line_of_stderr_in_a_real_process(tmp_path):
-    (tmp_path / "box.zip").write_bytes(_archive({"ok.md": b"# Kiwi\n\nKiwis are birds.", "tool.exe": b"MZ"}))
+    (tmp_path / "box.zip").write_bytes(zip_package({"ok.md": b"# Kiwi\n\nKiwis are birds.", "tool.exe": b"MZ"}))
     done = run_process(["ingest", "box.zip"], tmp_path)
     assert done.returncode == 1
     assert done.stderr.splitlines() == ["python -m chunking ingest: box.zip/tool.exe: unsupported file type .exe"]
@@ -92,7 +83,7 @@ def test_split_with_an_unknown_code_language_is_bad_usage(cli):
 
 
 def test_split_of_an_archive_names_the_members_ingest_stores_too(cli):
-    (cli.cwd / "box.zip").write_bytes(_archive({"ok.md": b"# Kiwi\n\nKiwis are birds.", "../evil.txt": b"Evil."}))
+    (cli.cwd / "box.zip").write_bytes(zip_package({"ok.md": b"# Kiwi\n\nKiwis are birds.", "../evil.txt": b"Evil."}))
     run = cli("split", "box.zip")
     assert run.status == 0, run.err
     assert run.out.splitlines()[-2:] == [
@@ -117,8 +108,8 @@ def _queued_members(ledger: Path) -> int:
 def test_ctrl_c_during_ingest_is_one_line_without_a_traceback(tmp_path):
     # Ctrl-C at a terminal signals the whole foreground process group: the CLI and, before, its parse server too,
     # which printed a KeyboardInterrupt traceback of its own below the CLI's "interrupted".
-    (tmp_path / "many.zip").write_bytes(_archive({f"f{i}.txt": f"Member {i} of the aardvark file.".encode()
-                                                  for i in range(1000)}))
+    (tmp_path / "many.zip").write_bytes(zip_package({f"f{i}.txt": f"Member {i} of the aardvark file.".encode()
+                                                     for i in range(1000)}))
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AZURE_", "OPENAI_", "AzureWebJobs", "CHUNKING_"))}
     env["PYTHONPATH"] = str(ROOT)
     process = subprocess.Popen([sys.executable, "-m", "chunking", "ingest", "many.zip"], cwd=tmp_path, env=env,
