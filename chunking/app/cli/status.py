@@ -38,7 +38,7 @@ def add_parser(sub, summary: str) -> None:
     status.add_argument("--document", metavar="PATH", help="print one document as JSON (status, versions, "
                         "counts, reason, timings: what GET /api/status/document answers): PATH as `chunking ingest` "
                         "was given it (relative, ./ or absolute) for a local file, or as the blob is named in the "
-                        "documents container")
+                        "documents container; exits 1 when it is failed or not in the ledger")
     status.add_argument("--watch", action="store_true",
                         help="follow the documents in progress (uploaded and not yet seen by the blob trigger, "
                         "sending, queued) and print each change until all are indexed or failed, then the counts "
@@ -54,7 +54,8 @@ def add_parser(sub, summary: str) -> None:
 def run(args: argparse.Namespace, settings) -> int:
     """Print the ledger's counts, failures and notes; with ``--watch`` follow the documents in progress first.
     Returns ``exit_status`` of the ledger as it is printed (with ``--watch``: once nothing is in progress; 1 when
-    ``--timeout`` came first); ``--document`` returns 0, or 1 for a path the ledger does not hold. A local ledger
+    ``--timeout`` came first); ``--document`` returns 1 when that document is failed or the ledger does not hold
+    the path, else 0. A local ledger
     that does not exist yet reads as empty and is not created."""
     ensure_reachable(settings, table=ledger_table(settings))  # a ledger table only: a local ledger needs no call
     present = ledger_exists(settings)
@@ -69,7 +70,7 @@ def run(args: argparse.Namespace, settings) -> int:
             looked = " nor ".join(f"{c}/{p}" for c, p in places)
             return fail(args, f"no document {looked} in the ledger {_ledger_name(settings)}", status=1)
         print(json.dumps(document_view(entry), ensure_ascii=False, indent=2))
-        return 0
+        return 1 if entry.is_failed else 0  # as exit_status says of the whole ledger
     entries = make_ledger(settings).entries() if present else []
     # The same answer as the status API's summary (chunking.ledger.views): throttled entries are in none of these
     # counts (nor in --watch's closing counts).

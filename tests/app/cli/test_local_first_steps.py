@@ -27,6 +27,15 @@ def test_status_finds_a_local_document_under_any_spelling_of_its_path(cli):
             "mydocs/guide.md", "local", "indexed", 1)
 
 
+def test_status_of_a_failed_document_prints_its_reason_and_exits_1(cli):
+    (cli.cwd / "empty.md").write_text("")
+    assert cli("ingest", "empty.md").status == 1
+    run = cli("status", "--document", "empty.md")
+    view = json.loads(run.out)
+    assert (run.status, run.err, view["path"], view["status"], view["reason"], view["failure"]) == (
+        1, "", "empty.md", "failed", "file is empty", "permanent")
+
+
 def test_status_names_where_it_looked_for_a_missing_document(cli):
     _guide(cli)
     run = cli("status", "--document", "./mydocs/other.md")
