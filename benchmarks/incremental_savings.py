@@ -13,6 +13,7 @@ real pipeline.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 from pathlib import Path
@@ -43,8 +44,7 @@ def run(data: bytes, source: str, settings: Settings, services) -> tuple[int, in
     return one.chunks, tokens, requests
 
 
-def main() -> None:
-    pdf = Path(sys.argv[1]) if len(sys.argv) > 1 else ROOT / "samples" / "amc-manual.en.pdf"
+def main(pdf: Path) -> None:
     data = pdf.read_bytes()
     with tempfile.TemporaryDirectory() as state:
         settings = Settings(state_dir=Path(state))
@@ -76,4 +76,7 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    parser.add_argument("pdf", nargs="?", type=Path, default=ROOT / "samples" / "amc-manual.en.pdf", metavar="PDF",
+                        help="the document to ingest and edit (default: samples/amc-manual.en.pdf)")
+    main(parser.parse_args().pdf)

@@ -70,7 +70,7 @@ def _peers() -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--corpus", action="append", type=Path, default=None,
                         help="folders of tagged documents (default: ../shared/corpus, samples, tests/data)")
     args = parser.parse_args()

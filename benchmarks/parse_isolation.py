@@ -31,7 +31,7 @@ def _median_ms(fn, runs: int) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--runs", type=int, default=5, help="runs per document and mode (default 5)")
     args = parser.parse_args(argv)
     started = time.perf_counter()

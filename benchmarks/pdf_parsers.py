@@ -19,6 +19,7 @@ pymupdf is not measured: it is AGPL.
 
 from __future__ import annotations
 
+import argparse
 import io
 import logging
 import re
@@ -98,4 +99,7 @@ def main(corpus: Path | None) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else None)
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    parser.add_argument("folder", nargs="?", type=Path, metavar="FOLDER",
+                        help=f"a folder holding {' and '.join(_FILES)} (default: the repository's copies)")
+    main(parser.parse_args().folder)

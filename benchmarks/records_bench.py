@@ -37,7 +37,7 @@ def records(count: int, dimensions: int | None) -> list[ChunkRecord]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--records", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--dimensions", type=int, default=1536)
