@@ -90,9 +90,33 @@ class StrategyResult:
         }  # fmt: skip
 
 
+class _LookedUp(dict):
+    """An environment that records the names read from it (``Settings.from_env`` reads each with ``get``)."""
+
+    def __init__(self, values: Mapping[str, str]) -> None:
+        super().__init__(values)
+        self.names: set[str] = set()
+
+    def get(self, name, default=None):
+        self.names.add(name)
+        return super().get(name, default)
+
+
 def _settings_for(strategy: Strategy, base: Settings, state_dir: Path, extensions: Sequence[str],
                   env: Mapping[str, str]) -> Settings:
-    settings = Settings.from_env({**env, **strategy.env}) if strategy.env else base
+    """The settings of *strategy*: its overrides read on top of *env*, its index and ledger local under *state_dir*.
+
+    Raises:
+        SettingsError: an override's value is malformed, or no setting of its name is read (``SPLIT_MAX_TOKEN=250``
+            would change nothing).
+    """
+    settings = base
+    if strategy.env:
+        looked_up = _LookedUp({**env, **strategy.env})
+        settings = Settings.from_env(looked_up)
+        unread = sorted(set(strategy.env) - looked_up.names)
+        if unread:
+            raise SettingsError(f"{', '.join(unread)}: no such setting (docs/settings.md lists them)")
     settings = settings.replace(state_dir=state_dir, index_backend="local", ledger_backend="local")
     if strategy.splitter == "default":
         return settings

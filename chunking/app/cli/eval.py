@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from chunking.app.cli.arguments import count_at_least
-from chunking.app.cli.output import fail, table
+from chunking.app.cli.output import fail, plural, table
 from chunking.evaluation.generate import draft_question_file
 from chunking.evaluation.questions import QuestionSetError, load_questions
 from chunking.evaluation.runner import evaluate, parse_strategy
@@ -121,7 +121,8 @@ def _print_table(results, questions: int, documents: int) -> None:
         for name, s in r.summaries.items():
             rows.append((r.strategy.label, name, f"{s.hit1:.2f}", f"{s.hit3:.2f}", f"{s.hit5:.2f}", f"{s.mrr:.3f}",
                          f"{s.ndcg10:.3f}", r.chunks, r.embedding_tokens))
-    print(f"{questions} questions over {documents} documents ({results[0].embedder if results else '-'})\n")
+    print(f"{plural(questions, 'question')} over {plural(documents, 'document')} "
+          f"({results[0].embedder if results else '-'})\n")
     table(("strategy", "ranking", "hit@1", "hit@3", "hit@5", "MRR", "nDCG@10", "chunks", "emb tokens"), rows)
     for r in results:
         for failure in r.failed:

@@ -1,0 +1,33 @@
+"""What a newcomer meets first in ``chunking eval`` and ``chunking split``: a strategy setting that does nothing
+is refused rather than reported under its label, and the tables say which chunks are parents and which are
+children."""
+
+from __future__ import annotations
+
+DOC = "Cats purr when they are content. Cats nap in the sun. Cargo builds Rust code and fetches crates.\n"
+QUESTION = '{"question": "Which tool fetches crates?", "source": "pets.txt", "passage": "fetches crates"}\n'
+
+
+def _eval_files(cli) -> None:
+    (cli.cwd / "pets.txt").write_text(DOC, encoding="utf-8")
+    (cli.cwd / "q.jsonl").write_text(QUESTION, encoding="utf-8")
+
+
+def test_eval_refuses_a_strategy_setting_that_no_setting_reads(cli):
+    _eval_files(cli)
+    # A typo (SPLIT_MAX_TOKEN) used to run the default sizes and print their figures as "sentence SPLIT_MAX_TOKEN=250".
+    assert cli("eval", "pets.txt", "--questions", "q.jsonl", "--strategy", "sentence SPLIT_MAX_TOKEN=250") == (
+        2, "", "chunking eval: strategy 'sentence SPLIT_MAX_TOKEN=250': SPLIT_MAX_TOKEN: no such setting "
+               "(docs/settings.md lists them)\n")
+    assert not (cli.cwd / ".chunking").exists()
+
+
+def test_eval_takes_the_settings_it_reads(cli):
+    _eval_files(cli)
+    run = cli("eval", "pets.txt", "--questions", "q.jsonl", "--ranking", "bm25",
+              "--strategy", "semantic SPLIT_MAX_TOKENS=250 SEMANTIC_MIN_TOKENS=1 SEMANTIC_BREAKPOINT_TYPE=gradient")
+    assert run.status == 0, run.err
+    assert run.out.splitlines()[0] == "1 question over 1 document (offline-lexical-v2/256)"
+    row = run.out.splitlines()[4].split()
+    assert row[:8] == ["semantic", "SPLIT_MAX_TOKENS=250", "SEMANTIC_MIN_TOKENS=1", "SEMANTIC_BREAKPOINT_TYPE=gradient",
+                       "bm25", "1.00", "1.00", "1.00"]
