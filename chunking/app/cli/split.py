@@ -31,7 +31,10 @@ def add_parser(sub, summary: str) -> None:
     split = sub.add_parser(
         "split", help=summary,
         description="Parse and split one file and print its chunks exactly as `ingest` would store them (same "
-        "ids, citations, heading paths and kinds). Exits 1 when the file cannot be read or split, 2 on bad usage.")
+        "ids, citations, heading paths and kinds). The table's chars are the chunk's own span in the document's "
+        "text, tokens and len (characters) measure the stored text, look-ahead overlap included, and level (only "
+        "with parent chunks: hierarchical, small_to_big, sentence_window, propositions) is 0 for the top. Exits 1 "
+        "when the file cannot be read or split, 2 on bad usage.")
     split.add_argument("file", type=Path, metavar="FILE",
                        help="the document to split (any format ingest reads: PDF, DOCX, HTML, Markdown, ...)")
     split.add_argument("--format", choices=("table", "jsonl"), default="table",
@@ -93,10 +96,13 @@ def run(args: argparse.Namespace, settings) -> int:
         if members:
             print(members, file=sys.stderr)  # stdout stays one record a line
         return 0
+    # A strategy with parents and children (hierarchical, small_to_big, sentence_window, propositions) stores a
+    # parent and its first child over the same span: the level column tells them apart (0 = top).
+    levels = any(r.level for r in records)
     rows = [(r.ordinal, f"{r.page_start + 1}" if r.page_start == r.page_end else f"{r.page_start + 1}-{r.page_end + 1}",
-             f"{r.char_start}-{r.char_end}", r.token_count, len(r.content), r.kind, " > ".join(r.headings)[:40],
-             " ".join(r.content.split())[:60]) for r in records]
-    table(("#", "page", "chars", "tokens", "len", "kind", "headings", "text"), rows)
+             f"{r.char_start}-{r.char_end}", r.token_count, len(r.content), r.kind, *((r.level,) if levels else ()),
+             " > ".join(r.headings)[:40], " ".join(r.content.split())[:60]) for r in records]
+    table(("#", "page", "chars", "tokens", "len", "kind", *(("level",) if levels else ()), "headings", "text"), rows)
     print(f"\n{plural(len(records), 'chunk')} from {plural(len(pages), 'page')} of {source}")
     if members:
         print(members)

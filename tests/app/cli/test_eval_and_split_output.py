@@ -31,3 +31,24 @@ def test_eval_takes_the_settings_it_reads(cli):
     row = run.out.splitlines()[4].split()
     assert row[:8] == ["semantic", "SPLIT_MAX_TOKENS=250", "SEMANTIC_MIN_TOKENS=1", "SEMANTIC_BREAKPOINT_TYPE=gradient",
                        "bm25", "1.00", "1.00", "1.00"]
+
+
+def test_split_shows_the_level_of_parent_and_child_chunks(cli):
+    (cli.cwd / "h.md").write_text("# Cats\n\nCats purr when they are content. Cats nap in the sun.\n", encoding="utf-8")
+    # The three levels of a one-sentence-group document cover the same span: without the level they read as
+    # one chunk printed three times.
+    text = "# Cats Cats purr when they are content. Cats nap in the sun."
+    assert cli("split", "h.md", "--splitter", "hierarchical") == (0, (
+        "#  page  chars  tokens  len  kind  level  headings  text\n"
+        "-  ----  -----  ------  ---  ----  -----  --------  " + "-" * 60 + "\n"
+        f"0     1   0-61      18   61  text      0  Cats      {text}\n"
+        f"1     1   0-61      18   61  text      1  Cats      {text}\n"
+        f"2     1   0-61      18   61  text      2  Cats      {text}\n"
+        "\n3 chunks from 1 page of h.md\n"), "")
+
+
+def test_split_of_a_single_level_splitter_has_no_level_column(cli):
+    (cli.cwd / "h.md").write_text("# Cats\n\nCats purr when they are content. Cats nap in the sun.\n", encoding="utf-8")
+    run = cli("split", "h.md")
+    assert (run.status, run.out.splitlines()[0].split()) == (0, ["#", "page", "chars", "tokens", "len", "kind",
+                                                                 "headings", "text"])
