@@ -29,6 +29,7 @@ from chunking.services import make_embedder, make_index, make_ledger  # noqa: E4
 from chunking.settings import Settings  # noqa: E402
 from chunking.storage.claim_check import MemoryPayloadStore  # noqa: E402
 from pipeline_bench import write_pdf  # noqa: E402
+from bench_args import existing  # noqa: E402
 
 
 def run(data: bytes, source: str, settings: Settings, services) -> tuple[int, int, int]:
@@ -73,6 +74,6 @@ def main(pdf: Path) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
-    parser.add_argument("pdf", nargs="?", type=Path, default=ROOT / "samples" / "amc-manual.en.pdf", metavar="PDF",
+    parser.add_argument("pdf", nargs="?", type=existing, default=ROOT / "samples" / "amc-manual.en.pdf", metavar="PDF",
                         help="the document to ingest and edit (default: samples/amc-manual.en.pdf)")
     main(parser.parse_args().pdf)

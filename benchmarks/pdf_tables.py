@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from chunking.parsers import ReadContext  # noqa: E402
 from chunking.parsers.pdf.tables import page_has_grid  # noqa: E402
 from tests.sample_documents import document_path  # noqa: E402
+from bench_args import existing  # noqa: E402
 
 _FILES = ("amc-manual.en.pdf", "amc-manual.ja.pdf")
 
@@ -91,6 +92,6 @@ def main(paths: list[Path]) -> None:
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
-    parser.add_argument("files", nargs="*", type=Path, metavar="FILE.pdf",
+    parser.add_argument("files", nargs="*", type=existing, metavar="FILE.pdf",
                         help=f"PDFs to measure (default: {', '.join(_FILES)})")
     main(parser.parse_args().files or [document_path(name) for name in _FILES])

@@ -34,6 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus_pages import ROOT, corpus_files  # noqa: E402
+from bench_args import at_least  # noqa: E402
 
 MB = 1024 * 1024
 BASE_PDF = "amc-manual.en.pdf"
@@ -195,7 +196,7 @@ def report(label: str, r: dict, stage_two: bool) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--worker", help=argparse.SUPPRESS)
-    parser.add_argument("--scales", type=int, nargs="+", default=[1, 4, 16], help="synthetic scale-ups")
+    parser.add_argument("--scales", type=at_least(1), nargs="+", default=[1, 4, 16], help="synthetic scale-ups")
     parser.add_argument("--no-stage-two-scaled", action="store_true", help="stage 1 only for the scale-ups")
     args = parser.parse_args()
     if args.worker:

@@ -40,3 +40,26 @@ def test_the_description_is_the_docstring_s_whole_first_paragraph(script):
                           text=True, timeout=120)
     description = " ".join(done.stdout.split("\n\n")[1].split())
     assert description.endswith(".")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["html_bench.py", "--rounds", "0"], "argument --rounds: must be at least 1, got 0"),
+    (["docx_bench.py", "--rounds", "x"], "argument --rounds: must be a whole number, got 'x'"),
+    (["parse_isolation.py", "--runs", "0"], "argument --runs: must be at least 1, got 0"),
+    (["records_bench.py", "--repeats", "0"], "argument --repeats: must be at least 1, got 0"),
+    (["fuzz_parsers.py", "--examples", "0"], "argument --examples: must be at least 1, got 0"),
+    (["chunk_quality.py", "--max-tokens", "0"], "argument --max-tokens: must be at least 1, got 0"),
+    (["pdf_bench.py", "--corpus", "no-such-folder"], "argument --corpus: no such file or folder: no-such-folder"),
+    (["language_detection.py", "--corpus", "no-such-folder"],
+     "argument --corpus: no such file or folder: no-such-folder"),
+    (["pdf_tables.py", "no-such.pdf"], "argument FILE.pdf: no such file or folder: no-such.pdf"),
+    (["strategies_report.py", "--pdf", "no-such.pdf"], "argument --pdf: no such file or folder: no-such.pdf"),
+])
+def test_a_bad_argument_stops_the_script_with_its_usage(args, message):
+    # Before: a traceback after the work (no median of zero rounds), a table of inf and nan, or a missing
+    # --corpus folder passed over in silence (0 documents, 0.0% accuracy).
+    done = subprocess.run([sys.executable, f"benchmarks/{args[0]}", *args[1:]], cwd=ROOT, capture_output=True,
+                          text=True, timeout=120)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(f"usage: {args[0]} [-h]")
+    assert done.stderr.endswith(f"{args[0]}: error: {message}\n")
