@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from chunking.app.cli.arguments import count_at_least
-from chunking.app.cli.output import fail, plural, table
+from chunking.app.cli.output import clip, fail, plural, table
 from chunking.documents.fields import configured_fields, file_properties
 from chunking.documents.splitter import splitter_for
 from chunking.formats import ENRICH_SUFFIX, FAMILY_NAMES, STRATEGY_NAMES, extension_of, format_of
@@ -101,7 +101,7 @@ def run(args: argparse.Namespace, settings) -> int:
     levels = any(r.level for r in records)
     rows = [(r.ordinal, f"{r.page_start + 1}" if r.page_start == r.page_end else f"{r.page_start + 1}-{r.page_end + 1}",
              f"{r.char_start}-{r.char_end}", r.token_count, len(r.content), r.kind, *((r.level,) if levels else ()),
-             " > ".join(r.headings)[:40], " ".join(r.content.split())[:60]) for r in records]
+             clip(" > ".join(r.headings), 40), clip(" ".join(r.content.split()), 60)) for r in records]
     table(("#", "page", "chars", "tokens", "len", "kind", *(("level",) if levels else ()), "headings", "text"), rows)
     print(f"\n{plural(len(records), 'chunk')} from {plural(len(pages), 'page')} of {source}")
     if members:
