@@ -42,7 +42,7 @@ def add_parser(sub, summary: str) -> None:
     split.add_argument("--splitter", default="auto", metavar="NAME",
                        help=f"auto (the format's default); {', '.join(FAMILY_NAMES)}, code:<language> "
                        f"(e.g. code:python); or a strategy: {', '.join(STRATEGY_NAMES)}, and any of these with "
-                       f"{ENRICH_SUFFIX}")
+                       f"{ENRICH_SUFFIX} (auto{ENRICH_SUFFIX}: the format's default, enriched)")
     split.add_argument("--max-tokens", type=count_at_least(1, MAX_SPLIT_TOKENS, "the embedding input limit, for every "
                                                           "format"), default=None, metavar="N",
                        help="token cap of a chunk (default 500: SPLIT_MAX_TOKENS). In PDF, DOCX, HTML and text a "
@@ -62,8 +62,12 @@ def run(args: argparse.Namespace, settings) -> int:
     if not path.is_file():
         return fail(args, "no such file or folder", path=path)
     overrides = {k: v for k, v in (("max_tokens", args.max_tokens), ("max_chars", args.max_chars)) if v is not None}
-    if args.splitter != "auto":
-        overrides["splitters"] = {**settings.splitters, extension_of(path.name): args.splitter}
+    name, ext = args.splitter, extension_of(path.name)
+    if name == f"auto{ENRICH_SUFFIX}":  # the format's own splitter (SPLITTERS as set), enriched
+        fmt = format_of(path.name)
+        name = f"{settings.splitters.get(ext) or fmt.splitter}{ENRICH_SUFFIX}" if fmt else "auto"
+    if name != "auto":
+        overrides["splitters"] = {**settings.splitters, ext: name}
     settings = settings.replace(**overrides)
     source = source_name(path)  # the name ingest gives it, so the ids and citations are the same
     try:

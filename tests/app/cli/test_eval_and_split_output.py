@@ -52,3 +52,13 @@ def test_split_of_a_single_level_splitter_has_no_level_column(cli):
     run = cli("split", "h.md")
     assert (run.status, run.out.splitlines()[0].split()) == (0, ["#", "page", "chars", "tokens", "len", "kind",
                                                                  "headings", "text"])
+
+
+def test_split_auto_enrich_is_the_format_s_splitter_enriched(cli):
+    # The help offers "any of these with +enrich" after "auto"; auto+enrich was refused as an unknown splitter.
+    (cli.cwd / "h.md").write_text("# Cats\n\nCats purr when they are content. Cats nap in the sun.\n", encoding="utf-8")
+    auto = cli("split", "h.md", "--splitter", "auto+enrich", "--format", "jsonl")
+    named = cli("split", "h.md", "--splitter", "markdown+enrich", "--format", "jsonl")
+    plain = cli("split", "h.md", "--format", "jsonl")
+    assert (auto.status, auto.err) == (0, "")
+    assert auto.out == named.out != plain.out  # same records and version; enriching changes the version

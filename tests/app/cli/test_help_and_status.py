@@ -45,7 +45,8 @@ def test_split_help_names_every_splitter_and_strategy_of_the_format_table(cli, n
     run = cli("split", "--help")
     assert _option_help(run.out, "--splitter NAME") == (
         f"auto (the format's default); {', '.join(FAMILY_NAMES)}, code:<language> (e.g. code:python); or a "
-        f"strategy: {', '.join(STRATEGY_NAMES)}, and any of these with +enrich")
+        f"strategy: {', '.join(STRATEGY_NAMES)}, and any of these with +enrich (auto+enrich: the format's default, "
+        f"enriched)")
     assert "semantic, hierarchical, small_to_big, sentence_window, propositions, llm, router," in \
         _option_help(run.out, "--splitter NAME")
 
