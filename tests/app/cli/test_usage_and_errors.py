@@ -101,8 +101,11 @@ def test_exit_statuses_are_documented_in_help(cli):
     run = cli("--help")
     assert run.status == 0
     assert ("Exit status: 0 success; 1 a document failed (ingest, split, reconcile, reprocess), a check failed (smoke) "
-            "or a folder held no supported file\n(ingest, upload); 2 bad usage (unknown option, bad value, missing file) or a service that cannot be "
-            "reached or\nrefuses;") in run.out
+            "or a\nfolder held no supported file (ingest, upload); 2 bad usage (unknown option, bad value, missing "
+            "file) or a\nservice that cannot be reached or refuses; 130 interrupted;") in run.out
+    # the epilog is wrapped by hand at the width of its longest settings line (one line ran to 140 characters)
+    epilog = run.out[run.out.index("Settings come from"):]
+    assert max(map(len, epilog.splitlines())) <= 111
 
 
 def test_prog_follows_how_the_program_was_started(tmp_path, monkeypatch):
