@@ -181,7 +181,7 @@ def evaluate(files: Sequence[tuple[Path, str]], questions: Sequence[Question], s
         # The embedder the strategies split with (semantic windows): shared per settings, counting what it sends.
         splitting = strategy_clients(run_settings).embedder
         sent_before = splitting.sent_tokens
-        progress(f"{strategy.label}: ingesting {len(files)} documents")
+        progress(f"{strategy.label}: ingesting {len(files)} document{'' if len(files) == 1 else 's'}")
         with index:
             summary = ingest_files(files, settings=run_settings, embedder=embedder, index=index,
                                    ledger=make_ledger(run_settings), cleanup="none")
@@ -191,7 +191,7 @@ def evaluate(files: Sequence[tuple[Path, str]], questions: Sequence[Question], s
                                     chunks=index.count(),
                                     failed=[f"{r.source}: {r.error}" for r in summary.rows if r.outcome == "failed"])
             relevant = [[_count_relevant(index, key) for key in qkeys] for qkeys in keys]
-            progress(f"{strategy.label}: asking {len(questions)} questions")
+            progress(f"{strategy.label}: asking {len(questions)} question{'' if len(questions) == 1 else 's'}")
             for ranking in rankings:
                 scores = []
                 for q, qkeys, counts in zip(questions, keys, relevant):

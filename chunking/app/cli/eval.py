@@ -87,6 +87,10 @@ def run(args: argparse.Namespace, settings) -> int:
     if not args.generate and not args.questions.is_file():  # before any document is read or indexed
         what = "is a folder, not a question set" if args.questions.is_dir() else "no such question set"
         return fail(args, f"{what} (JSON lines; --generate N drafts one)", path=args.questions)
+    if args.generate and not args.questions.parent.is_dir():
+        return fail(args, "no such folder to write the drafted question set in", path=args.questions)
+    if args.keep is not None and args.keep.exists() and not args.keep.is_dir():
+        return fail(args, "is a file; --keep names a folder to build the indexes under", path=args.keep)
     question_file = args.questions.resolve()
     files, _, _ = collect_files(args.paths, exclude=args.exclude)
     files = [(p, s) for p, s in files if p.resolve() != question_file]  # the question set is not a document

@@ -62,3 +62,20 @@ def test_split_auto_enrich_is_the_format_s_splitter_enriched(cli):
     plain = cli("split", "h.md", "--format", "jsonl")
     assert (auto.status, auto.err) == (0, "")
     assert auto.out == named.out != plain.out  # same records and version; enriching changes the version
+
+
+def test_eval_progress_counts_in_the_singular(cli):
+    _eval_files(cli)
+    run = cli("eval", "pets.txt", "--questions", "q.jsonl", "--ranking", "bm25")
+    assert (run.status, run.err) == (0, "default: ingesting 1 document\ndefault: asking 1 question\n")
+
+
+def test_eval_refuses_a_keep_file_and_a_missing_folder_for_drafts_before_any_work(cli):
+    _eval_files(cli)
+    # Before: "[Errno 20] Not a directory: 'pets.txt/1'" after the first strategy had started, and
+    # "[Errno 2] No such file or directory: 'drafts/q.jsonl'" after the documents were ingested to draft from.
+    assert cli("eval", "pets.txt", "--questions", "q.jsonl", "--keep", "pets.txt") == (
+        2, "", "chunking eval: pets.txt: is a file; --keep names a folder to build the indexes under\n")
+    assert cli("eval", "pets.txt", "--questions", "drafts/q.jsonl", "--generate", "2") == (
+        2, "", "chunking eval: drafts/q.jsonl: no such folder to write the drafted question set in\n")
+    assert not (cli.cwd / ".chunking").exists()
