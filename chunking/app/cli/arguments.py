@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import math
 
-__all__ = ["count_at_least", "metadata_item"]
+__all__ = ["count_at_least", "metadata_item", "seconds"]
 
 
 def count_at_least(minimum: int, maximum: int | None = None, why: str = ""):
@@ -33,3 +34,21 @@ def metadata_item(text: str) -> tuple[str, str]:
     if not sep or not name.strip():
         raise argparse.ArgumentTypeError(f"takes NAME=VALUE, got {text!r}")
     return name.strip(), value.strip()
+
+
+def seconds(*, zero: bool = False):
+    """An argparse ``type`` for a finite number of seconds above 0 (at least 0 with *zero*): ``--interval -1``
+    or ``--interval nan`` is refused by the parser (``argument --interval: must be a number of seconds above 0,
+    got '-1'``, exit status 2) rather than by ``time.sleep`` in the middle of the work."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or value < 0 or (value == 0 and not zero):
+            raise argparse.ArgumentTypeError(f"must be a number of seconds {'of at least 0' if zero else 'above 0'}"
+                                             f", got {text!r}")
+        return value
+
+    return parse

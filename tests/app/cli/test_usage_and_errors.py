@@ -210,3 +210,19 @@ def test_a_failed_document_is_one_line_on_stderr_not_also_a_log_line(tmp_path):
     assert quiet.returncode == 1
     assert quiet.stderr == "python -m chunking ingest: bad.pdf: not a valid PDF: not a PDF, or damaged beyond repair\n"
     assert "ERROR rejected bad.pdf: not a valid PDF" in verbose.stderr
+
+
+def test_seconds_that_time_sleep_would_refuse_are_usage_errors(cli):
+    # smoke --interval -1 used to upload its blob and then fail in time.sleep; status --watch --interval nan
+    # passed the "above 0" check (nan compares false) and would fail the same way at its first poll.
+    for args, message in ((("smoke", "--interval", "-1"), "argument --interval: must be a number of seconds above 0, "
+                                                          "got '-1'"),
+                          (("status", "--watch", "--interval", "nan"), "argument --interval: must be a number of "
+                                                                       "seconds above 0, got 'nan'"),
+                          (("status", "--watch", "--interval", "0"), "argument --interval: must be a number of "
+                                                                     "seconds above 0, got '0'"),
+                          (("status", "--watch", "--timeout", "-5"), "argument --timeout: must be a number of "
+                                                                     "seconds of at least 0, got '-5'")):
+        run = cli(*args)
+        assert (run.status, run.out) == (2, ""), args
+        assert run.err.endswith(f"chunking {args[0]}: error: {message}\n"), (args, run.err)
