@@ -27,6 +27,11 @@ on bad usage or a question whose answer is not in the documents.
 emb tokens: cl100k_base tokens sent to the embedder, the chunks' vectors plus
 what a strategy embeds while splitting (semantic's sentence windows, about
 three times the text); --json gives both parts.
+
+hit@k: the share of questions with a relevant chunk among the first k hits;
+MRR: the mean of 1/rank of the first relevant hit (0 when none is in the first
+10); nDCG@10: the first 10 hits scored against the best order of the relevant
+chunks, 1 when they lead (docs/evaluation.md#metrics).
 """
 
 _EPILOG = """\
