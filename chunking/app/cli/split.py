@@ -62,7 +62,9 @@ def run(args: argparse.Namespace, settings) -> int:
     if not path.is_file():
         return fail(args, "no such file or folder", path=path)
     overrides = {k: v for k, v in (("max_tokens", args.max_tokens), ("max_chars", args.max_chars)) if v is not None}
-    name, ext = args.splitter, extension_of(path.name)
+    name, ext = args.splitter.strip(), extension_of(path.name)
+    if not name:  # as SPLITTERS refuses '.md=': an empty name is a mistake, not the default
+        return fail(args, "--splitter: empty name; auto is the format's default")
     if name == f"auto{ENRICH_SUFFIX}":  # the format's own splitter (SPLITTERS as set), enriched
         fmt = format_of(path.name)
         name = f"{settings.splitters.get(ext) or fmt.splitter}{ENRICH_SUFFIX}" if fmt else "auto"

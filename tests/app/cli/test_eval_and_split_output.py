@@ -79,3 +79,10 @@ def test_eval_refuses_a_keep_file_and_a_missing_folder_for_drafts_before_any_wor
     assert cli("eval", "pets.txt", "--questions", "drafts/q.jsonl", "--generate", "2") == (
         2, "", "chunking eval: drafts/q.jsonl: no such folder to write the drafted question set in\n")
     assert not (cli.cwd / ".chunking").exists()
+
+
+def test_split_refuses_an_empty_splitter_name(cli):
+    # It split with the format's default, as if the option had not been given (SPLITTERS refuses '.md=').
+    (cli.cwd / "h.md").write_text("# Cats\n\nCats purr.\n", encoding="utf-8")
+    assert cli("split", "h.md", "--splitter", "") == (
+        2, "", "chunking split: --splitter: empty name; auto is the format's default\n")
