@@ -238,7 +238,7 @@ def main() -> None:
         pages = {path: bare_pdfium(path) for path in files}
         versions = ", ".join(f"{d} {_version(d)}" for d in ("pypdfium2", "pdfplumber", "pypdf", "langchain-community"))
         print(f"# {len(files)} PDFs, {sum(pages.values())} pages, {sum(f.stat().st_size for f in files) / MB:.1f} MB; "
-              f"{args.rounds} rounds; {versions}; Python {sys.version.split()[0]}; {os.cpu_count()} CPUs")
+              f"{args.rounds} round{'' if args.rounds == 1 else 's'}; {versions}; Python {sys.version.split()[0]}; {os.cpu_count()} CPUs")
         print(f"# {'CPU' if args.cpu else 'wall'} seconds")
         report(runners, files, pages, measure(runners, files, args.rounds,
                                               time.process_time if args.cpu else time.perf_counter))
