@@ -213,9 +213,11 @@ def report(runners: dict[str, Runner], files: list[Path], pages: dict[Path, int]
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=existing, action="append", default=[], help="another folder of PDFs (repeatable)")
+    parser.add_argument("--corpus", type=existing, action="append", default=[],
+                        help="another folder of PDFs (repeatable)")
     parser.add_argument("--rounds", type=at_least(1), default=5, help="timed rounds (every contender on every file)")
-    parser.add_argument("--scale", type=at_least(0), default=0, help="add a synthetic PDF of the English manual's text ×N")
+    parser.add_argument("--scale", type=at_least(0), default=0,
+                        help="add a synthetic PDF of the English manual's text ×N")
     parser.add_argument("--no-peers", action="store_true",
                         help="only PDFium, our parser and our stage 1 (no pypdf, LangChain or pdfplumber)")
     parser.add_argument("--cpu", action="store_true",
@@ -238,7 +240,8 @@ def main() -> None:
         pages = {path: bare_pdfium(path) for path in files}
         versions = ", ".join(f"{d} {_version(d)}" for d in ("pypdfium2", "pdfplumber", "pypdf", "langchain-community"))
         print(f"# {len(files)} PDFs, {sum(pages.values())} pages, {sum(f.stat().st_size for f in files) / MB:.1f} MB; "
-              f"{args.rounds} round{'' if args.rounds == 1 else 's'}; {versions}; Python {sys.version.split()[0]}; {os.cpu_count()} CPUs")
+              f"{args.rounds} round{'' if args.rounds == 1 else 's'}; {versions}; Python {sys.version.split()[0]}; "
+              f"{os.cpu_count()} CPUs")
         print(f"# {'CPU' if args.cpu else 'wall'} seconds")
         report(runners, files, pages, measure(runners, files, args.rounds,
                                               time.process_time if args.cpu else time.perf_counter))

@@ -14,8 +14,10 @@ Two inputs, each measured in a fresh worker process (``resource``'s peak RSS is 
 
 Per run: documents/s, pages/s, input MB/s, chunks/s of each stage, and peak RSS: the worker's peak after its
 imports, a warm-up split and a warm-up language detection (baseline: the tokenizer tables and the language
-identifier, about 100 MB, are loaded once per process), and after each stage. Stage 1's growth (peak after it minus baseline)
-is compared with the target of at most 2× the input's bytes + 100 MB.
+identifier, about 100 MB, are loaded once per process), and after each stage. Stage 1's growth (peak after it
+minus baseline) is compared with the target of at most 2× the input's bytes + 100 MB. Stage 1 parses in a child
+process (``PARSE_ISOLATION=process``, the default), whose memory is not the worker's: ``stage_one_memory.py``
+measures it.
 """
 
 from __future__ import annotations

@@ -41,7 +41,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
     parser.add_argument("--records", type=at_least(1), default=200, help="records measured (default 200)")
     parser.add_argument("--repeats", type=at_least(1), default=7, help="timed repeats, the best kept (default 7)")
-    parser.add_argument("--dimensions", type=at_least(1), default=1536, help="floats in the vector of the second row (default 1536)")
+    parser.add_argument("--dimensions", type=at_least(1), default=1536,
+                        help="floats in the vector of the second row (default 1536)")
     args = parser.parse_args(argv)
     print("| records | asdict µs | to_dict µs | ratio |")
     print("|---|---|---|---|")
