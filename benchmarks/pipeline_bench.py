@@ -49,9 +49,9 @@ def _peak_rss_bytes() -> int:
 
 def worker(files: list[str], stage_two: bool) -> dict:
     """Run both stages over *files* in this process and return the figures (printed as JSON by ``--worker``)."""
+    from chunking.documents.language import detect_language
     from chunking.pipeline import stage_two as pipeline
     from chunking.services import make_embedder, make_index, make_ledger
-    from chunking.documents.language import detect_language
     from chunking.settings import Settings
     from chunking.splitters import SentenceTextSplitter
     from chunking.storage.claim_check import MemoryPayloadStore
