@@ -59,6 +59,7 @@ from chunking.splitters.sentence import SentenceTextSplitter  # noqa: E402
 from chunking.splitters.sentence.boundaries import Boundaries  # noqa: E402
 from chunking.splitters.sentence.config import SentenceSplitterConfig  # noqa: E402
 from chunking.tokens import count_tokens, get_encoding  # noqa: E402
+from bench_args import at_least  # noqa: E402
 
 FOLDERS = (ROOT / "samples", ROOT / "tests" / "data")
 LABELS = Path(__file__).with_name("data") / "cross_page_sentences.json"
@@ -130,7 +131,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog="Columns are defined in the module docstring and quality_metrics.py.")
-    parser.add_argument("--max-tokens", type=int, default=500, help="chunk size of every splitter (tokens)")
+    parser.add_argument("--max-tokens", type=at_least(1), default=500, help="chunk size of every splitter (tokens)")
     parser.add_argument("--only", choices=("ours", "all"), default="all", help="measure only ours, or all")
     args = parser.parse_args()
     bounds = Boundaries(SentenceSplitterConfig())

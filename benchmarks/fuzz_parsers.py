@@ -37,6 +37,7 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from bench_args import at_least  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 _DOCUMENTS = sorted(p for folder in (ROOT / "samples", ROOT / "tests" / "data") for p in folder.iterdir()
@@ -168,7 +169,7 @@ def mutate_docx(data: bytes, plan: list[tuple[str, int, bytes]]) -> bytes:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--examples", type=int, default=400, help="mutated inputs to run (default 400)")
+    parser.add_argument("--examples", type=at_least(1), default=400, help="mutated inputs to run (default 400)")
     parser.add_argument("--timeout-s", type=float, default=30.0, help="a hang after this many seconds (default 30)")
     parser.add_argument("--seed", type=int, default=0, help="hypothesis seed (default 0, reproducible)")
     args = parser.parse_args(argv)

@@ -13,6 +13,7 @@ needs the default child process to be stopped (its peak is the parent's; the chi
 
 from __future__ import annotations
 
+import argparse
 import io
 import sys
 import tempfile
@@ -92,4 +93,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split())).parse_args()
     raise SystemExit(main())

@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus_pages import files_with_suffixes  # noqa: E402
 from ratio_table import print_ratio_table, round_robin  # noqa: E402
+from bench_args import at_least, existing  # noqa: E402
 
 
 FLOOR = "lxml"
@@ -83,8 +84,8 @@ def measure(files: list[Path], rounds: int) -> dict[str, dict[Path, list[float]]
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, action="append", default=[], help="an HTML file or a folder")
-    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--corpus", type=existing, action="append", default=[], help="an HTML file or a folder")
+    parser.add_argument("--rounds", type=at_least(1), default=7, help="timed rounds (default 7)")
     args = parser.parse_args(argv)
     files = corpus(args.corpus)
     if not files:

@@ -27,6 +27,7 @@ from chunking.documents.language import MIN_LETTERS, detect_language  # noqa: E4
 from chunking.documents.splitter import splitter_for  # noqa: E402
 from chunking.parsers import SUPPORTED_EXTENSIONS, parse_document  # noqa: E402
 from chunking.settings import Settings  # noqa: E402
+from bench_args import existing  # noqa: E402
 
 MIXED = {"aptitude-ch02s05s05.ja.html"}
 _TAG = re.compile(r"\.([a-z]{2}(?:-[a-z]{2})?)\.[a-z]+$")
@@ -70,8 +71,8 @@ def _peers() -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", action="append", type=Path, default=None,
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    parser.add_argument("--corpus", action="append", type=existing, default=None,
                         help="folders of tagged documents (default: ../shared/corpus, samples, tests/data)")
     args = parser.parse_args()
     folders = args.corpus or [ROOT.parent / "shared" / "corpus", ROOT / "samples", ROOT / "tests" / "data"]

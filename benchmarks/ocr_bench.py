@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from bench_args import at_least  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -150,8 +151,8 @@ def worker(mode: str, folder: str) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--pages", type=int, default=4)
-    parser.add_argument("--lines", type=int, default=40)
+    parser.add_argument("--pages", type=at_least(1), default=4, help="pages to draw and read (default 4)")
+    parser.add_argument("--lines", type=at_least(1), default=40, help="lines of words per page (default 40)")
     parser.add_argument("--worker", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker:

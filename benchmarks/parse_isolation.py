@@ -19,6 +19,7 @@ from chunking.parsers import ParseError, ReadContext, parse_document  # noqa: E4
 from chunking.parsers.limits import Deadline  # noqa: E402
 from chunking.parsers.sandbox import _server, parse_in_child  # noqa: E402
 from tests.sample_documents import document_paths  # noqa: E402
+from bench_args import at_least  # noqa: E402
 
 
 def _median_ms(fn, runs: int) -> float:
@@ -31,8 +32,8 @@ def _median_ms(fn, runs: int) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5, help="runs per document and mode (default 5)")
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    parser.add_argument("--runs", type=at_least(1), default=5, help="runs per document and mode (default 5)")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     _server()

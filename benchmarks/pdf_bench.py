@@ -48,6 +48,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus_pages import ROOT, files_with_suffixes
+from bench_args import at_least, existing  # noqa: E402
 
 MB = 1024 * 1024
 BARE = "pdfium"
@@ -212,10 +213,13 @@ def report(runners: dict[str, Runner], files: list[Path], pages: dict[Path, int]
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--corpus", type=Path, action="append", default=[], help="another folder of PDFs (repeatable)")
-    parser.add_argument("--rounds", type=int, default=5, help="timed rounds (every contender on every file)")
-    parser.add_argument("--scale", type=int, default=0, help="add a synthetic PDF of the English manual's text ×N")
-    parser.add_argument("--no-peers", action="store_true", help="only (a), (b) and (c)")
+    parser.add_argument("--corpus", type=existing, action="append", default=[],
+                        help="another folder of PDFs (repeatable)")
+    parser.add_argument("--rounds", type=at_least(1), default=5, help="timed rounds (every contender on every file)")
+    parser.add_argument("--scale", type=at_least(0), default=0,
+                        help="add a synthetic PDF of the English manual's text ×N")
+    parser.add_argument("--no-peers", action="store_true",
+                        help="only PDFium, our parser and our stage 1 (no pypdf, LangChain or pdfplumber)")
     parser.add_argument("--cpu", action="store_true",
                         help="this process's CPU seconds instead of wall seconds (steadier on a loaded machine; "
                              "leaves out the stage-1 row that parses in a child process)")
@@ -236,7 +240,8 @@ def main() -> None:
         pages = {path: bare_pdfium(path) for path in files}
         versions = ", ".join(f"{d} {_version(d)}" for d in ("pypdfium2", "pdfplumber", "pypdf", "langchain-community"))
         print(f"# {len(files)} PDFs, {sum(pages.values())} pages, {sum(f.stat().st_size for f in files) / MB:.1f} MB; "
-              f"{args.rounds} rounds; {versions}; Python {sys.version.split()[0]}; {os.cpu_count()} CPUs")
+              f"{args.rounds} round{'' if args.rounds == 1 else 's'}; {versions}; Python {sys.version.split()[0]}; "
+              f"{os.cpu_count()} CPUs")
         print(f"# {'CPU' if args.cpu else 'wall'} seconds")
         report(runners, files, pages, measure(runners, files, args.rounds,
                                               time.process_time if args.cpu else time.perf_counter))

@@ -19,6 +19,7 @@ pymupdf is not measured: it is AGPL.
 
 from __future__ import annotations
 
+import argparse
 import io
 import logging
 import re
@@ -33,6 +34,7 @@ import pypdfium2 as pdfium
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from chunking.parsers import pdf as chunking_pdf  # noqa: E402
 from tests.sample_documents import document_path  # noqa: E402
+from bench_args import existing  # noqa: E402
 
 _FILES = ("amc-manual.en.pdf", "amc-manual.ja.pdf")
 
@@ -98,4 +100,7 @@ def main(corpus: Path | None) -> None:
 
 
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else None)
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    parser.add_argument("folder", nargs="?", type=existing, metavar="FOLDER",
+                        help=f"a folder holding {' and '.join(_FILES)} (default: the repository's copies)")
+    main(parser.parse_args().folder)

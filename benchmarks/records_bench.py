@@ -22,6 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from chunking.model import ChunkRecord  # noqa: E402
 from tests.model_reference import as_dataclass_dict  # noqa: E402
+from bench_args import at_least  # noqa: E402
 
 
 def records(count: int, dimensions: int | None) -> list[ChunkRecord]:
@@ -37,10 +38,11 @@ def records(count: int, dimensions: int | None) -> list[ChunkRecord]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--records", type=int, default=200)
-    parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--dimensions", type=int, default=1536)
+    parser = argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split()))
+    parser.add_argument("--records", type=at_least(1), default=200, help="records measured (default 200)")
+    parser.add_argument("--repeats", type=at_least(1), default=7, help="timed repeats, the best kept (default 7)")
+    parser.add_argument("--dimensions", type=at_least(1), default=1536,
+                        help="floats in the vector of the second row (default 1536)")
     args = parser.parse_args(argv)
     print("| records | asdict µs | to_dict µs | ratio |")
     print("|---|---|---|---|")

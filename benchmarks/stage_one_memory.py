@@ -42,6 +42,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from corpus_pages import ROOT  # noqa: E402
 from pipeline_bench import base_pages, distinct_copies, write_pdf  # noqa: E402
+from bench_args import at_least  # noqa: E402
 
 MB = 1024 * 1024
 _KEY = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
@@ -160,8 +161,8 @@ def _run(mode: str, path: Path, blob_name: str, env: dict) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--worker", help=argparse.SUPPRESS)
-    parser.add_argument("--scales", type=int, nargs="+", default=[1, 4, 16], help="scale-ups of the manual")
-    parser.add_argument("--pages-per-job", type=int, default=500, help="STAGE1_PAGES_PER_JOB")
+    parser.add_argument("--scales", type=at_least(1), nargs="+", default=[1, 4, 16], help="scale-ups of the manual")
+    parser.add_argument("--pages-per-job", type=at_least(1), default=500, help="STAGE1_PAGES_PER_JOB")
     args = parser.parse_args()
     if args.worker:
         print(json.dumps(worker(*json.loads(args.worker))))

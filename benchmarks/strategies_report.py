@@ -28,6 +28,7 @@ from chunking.documents.splitter import splitter_for  # noqa: E402
 from chunking.parsers import parse_document  # noqa: E402
 from chunking.services import reset_strategy_clients, strategy_clients  # noqa: E402
 from chunking.settings import Settings  # noqa: E402
+from bench_args import at_least, existing  # noqa: E402
 
 PDF = ROOT / "samples" / "amc-manual.en.pdf"
 STRATEGIES = ("sentence", "semantic", "hierarchical", "small_to_big", "sentence_window", "propositions", "llm",
@@ -50,8 +51,8 @@ def run(name: str, pages: list, state: Path, max_tokens: int) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--pdf", type=Path, default=PDF)
-    parser.add_argument("--max-tokens", type=int, default=500, help="SPLIT_MAX_TOKENS (default 500)")
+    parser.add_argument("--pdf", type=existing, default=PDF, help="the PDF to split (default: the English AMC manual)")
+    parser.add_argument("--max-tokens", type=at_least(1), default=500, help="SPLIT_MAX_TOKENS (default 500)")
     args = parser.parse_args()
     pages = parse_document(args.pdf.read_bytes(), source=args.pdf.name)
     print(f"{args.pdf.name}: {len(pages)} pages, {sum(len(p.text) for p in pages)} characters; "

@@ -22,6 +22,7 @@ vectors) is not measured: all-MiniLM-L6-v2 was not trained to be truncated, and 
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -108,4 +109,5 @@ def main() -> None:
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=" ".join(__doc__.split("\n\n")[0].split())).parse_args()
     main()

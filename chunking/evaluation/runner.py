@@ -90,9 +90,33 @@ class StrategyResult:
         }  # fmt: skip
 
 
+class _LookedUp(dict):
+    """An environment that records the names read from it (``Settings.from_env`` reads each with ``get``)."""
+
+    def __init__(self, values: Mapping[str, str]) -> None:
+        super().__init__(values)
+        self.names: set[str] = set()
+
+    def get(self, name, default=None):
+        self.names.add(name)
+        return super().get(name, default)
+
+
 def _settings_for(strategy: Strategy, base: Settings, state_dir: Path, extensions: Sequence[str],
                   env: Mapping[str, str]) -> Settings:
-    settings = Settings.from_env({**env, **strategy.env}) if strategy.env else base
+    """The settings of *strategy*: its overrides read on top of *env*, its index and ledger local under *state_dir*.
+
+    Raises:
+        SettingsError: an override's value is malformed, or no setting of its name is read (``SPLIT_MAX_TOKEN=250``
+            would change nothing).
+    """
+    settings = base
+    if strategy.env:
+        looked_up = _LookedUp({**env, **strategy.env})
+        settings = Settings.from_env(looked_up)
+        unread = sorted(set(strategy.env) - looked_up.names)
+        if unread:
+            raise SettingsError(f"{', '.join(unread)}: no such setting (docs/settings.md lists them)")
     settings = settings.replace(state_dir=state_dir, index_backend="local", ledger_backend="local")
     if strategy.splitter == "default":
         return settings
@@ -157,7 +181,7 @@ def evaluate(files: Sequence[tuple[Path, str]], questions: Sequence[Question], s
         # The embedder the strategies split with (semantic windows): shared per settings, counting what it sends.
         splitting = strategy_clients(run_settings).embedder
         sent_before = splitting.sent_tokens
-        progress(f"{strategy.label}: ingesting {len(files)} documents")
+        progress(f"{strategy.label}: ingesting {len(files)} document{'' if len(files) == 1 else 's'}")
         with index:
             summary = ingest_files(files, settings=run_settings, embedder=embedder, index=index,
                                    ledger=make_ledger(run_settings), cleanup="none")
@@ -167,7 +191,7 @@ def evaluate(files: Sequence[tuple[Path, str]], questions: Sequence[Question], s
                                     chunks=index.count(),
                                     failed=[f"{r.source}: {r.error}" for r in summary.rows if r.outcome == "failed"])
             relevant = [[_count_relevant(index, key) for key in qkeys] for qkeys in keys]
-            progress(f"{strategy.label}: asking {len(questions)} questions")
+            progress(f"{strategy.label}: asking {len(questions)} question{'' if len(questions) == 1 else 's'}")
             for ranking in rankings:
                 scores = []
                 for q, qkeys, counts in zip(questions, keys, relevant):

@@ -80,7 +80,8 @@ def test_made_up_words_get_no_hits_though_hashed_vectors_collide(default_result,
 def run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("AZURE_", "OPENAI_", "EMBEDDING_", "SEARCH_"))}
     return subprocess.run([sys.executable, "-m", "chunking", *args], cwd=cwd, capture_output=True, text=True,
-                          env={**env, "CHUNKING_STATE_DIR": str(cwd / ".state")}, timeout=300)
+                          env={**env, "CHUNKING_STATE_DIR": str(cwd / ".state"), "PYTHONPATH": str(ROOT)},
+                          timeout=300)  # PYTHONPATH: this checkout's package, whichever one is installed
 
 
 def test_search_prints_relevance_parts_and_the_marked_passage_or_says_no_hits(tmp_path: Path):
@@ -111,7 +112,7 @@ def test_eval_command_table_and_json(tmp_path: Path):
                      "--strategy", "markdown SPLIT_MAX_TOKENS=200"], tmp_path)
     assert table.returncode == 0, table.stderr
     lines = table.stdout.splitlines()
-    assert lines[0] == f"{len(questions)} questions over 1 documents (offline-lexical-v2/256)"
+    assert lines[0] == f"{len(questions)} questions over 1 document (offline-lexical-v2/256)"
     assert lines[2].split() == ["strategy", "ranking", "hit@1", "hit@3", "hit@5", "MRR", "nDCG@10", "chunks",
                                 "emb", "tokens"]
     assert [line.split()[:2] for line in lines[4:6]] == [["default", "hybrid"], ["default", "bm25"]]

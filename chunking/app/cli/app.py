@@ -43,10 +43,11 @@ to use Azure instead; every setting is in docs/settings.md.
 
 Page numbers: fields (page_start, page_end, --format jsonl) are 0-based; sourcepage (#page=N) and the tables
 printed for people are 1-based.
-Exit status: 0 success; 1 a document failed (ingest, split, reconcile, reprocess) or the ledger holds a failed
-one (status), a file could not be read (ingest, upload), a check failed (smoke) or a folder held no supported file
-(ingest, upload); 2 bad usage (unknown option, bad value, missing file) or a service that cannot be reached or
-refuses; 130 interrupted; 141 the output was closed early (piped into head), as for other Unix tools.
+Exit status: 0 success; 1 a document failed (ingest, split, reconcile, reprocess) or the ledger holds a
+failed one (status), a file could not be read (ingest, upload), a check failed (smoke) or a folder held no
+supported file (ingest, upload); 2 bad usage (unknown option, bad value, missing file) or a service that cannot
+be reached or refuses; 130 interrupted; 141 the output was closed early (piped into head), as for other Unix
+tools.
 """
 
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import math
 import re
 
 from chunking.app.cli.output import printable
 from chunking.model import acl_values
 
-__all__ = ["count_at_least", "metadata_item", "metadata_refusal"]
+__all__ = ["count_at_least", "metadata_item", "metadata_refusal", "seconds"]
 
 # A blob metadata name: a C# identifier in ASCII (letters, digits, underscores; no digit first).
 _METADATA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -75,3 +76,21 @@ def metadata_refusal(items, meta) -> str:
             return (f"{item}: a metadata value is printable ASCII (blob metadata travels as HTTP headers), "
                     f"without accents or control characters")
     return ""
+
+
+def seconds(*, zero: bool = False):
+    """An argparse ``type`` for a finite number of seconds above 0 (at least 0 with *zero*): ``--interval -1``
+    or ``--interval nan`` is refused by the parser (``argument --interval: must be a number of seconds above 0,
+    got '-1'``, exit status 2) rather than by ``time.sleep`` in the middle of the work."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or value < 0 or (value == 0 and not zero):
+            raise argparse.ArgumentTypeError(f"must be a number of seconds {'of at least 0' if zero else 'above 0'}"
+                                             f", got {text!r}")
+        return value
+
+    return parse

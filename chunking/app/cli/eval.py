@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from chunking.app.cli.arguments import count_at_least
-from chunking.app.cli.output import fail, table
+from chunking.app.cli.output import fail, plural, table
 from chunking.evaluation.generate import draft_question_file
 from chunking.evaluation.questions import QuestionSetError, load_questions
 from chunking.evaluation.runner import evaluate, parse_strategy
@@ -27,6 +27,11 @@ on bad usage or a question whose answer is not in the documents.
 emb tokens: cl100k_base tokens sent to the embedder, the chunks' vectors plus
 what a strategy embeds while splitting (semantic's sentence windows, about
 three times the text); --json gives both parts.
+
+hit@k: the share of questions with a relevant chunk among the first k hits;
+MRR: the mean of 1/rank of the first relevant hit (0 when none is in the first
+10); nDCG@10: the first 10 hits scored against the best order of the relevant
+chunks, 1 when they lead (docs/evaluation.md#metrics).
 """
 
 _EPILOG = """\
@@ -87,6 +92,10 @@ def run(args: argparse.Namespace, settings) -> int:
     if not args.generate and not args.questions.is_file():  # before any document is read or indexed
         what = "is a folder, not a question set" if args.questions.is_dir() else "no such question set"
         return fail(args, f"{what} (JSON lines; --generate N drafts one)", path=args.questions)
+    if args.generate and not args.questions.parent.is_dir():
+        return fail(args, "no such folder to write the drafted question set in", path=args.questions)
+    if args.keep is not None and args.keep.exists() and not args.keep.is_dir():
+        return fail(args, "is a file; --keep names a folder to build the indexes under", path=args.keep)
     question_file = args.questions.resolve()
     files, _, _ = collect_files(args.paths, exclude=args.exclude)
     files = [(p, s) for p, s in files if p.resolve() != question_file]  # the question set is not a document
@@ -121,7 +130,8 @@ def _print_table(results, questions: int, documents: int) -> None:
         for name, s in r.summaries.items():
             rows.append((r.strategy.label, name, f"{s.hit1:.2f}", f"{s.hit3:.2f}", f"{s.hit5:.2f}", f"{s.mrr:.3f}",
                          f"{s.ndcg10:.3f}", r.chunks, r.embedding_tokens))
-    print(f"{questions} questions over {documents} documents ({results[0].embedder if results else '-'})\n")
+    print(f"{plural(questions, 'question')} over {plural(documents, 'document')} "
+          f"({results[0].embedder if results else '-'})\n")
     table(("strategy", "ranking", "hit@1", "hit@3", "hit@5", "MRR", "nDCG@10", "chunks", "emb tokens"), rows)
     for r in results:
         for failure in r.failed:

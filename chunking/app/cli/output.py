@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+import unicodedata
 from typing import Sequence
 
 from chunking.redact import redact
 
-__all__ = ["fail", "plural", "printable", "table"]
+__all__ = ["clip", "columns", "fail", "plural", "printable", "table"]
 
 
 def fail(args: argparse.Namespace, reason: str, *, path: object = None, status: int = 2) -> int:
@@ -32,14 +33,35 @@ def plural(count: int, noun: str, plural_form: str | None = None) -> str:
     return f"{count} {noun if count == 1 else plural_form or noun + 's'}"
 
 
+def columns(text: str) -> int:
+    """The terminal columns *text* takes: two for a wide or full-width character (CJK ideographs, kana, Hangul;
+    Unicode's East Asian Width W and F), none for a combining mark, one for any other."""
+    if text.isascii():
+        return len(text)
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 0 if unicodedata.combining(c) else 1 for c in text)
+
+
+def clip(text: str, width: int) -> str:
+    """The longest start of *text* that takes at most *width* terminal columns (``columns``)."""
+    if text.isascii():
+        return text[:width]
+    used = 0
+    for end, c in enumerate(text):
+        used += columns(c)
+        if used > width:
+            return text[:end]
+    return text
+
+
 def table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> None:
-    """Print *rows* under *headers*, columns padded; columns of numbers (or blanks) right-aligned."""
+    """Print *rows* under *headers*, columns padded to the terminal columns their text takes (``columns``: a CJK
+    character takes two), so that they line up on a terminal; columns of numbers (or blanks) right-aligned."""
     cells = [[str(c) for c in headers]] + [[printable(str(c)) for c in row] for row in rows]
-    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    widths = [max(columns(row[i]) for row in cells) for i in range(len(headers))]
     numeric = [all(isinstance(row[i], (int, float)) or str(row[i]).replace(".", "").replace("-", "").isdigit()
                    or row[i] == "" for row in rows) and rows != [] for i in range(len(headers))]
     for n, row in enumerate(cells):
-        print("  ".join(c.rjust(w) if numeric[i] else c.ljust(w)
-                        for i, (c, w) in enumerate(zip(row, widths))).rstrip())
+        gaps = [" " * (w - columns(c)) for c, w in zip(row, widths)]
+        print("  ".join(g + c if numeric[i] else c + g for i, (c, g) in enumerate(zip(row, gaps))).rstrip())
         if n == 0:
             print("  ".join("-" * w for w in widths))

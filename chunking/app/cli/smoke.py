@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 
-from chunking.app.cli.arguments import count_at_least
+from chunking.app.cli.arguments import count_at_least, seconds
 from chunking.ids import doc_id
 from chunking.retrieval import search
 from chunking.services import make_embedder, make_index, make_ledger
@@ -34,7 +34,7 @@ def add_parser(sub, summary: str) -> None:
                        help="virtual folder of the test blob (default smoke-test)")
     smoke.add_argument("--timeout", type=count_at_least(1), default=600, metavar="SECONDS",
                        help="how long to wait for each of indexing and removal (default 600)")
-    smoke.add_argument("--interval", type=float, default=2.0, metavar="SECONDS",
+    smoke.add_argument("--interval", type=seconds(), default=2.0, metavar="SECONDS",
                        help="seconds between two looks at the ledger and the index (default 2)")
     smoke.set_defaults(func=run)
 

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from chunking.app.cli.arguments import count_at_least
-from chunking.app.cli.output import fail, plural, table
+from chunking.app.cli.output import clip, fail, plural, table
 from chunking.documents.fields import configured_fields, file_properties
 from chunking.documents.splitter import splitter_for
 from chunking.formats import ENRICH_SUFFIX, FAMILY_NAMES, STRATEGY_NAMES, extension_of, format_of
@@ -31,7 +31,10 @@ def add_parser(sub, summary: str) -> None:
     split = sub.add_parser(
         "split", help=summary,
         description="Parse and split one file and print its chunks exactly as `ingest` would store them (same "
-        "ids, citations, heading paths and kinds). Exits 1 when the file cannot be read or split, 2 on bad usage.")
+        "ids, citations, heading paths and kinds). The table's chars are the chunk's own span in the document's "
+        "text, tokens and len (characters) measure the stored text, look-ahead overlap included, and level (only "
+        "with parent chunks: hierarchical, small_to_big, sentence_window, propositions) is 0 for the top. Exits 1 "
+        "when the file cannot be read or split, 2 on bad usage.")
     split.add_argument("file", type=Path, metavar="FILE",
                        help="the document to split (any format ingest reads: PDF, DOCX, HTML, Markdown, ...)")
     split.add_argument("--format", choices=("table", "jsonl"), default="table",
@@ -39,7 +42,7 @@ def add_parser(sub, summary: str) -> None:
     split.add_argument("--splitter", default="auto", metavar="NAME",
                        help=f"auto (the format's default); {', '.join(FAMILY_NAMES)}, code:<language> "
                        f"(e.g. code:python); or a strategy: {', '.join(STRATEGY_NAMES)}, and any of these with "
-                       f"{ENRICH_SUFFIX}")
+                       f"{ENRICH_SUFFIX} (auto{ENRICH_SUFFIX}: the format's default, enriched)")
     split.add_argument("--max-tokens", type=count_at_least(1, MAX_SPLIT_TOKENS, "the embedding input limit, for every "
                                                           "format"), default=None, metavar="N",
                        help="token cap of a chunk (default 500: SPLIT_MAX_TOKENS). In PDF, DOCX, HTML and text a "
@@ -59,8 +62,14 @@ def run(args: argparse.Namespace, settings) -> int:
     if not path.is_file():
         return fail(args, "no such file or folder", path=path)
     overrides = {k: v for k, v in (("max_tokens", args.max_tokens), ("max_chars", args.max_chars)) if v is not None}
-    if args.splitter != "auto":
-        overrides["splitters"] = {**settings.splitters, extension_of(path.name): args.splitter}
+    name, ext = args.splitter.strip(), extension_of(path.name)
+    if not name:  # as SPLITTERS refuses '.md=': an empty name is a mistake, not the default
+        return fail(args, "--splitter: empty name; auto is the format's default")
+    if name == f"auto{ENRICH_SUFFIX}":  # the format's own splitter (SPLITTERS as set), enriched
+        fmt = format_of(path.name)
+        name = f"{settings.splitters.get(ext) or fmt.splitter}{ENRICH_SUFFIX}" if fmt else "auto"
+    if name != "auto":
+        overrides["splitters"] = {**settings.splitters, ext: name}
     settings = settings.replace(**overrides)
     source = source_name(path)  # the name ingest gives it, so the ids and citations are the same
     try:
@@ -93,10 +102,13 @@ def run(args: argparse.Namespace, settings) -> int:
         if members:
             print(members, file=sys.stderr)  # stdout stays one record a line
         return 0
+    # A strategy with parents and children (hierarchical, small_to_big, sentence_window, propositions) stores a
+    # parent and its first child over the same span: the level column tells them apart (0 = top).
+    levels = any(r.level for r in records)
     rows = [(r.ordinal, f"{r.page_start + 1}" if r.page_start == r.page_end else f"{r.page_start + 1}-{r.page_end + 1}",
-             f"{r.char_start}-{r.char_end}", r.token_count, len(r.content), r.kind, " > ".join(r.headings)[:40],
-             " ".join(r.content.split())[:60]) for r in records]
-    table(("#", "page", "chars", "tokens", "len", "kind", "headings", "text"), rows)
+             f"{r.char_start}-{r.char_end}", r.token_count, len(r.content), r.kind, *((r.level,) if levels else ()),
+             clip(" > ".join(r.headings), 40), clip(" ".join(r.content.split()), 60)) for r in records]
+    table(("#", "page", "chars", "tokens", "len", "kind", *(("level",) if levels else ()), "headings", "text"), rows)
     print(f"\n{plural(len(records), 'chunk')} from {plural(len(pages), 'page')} of {source}")
     if members:
         print(members)

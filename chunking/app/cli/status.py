@@ -6,6 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
+from chunking.app.cli.arguments import seconds
 from chunking.app.cli.output import fail, plural, table
 from chunking.app.cli.watch import WAITING, follow, ledger_states, states
 from chunking.ids import doc_id
@@ -44,9 +45,9 @@ def add_parser(sub, summary: str) -> None:
                         "sending, queued) and print each change until all are indexed or failed, then the counts "
                         "(without storage: of the local ledger, as status counts them); exit as status would then "
                         "(1 if the ledger holds a failed document), or 1 once --timeout passed")
-    status.add_argument("--interval", type=float, default=2.0, metavar="S", help="--watch: seconds between polls "
+    status.add_argument("--interval", type=seconds(), default=2.0, metavar="S", help="--watch: seconds between polls "
                         "(default 2)")
-    status.add_argument("--timeout", type=float, default=900.0, metavar="S",
+    status.add_argument("--timeout", type=seconds(zero=True), default=900.0, metavar="S",
                         help="--watch: give up after S seconds (default 900)")
     status.set_defaults(func=run)
 
@@ -173,8 +174,6 @@ def _waiting(settings, entries) -> list[str]:
 
 
 def _watch(args: argparse.Namespace, settings, ledger) -> int:
-    if args.interval <= 0 or args.timeout < 0:
-        return fail(args, "--interval must be above 0 and --timeout at least 0")
     list_blobs = _blob_lister(settings)
     if list_blobs is None:
         print("(no storage configured: following the local ledger only; set AzureWebJobsStorage or use "

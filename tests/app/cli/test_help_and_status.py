@@ -45,7 +45,8 @@ def test_split_help_names_every_splitter_and_strategy_of_the_format_table(cli, n
     run = cli("split", "--help")
     assert _option_help(run.out, "--splitter NAME") == (
         f"auto (the format's default); {', '.join(FAMILY_NAMES)}, code:<language> (e.g. code:python); or a "
-        f"strategy: {', '.join(STRATEGY_NAMES)}, and any of these with +enrich")
+        f"strategy: {', '.join(STRATEGY_NAMES)}, and any of these with +enrich (auto+enrich: the format's default, "
+        f"enriched)")
     assert "semantic, hierarchical, small_to_big, sentence_window, propositions, llm, router," in \
         _option_help(run.out, "--splitter NAME")
 
@@ -64,6 +65,11 @@ def test_eval_help_reads_in_80_columns(cli, narrow):
         "emb tokens: cl100k_base tokens sent to the embedder, the chunks' vectors plus\n"
         "what a strategy embeds while splitting (semantic's sentence windows, about\n"
         "three times the text); --json gives both parts.")
+    assert run.out.split("\n\n")[3] == (  # the table's figures, for a newcomer who has not read the docs
+        "hit@k: the share of questions with a relevant chunk among the first k hits;\n"
+        "MRR: the mean of 1/rank of the first relevant hit (0 when none is in the first\n"
+        "10); nDCG@10: the first 10 hits scored against the best order of the relevant\n"
+        "chunks, 1 when they lead (docs/evaluation.md#metrics).")
     assert '  {"question": "...", "source": "manual.pdf", "page": 12}\n' in run.out
 
 

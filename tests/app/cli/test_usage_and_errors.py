@@ -101,8 +101,12 @@ def test_exit_statuses_are_documented_in_help(cli):
     run = cli("--help")
     assert run.status == 0
     assert ("Exit status: 0 success; 1 a document failed (ingest, split, reconcile, reprocess) or the ledger holds "
-            "a failed\none (status), a file could not be read (ingest, upload), a check failed (smoke) or a folder "
-            "held no supported file\n(ingest, upload); 2 bad usage") in run.out
+            "a\nfailed one (status), a file could not be read (ingest, upload), a check failed (smoke) or a folder "
+            "held no\nsupported file (ingest, upload); 2 bad usage (unknown option, bad value, missing file) or a "
+            "service that cannot\nbe reached or refuses; 130 interrupted;") in run.out
+    # the epilog is wrapped by hand at the width of its longest settings line (one line ran to 140 characters)
+    epilog = run.out[run.out.index("Settings come from"):]
+    assert max(map(len, epilog.splitlines())) <= 111
 
 
 def test_prog_follows_how_the_program_was_started(tmp_path, monkeypatch):
@@ -207,3 +211,19 @@ def test_a_failed_document_is_one_line_on_stderr_not_also_a_log_line(tmp_path):
     assert quiet.returncode == 1
     assert quiet.stderr == "python -m chunking ingest: bad.pdf: not a valid PDF: not a PDF, or damaged beyond repair\n"
     assert "ERROR rejected bad.pdf: not a valid PDF" in verbose.stderr
+
+
+def test_seconds_that_time_sleep_would_refuse_are_usage_errors(cli):
+    # smoke --interval -1 used to upload its blob and then fail in time.sleep; status --watch --interval nan
+    # passed the "above 0" check (nan compares false) and would fail the same way at its first poll.
+    for args, message in ((("smoke", "--interval", "-1"), "argument --interval: must be a number of seconds above 0, "
+                                                          "got '-1'"),
+                          (("status", "--watch", "--interval", "nan"), "argument --interval: must be a number of "
+                                                                       "seconds above 0, got 'nan'"),
+                          (("status", "--watch", "--interval", "0"), "argument --interval: must be a number of "
+                                                                     "seconds above 0, got '0'"),
+                          (("status", "--watch", "--timeout", "-5"), "argument --timeout: must be a number of "
+                                                                     "seconds of at least 0, got '-5'")):
+        run = cli(*args)
+        assert (run.status, run.out) == (2, ""), args
+        assert run.err.endswith(f"chunking {args[0]}: error: {message}\n"), (args, run.err)
