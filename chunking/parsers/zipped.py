@@ -11,7 +11,6 @@ XML is parsed by lxml with entities never resolved, no DTD loaded and no network
 
 from __future__ import annotations
 
-import io
 import posixpath
 import zipfile
 from urllib.parse import unquote
@@ -19,7 +18,7 @@ from urllib.parse import unquote
 from lxml import etree
 
 from chunking.parsers._common import ParseError, ReadContext
-from chunking.parsers.packages import scan_package
+from chunking.parsers.packages import DamagedMember, open_package, scan_package
 
 __all__ = ["SAFE_XML", "member_path", "open_zip", "read_xml", "xml_depth"]
 
@@ -35,14 +34,17 @@ def open_zip(data: bytes, *, source: str, context: ReadContext, kind: str) -> zi
         kind: the format's name in reasons (``"EPUB"``).
 
     Raises:
-        ParseError: ``not a valid EPUB: not a ZIP package (…)``; the ``MAX_DECOMPRESSED_BYTES`` reason;
-            ``not a valid EPUB: OEBPS/ch1.xhtml is encrypted``.
+        ParseError: ``not a valid EPUB: not a ZIP package (…)``; ``not a valid EPUB: damaged ZIP member
+            OEBPS/ch1.xhtml: …`` (``chunking.parsers.packages.DamagedMember``); the ``MAX_DECOMPRESSED_BYTES``
+            reason; ``not a valid EPUB: OEBPS/ch1.xhtml is encrypted``.
     """
     try:
-        package = zipfile.ZipFile(io.BytesIO(data))
+        package = open_package(data)
         scan = scan_package(package, data, context.limits.max_decompressed_bytes)
+    except DamagedMember as error:
+        raise ParseError(source, f"not a valid {kind}: {error}"[:300]) from None
     except zipfile.BadZipFile as error:
-        raise ParseError(source, f"not a valid {kind}: not a ZIP package ({error})") from None
+        raise ParseError(source, f"not a valid {kind}: not a ZIP package ({error})"[:300]) from None
     if scan.over_budget:
         raise ParseError(source, context.limits.decompressed_reason())
     for info in package.infolist():
