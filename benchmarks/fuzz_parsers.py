@@ -167,9 +167,11 @@ def built_seeds() -> dict[str, bytes]:
     """A small valid document of each format family the repository's documents lack, by file name: the
     parser examples of docs/parsers.md (``tests.parsers.examples``), OpenDocument sheets and slides, a macro-
     enabled workbook, a mail with a ZIP attached, a ZIP archive of several formats (a nested one among them),
-    images drawn with Pillow (a two-frame TIFF and GIF), TSV, plain text and program code."""
+    images drawn with Pillow (a two-frame TIFF and GIF), a DOCX and a PPTX with a picture and a PDF with a scanned
+    page (their pictures are read by OCR), TSV, plain text and program code."""
     from email.message import EmailMessage
 
+    from tests import pixel_documents
     from tests.parsers import examples, made
 
     seeds = {example.source: example.build() for example in examples.EXAMPLES if example.layout is None}
@@ -185,6 +187,10 @@ def built_seeds() -> dict[str, bytes]:
                                  "<presentation:notes><draw:frame><draw:text-box><text:p>Say hello.</text:p>"
                                  "</draw:text-box></draw:frame></presentation:notes></draw:page>", title="Deck")
     seeds.update(_images())
+    picture = pixel_documents.paragraph_image(["Depot map", "North gate"], width_px=400)
+    seeds["figure.docx"] = pixel_documents.docx_with_picture("Before the map.", picture, "After the map.")
+    seeds["figure.pptx"] = pixel_documents.pptx_with_picture("Depot", picture)
+    seeds["scanned.pdf"] = pixel_documents.pdf_of(["A page with text.", picture])
     seeds["rows.tsv"] = b"city\tpeople\nOslo\t700000\nBergen\t290000\n"
     seeds["notes.log"] = b"2024-05-03 09:00 depot opened\n2024-05-03 17:00 depot closed\n"
     seeds["tool.py"] = b'def area(width_m: float, height_m: float) -> float:\n    """Area."""\n    return width_m * height_m\n'
@@ -350,7 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout-s", type=float, default=30.0, help="a hang after this many seconds (default 30)")
     parser.add_argument("--seed", type=int, default=0, help="hypothesis seed (default 0, reproducible)")
     parser.add_argument("--formats", default="", help="only seeds of these extensions (\".odt,.zip\"; default all)")
-    parser.add_argument("--save", type=Path, help="a folder to write each crashing or hanging input to")
+    parser.add_argument("--save", type=Path, help="a folder to write each input that crashed, hung, was wrapped or ran out of memory to")
     args = parser.parse_args(argv)
 
     originals = {p.name: p.read_bytes() for p in _DOCUMENTS}
@@ -374,7 +380,7 @@ def main(argv: list[str] | None = None) -> int:
         result = worker.run(name, mutated, args.timeout_s)
         result["kind"] = kind
         results.append((name, Path(name).suffix.lower(), result))
-        if result["outcome"] in ("crash", "hang") and args.save:
+        if args.save and (result["outcome"] in ("crash", "hang", "wrapped") or "out of memory" in result["detail"]):
             args.save.mkdir(parents=True, exist_ok=True)
             (args.save / f"{len(results):05}-{result['outcome']}-{name}").write_bytes(mutated)
         if len(results) % 50 == 0:
