@@ -198,7 +198,8 @@ def built_seeds() -> dict[str, bytes]:
     seeds["scanned.pdf"] = pixel_documents.pdf_of(["A page with text.", picture])
     seeds["rows.tsv"] = b"city\tpeople\nOslo\t700000\nBergen\t290000\n"
     seeds["notes.log"] = b"2024-05-03 09:00 depot opened\n2024-05-03 17:00 depot closed\n"
-    seeds["tool.py"] = b'def area(width_m: float, height_m: float) -> float:\n    """Area."""\n    return width_m * height_m\n'
+    seeds["tool.py"] = (b'def area(width_m: float, height_m: float) -> float:\n    """Area."""\n'
+                        b"    return width_m * height_m\n")
     inner = made.zip_package({"readme.txt": "The inner archive.\n", "data.json": '{"a": [1, 2]}'})
     seeds["bundle.zip"] = made.zip_package({
         "docs/notes.txt": "Depot keys are at the front desk.\n", "docs/leave.docx": seeds["leave.docx"],
@@ -361,7 +362,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout-s", type=float, default=30.0, help="a hang after this many seconds (default 30)")
     parser.add_argument("--seed", type=int, default=0, help="hypothesis seed (default 0, reproducible)")
     parser.add_argument("--formats", default="", help="only seeds of these extensions (\".odt,.zip\"; default all)")
-    parser.add_argument("--save", type=Path, help="a folder to write each input that crashed, hung, was wrapped or ran out of memory to")
+    parser.add_argument("--save", type=Path,
+                        help="a folder to write each input that crashed, hung, was wrapped or ran out of memory to")
     args = parser.parse_args(argv)
 
     originals = {p.name: p.read_bytes() for p in _DOCUMENTS}
@@ -375,10 +377,10 @@ def main(argv: list[str] | None = None) -> int:
     plans = st.lists(st.tuples(st.sampled_from(_OPS), st.integers(0, 2**31), st.binary(min_size=1, max_size=64)),
                      min_size=1, max_size=8)
 
-    @settings(max_examples=args.examples, database=None, deadline=None, derandomize=False,
-              suppress_health_check=list(HealthCheck), phases=["generate"])
     names = sorted(originals)
 
+    @settings(max_examples=args.examples, database=None, deadline=None, derandomize=False,
+              suppress_health_check=list(HealthCheck), phases=["generate"])
     @given(plan=plans, kind=st.sampled_from(_KINDS))
     def one(plan, kind: str) -> None:
         name = names[len(results) % len(names)]  # the seeds in turn, so every format gets its share

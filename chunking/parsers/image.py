@@ -21,7 +21,7 @@ from chunking.model import Page
 from chunking.parsers import ocr
 from chunking.parsers._common import ParseError, ReadContext
 
-__all__ = ["MAX_IMAGE_PIXELS", "NEEDS_OCR", "parse", "png_bytes"]
+__all__ = ["DECODE_FAILURES", "MAX_IMAGE_PIXELS", "NEEDS_OCR", "parse", "png_bytes"]
 
 #: The reason an image (or a PDF without a text layer) is not read.
 NEEDS_OCR = ocr.NEEDS_OCR
@@ -35,11 +35,12 @@ _PAGED = frozenset({".tif", ".tiff"})
 # Modes PNG stores as they are (Pillow's PNG writer); any other (CMYK, YCbCr, LAB, HSV, F, I;16 variants) is
 # converted to RGB or, with transparency, RGBA first.
 _PNG_MODES = frozenset({"1", "L", "LA", "P", "RGB", "RGBA", "I", "I;16"})
-#: What Pillow's decoders raise on damaged data besides ``OSError``: its TIFF and GIF readers raise
-#: ``SyntaxError`` and ``TypeError`` (a frame without dimensions) from ``seek``, others ``ValueError``,
-#: ``EOFError``, ``IndexError`` or ``struct.error``.
-_DECODE_FAILURES = (OSError, SyntaxError, TypeError, ValueError, EOFError, IndexError, KeyError, struct.error,
-                    ZeroDivisionError)
+#: What Pillow raises on a damaged picture while opening, seeking or decoding it: ``OSError`` (its
+#: ``UnidentifiedImageError`` among them), and from its TIFF and GIF readers ``SyntaxError`` and ``TypeError`` (a
+#: frame without dimensions), from others ``ValueError``, ``EOFError``, ``IndexError``, ``KeyError``,
+#: ``struct.error`` or ``ZeroDivisionError``.
+DECODE_FAILURES = (OSError, SyntaxError, TypeError, ValueError, EOFError, IndexError, KeyError, struct.error,
+                   ZeroDivisionError)
 
 
 def png_bytes(image) -> bytes:
@@ -65,8 +66,8 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
         ParseError: ``image file: needs OCR: install the OCR extra …, or set DOCUMENT_INTELLIGENCE_ENDPOINT …``
             without the extra; ``not a valid image: …`` when Pillow cannot open or decode it (``not a valid image:
             frame 2: …`` for a TIFF's later frame); ``image of W×H pixels, more than 64000000``, or ``image of more
-            than 64000000 pixels`` when Pillow refuses a canvas over twice its own limit while opening it; ``HEIF image: read only by Document Intelligence …``; ``STAGE1_MAX_SECONDS`` between
-            frames.
+            than 64000000 pixels`` when Pillow refuses a canvas over twice its own limit while opening it; ``HEIF
+            image: read only by Document Intelligence …``; ``STAGE1_MAX_SECONDS`` between frames.
     """
     context = context if context is not None else ReadContext()
     if not ocr.available():
@@ -80,7 +81,7 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
         frames = getattr(picture, "n_frames", 1) if extension_of(source) in _PAGED else 1
     except Image.DecompressionBombError:  # a canvas over twice Pillow's own limit, refused before it is read
         raise ParseError(source, f"image of more than {MAX_IMAGE_PIXELS} pixels") from None
-    except _DECODE_FAILURES as error:  # UnidentifiedImageError is an OSError
+    except DECODE_FAILURES as error:  # UnidentifiedImageError is an OSError
         raise ParseError(source, f"not a valid image: {str(error)[:200]}") from None
     offset, kept = 0, 0
     with picture:
@@ -88,7 +89,7 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
             context.check_time(source)
             try:
                 picture.seek(index)
-            except _DECODE_FAILURES as error:
+            except DECODE_FAILURES as error:
                 raise ParseError(source, f"not a valid image: frame {index + 1}: {str(error)[:200]}") from None
             width, height = picture.size
             if width * height > MAX_IMAGE_PIXELS:
@@ -97,7 +98,7 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
                 picture.load()
             except Image.DecompressionBombError:
                 raise ParseError(source, f"image of more than {MAX_IMAGE_PIXELS} pixels") from None
-            except _DECODE_FAILURES as error:
+            except DECODE_FAILURES as error:
                 raise ParseError(source, f"not a valid image: {str(error)[:200]}") from None
             mark = ""
             if context.limits.keep_pictures and kept < context.limits.figures_max_per_document:

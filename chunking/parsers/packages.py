@@ -101,7 +101,7 @@ def scan_package(package: zipfile.ZipFile, data: bytes, budget: int) -> PackageS
             _check_local_header(package, info)
         if info.compress_type == zipfile.ZIP_STORED:
             head = data[start : start + min(info.compress_size, _HEAD_BYTES)]
-            count, crc = info.compress_size, zlib.crc32(data[start : start + info.compress_size])
+            count, crc = info.compress_size, zlib.crc32(memoryview(data)[start : start + info.compress_size])
         else:
             count, head, crc = _inflate_counting(data, start, start + info.compress_size,
                                                  budget - scan.inflated_bytes, info.filename)
@@ -116,7 +116,8 @@ def scan_package(package: zipfile.ZipFile, data: bytes, budget: int) -> PackageS
         if count != info.file_size:
             raise DamagedMember(info.filename, f"holds {count} bytes, the central directory declares {info.file_size}")
         if crc != info.CRC:
-            raise DamagedMember(info.filename, f"CRC-32 is {crc:#010x}, the central directory declares {info.CRC:#010x}")
+            raise DamagedMember(info.filename,
+                                f"CRC-32 is {crc:#010x}, the central directory declares {info.CRC:#010x}")
     return scan
 
 

@@ -1,6 +1,7 @@
-"""Damaged ZIP packages, archives, images and sheets that ``benchmarks/fuzz_parsers.py`` found failing with a
-hang, a crash or a library's error: each is refused with a reason naming the problem (docs/operations.md#fuzzing).
-Every input is built here, small, from a valid document with one field or a few bytes changed."""
+"""Damaged ZIP packages, archives, images, sheets and mail headers that ``benchmarks/fuzz_parsers.py`` found
+failing with a hang, a crash or a library's error: each is now refused with a reason naming the problem, or read
+(a mail header the standard library cannot parse). Every input is built here, small, from a valid document with one
+field or a few bytes changed."""
 
 from __future__ import annotations
 
@@ -58,8 +59,9 @@ def test_a_local_header_name_length_past_the_end_of_the_file_is_refused_not_loop
     data = _odt()
     name_length_at = _records(data, _LOCAL)[1] + 26  # content.xml, the first deflated member
     damaged = _set(data, name_length_at, "<H", 0xFFFF)
-    assert _reason(damaged, "a.odt") == (f"not a valid OpenDocument: damaged ZIP member content.xml: its "
-                                         f"{_content_xml(data).compress_size} bytes of data run past the end of the file")
+    size = _content_xml(data).compress_size
+    assert _reason(damaged, "a.odt") == (f"not a valid OpenDocument: damaged ZIP member content.xml: its {size} "
+                                         "bytes of data run past the end of the file")
 
 
 @pytest.mark.parametrize(("build", "source", "kind"), [(_odt, "a.odt", "OpenDocument"),
@@ -152,3 +154,11 @@ def test_a_worksheet_cut_short_names_its_part():
             package.writestr(info.filename, member[:-40] if info.filename == "xl/worksheets/sheet1.xml" else member)
     assert _reason(rebuilt.getvalue(), "a.xlsx") == (
         "not a valid XLSX: xl/worksheets/sheet1.xml is not well-formed XML (unclosed token: line 1, column 431)")
+
+
+def test_a_mail_address_cut_short_is_shown_as_written():
+    # The standard library's address parser raised IndexError on "Alex <", which only "could not parse" explained.
+    data = b"From: Alex <\nTo: ops@example.com\nSubject: Keys\n\nThe keys are at the desk.\n"
+    pages = parse_document(data, source="keys.eml")
+    assert [page.text for page in pages] == [
+        "# Keys\n\nFrom: Alex <\nTo: ops@example.com\n\nThe keys are at the desk.\n"]
