@@ -6,11 +6,14 @@ scan inflates every member in pieces of at most 1 MiB without keeping the output
 package's total passes the budget (``MAX_DECOMPRESSED_BYTES``). On the way it looks at the start of every XML
 part for a document type declaration (DTD): Word never writes one, and its entities must never be resolved.
 
-Within the budget, it also makes sure that ``zipfile`` can read every member later, so that a damaged package is
-refused here with the member's name instead of failing inside a library: the member's local header opens (its
-signature, its name equal to the central directory's, no unsupported feature flag), its data lies inside the
-file, inflates without error to the size the central directory declares, and has the declared CRC-32. A member
-encrypted with ZIP's own encryption (general purpose bit 0) is only counted: the callers refuse it by name.
+Within the budget, it also makes sure that ``zipfile`` can read every member later, so that a damaged Office
+package is refused here with the member's name instead of failing inside a library (which reads every part when it
+opens the package): the member's local header opens (its signature, its name equal to the central directory's, no
+unsupported feature flag), its data lies inside the file, inflates without error to the size the central
+directory declares, and has the declared CRC-32. Without ``strict`` (EPUB, OpenDocument: their parsers read only
+the members they need, and name a damaged one when they read it) a damaged member only ends its own count, so a
+broken thumbnail does not cost the text. A member encrypted with ZIP's own encryption (general purpose bit 0) is
+only counted: the callers refuse it by name.
 ``open_package`` opens the central directory and turns every way ``zipfile`` fails on a damaged one
 (``NotImplementedError`` for a version needed it does not know, ``UnicodeDecodeError`` for a name flagged UTF-8
 that is not, ``ValueError`` for an offset before the file's start) into ``zipfile.BadZipFile``.
@@ -27,7 +30,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass, field
 
-__all__ = ["DamagedMember", "PackageScan", "open_package", "scan_package"]
+__all__ = ["DamagedMember", "PackageScan", "ZIP_FAILURES", "open_package", "scan_package"]
 
 _PIECE_BYTES = 1 << 20
 _LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")
@@ -35,8 +38,9 @@ _LOCAL_SIGNATURE = 0x04034B50
 _HEAD_BYTES = 4096  # how much of each XML part is searched for a DTD
 _DOCTYPE = b"<!DOCTYPE"
 _ENCRYPTED = 0x1  # general purpose bit flag 0
-#: What ``zipfile`` raises on a damaged central directory or member besides ``BadZipFile``.
-_ZIP_FAILURES = (zipfile.BadZipFile, NotImplementedError, ValueError, OSError, EOFError, struct.error, zlib.error)
+#: What ``zipfile`` raises on a damaged central directory or member (``UnicodeDecodeError``, for a name flagged
+#: UTF-8 that is not, is a ``ValueError``).
+ZIP_FAILURES = (zipfile.BadZipFile, NotImplementedError, ValueError, OSError, EOFError, struct.error, zlib.error)
 
 
 class DamagedMember(zipfile.BadZipFile):
@@ -53,8 +57,8 @@ class DamagedMember(zipfile.BadZipFile):
         self.detail = detail
 
 
-def open_package(data: bytes) -> zipfile.ZipFile:
-    """*data* opened with ``zipfile``, its central directory read.
+def open_package(data: bytes, cls: type[zipfile.ZipFile] = zipfile.ZipFile) -> zipfile.ZipFile:
+    """*data* opened with ``zipfile`` (as a *cls*, ``zipfile.ZipFile`` or a subclass), its central directory read.
 
     Raises:
         zipfile.BadZipFile: not a ZIP, or a damaged central directory (``zipfile``'s message, or ``a member
@@ -62,32 +66,37 @@ def open_package(data: bytes) -> zipfile.ZipFile:
             UTF-8 is not UTF-8``, ``damaged central directory (…)``).
     """
     try:
-        return zipfile.ZipFile(io.BytesIO(data))
+        return cls(io.BytesIO(data))
     except zipfile.BadZipFile:
         raise
     except NotImplementedError as error:
         raise zipfile.BadZipFile(f"a member needs a ZIP version this reader does not know ({error})") from None
     except UnicodeDecodeError:
         raise zipfile.BadZipFile("a member name flagged UTF-8 is not UTF-8") from None
-    except _ZIP_FAILURES as error:
+    except ZIP_FAILURES as error:
         raise zipfile.BadZipFile(f"damaged central directory ({type(error).__name__}: {error})") from None
 
 
 @dataclass
 class PackageScan:
-    """What the scan found: the inflated bytes (past the budget: stopped there), and the parts with a DTD."""
+    """What the scan found: the inflated bytes (past the budget: stopped there), the parts with a DTD, and (a scan
+    that is not strict) the damaged members, each with what is wrong with it."""
 
     inflated_bytes: int = 0
     over_budget: bool = False
     dtd_parts: list[str] = field(default_factory=list)
+    damaged: dict[str, str] = field(default_factory=dict)
 
 
-def scan_package(package: zipfile.ZipFile, data: bytes, budget: int) -> PackageScan:
+def scan_package(package: zipfile.ZipFile, data: bytes, budget: int, *, strict: bool = True) -> PackageScan:
     """Inflate every member of *package* (opened on *data*) counting bytes, up to *budget* in total, and check
     that ``zipfile`` can read each (module docstring).
 
+    Args:
+        strict: refuse the package for a damaged member; ``False``: note it in ``PackageScan.damaged`` and go on.
+
     Raises:
-        DamagedMember: a member whose local header, data or CRC-32 is damaged (``damaged ZIP member
+        DamagedMember: (*strict*) a member whose local header, data or CRC-32 is damaged (``damaged ZIP member
             content.xml: …``).
         zipfile.BadZipFile: a member uses a compression method other than stored or deflated.
     """
@@ -95,30 +104,42 @@ def scan_package(package: zipfile.ZipFile, data: bytes, budget: int) -> PackageS
     for info in package.infolist():
         if info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
             raise zipfile.BadZipFile(f"{info.filename}: compression method {info.compress_type} is not used by Office")
-        start = _data_start(data, info)
-        encrypted = bool(info.flag_bits & _ENCRYPTED)
-        if not encrypted:
-            _check_local_header(package, info)
-        if info.compress_type == zipfile.ZIP_STORED:
-            head = data[start : start + min(info.compress_size, _HEAD_BYTES)]
-            count, crc = info.compress_size, zlib.crc32(memoryview(data)[start : start + info.compress_size])
-        else:
-            count, head, crc = _inflate_counting(data, start, start + info.compress_size,
-                                                 budget - scan.inflated_bytes, info.filename)
+        count, head, damage = _scan_member(package, info, data, budget - scan.inflated_bytes)
+        if damage and strict:
+            raise DamagedMember(info.filename, damage)
+        if damage:
+            scan.damaged[info.filename] = damage
         scan.inflated_bytes += count
         if _DOCTYPE in head and info.filename.lower().endswith((".xml", ".rels")):
             scan.dtd_parts.append(info.filename)
         if scan.inflated_bytes > budget:
             scan.over_budget = True
             return scan
-        if encrypted:
-            continue
-        if count != info.file_size:
-            raise DamagedMember(info.filename, f"holds {count} bytes, the central directory declares {info.file_size}")
-        if crc != info.CRC:
-            raise DamagedMember(info.filename,
-                                f"CRC-32 is {crc:#010x}, the central directory declares {info.CRC:#010x}")
     return scan
+
+
+def _scan_member(package: zipfile.ZipFile, info: zipfile.ZipInfo, data: bytes, budget: int) -> tuple[int, bytes, str]:
+    """The bytes the member inflates to (stopped once past *budget*, or where its deflate data breaks: a reader
+    inflates no further either), its first ``_HEAD_BYTES``, and what is damaged in it (``""``: nothing; checked as
+    the module docstring says). A member whose data lies outside the file counts nothing: reading it fails at once."""
+    try:
+        start = _data_start(data, info)
+    except DamagedMember as error:
+        return 0, b"", error.detail
+    encrypted = bool(info.flag_bits & _ENCRYPTED)
+    damage = "" if encrypted else _local_header_damage(package, info)
+    if info.compress_type == zipfile.ZIP_STORED:
+        head = data[start : start + min(info.compress_size, _HEAD_BYTES)]
+        count, crc = info.compress_size, zlib.crc32(memoryview(data)[start : start + info.compress_size])
+    else:
+        count, head, crc, broken = _inflate_counting(data, start, start + info.compress_size, budget)
+        damage = damage or broken
+    if not damage and not encrypted and count <= budget:
+        if count != info.file_size:
+            damage = f"holds {count} bytes, the central directory declares {info.file_size}"
+        elif crc != info.CRC:
+            damage = f"CRC-32 is {crc:#010x}, the central directory declares {info.CRC:#010x}"
+    return count, head, damage
 
 
 def _data_start(data: bytes, info: zipfile.ZipInfo) -> int:
@@ -135,19 +156,21 @@ def _data_start(data: bytes, info: zipfile.ZipInfo) -> int:
     return start
 
 
-def _check_local_header(package: zipfile.ZipFile, info: zipfile.ZipInfo) -> None:
-    """Open the member as ``zipfile`` will (its local header read and compared with the central directory)."""
+def _local_header_damage(package: zipfile.ZipFile, info: zipfile.ZipInfo) -> str:
+    """What is wrong when the member is opened as ``zipfile`` will (its local header read and compared with the
+    central directory); ``""``: nothing."""
     try:
         package.open(info).close()
     except UnicodeDecodeError:
-        raise DamagedMember(info.filename, "its local header's name is flagged UTF-8 but is not UTF-8") from None
-    except _ZIP_FAILURES as error:
-        raise DamagedMember(info.filename, str(error)[:200]) from None
+        return "its local header's name is flagged UTF-8 but is not UTF-8"
+    except ZIP_FAILURES as error:
+        return str(error)[:200]
+    return ""
 
 
-def _inflate_counting(data: bytes, start: int, end: int, budget: int, name: str) -> tuple[int, bytes, int]:
-    """The inflated size of the raw deflate data ``data[start:end]`` (stopped once past *budget*), its first
-    ``_HEAD_BYTES`` bytes, and its CRC-32."""
+def _inflate_counting(data: bytes, start: int, end: int, budget: int) -> tuple[int, bytes, int, str]:
+    """The inflated size of the raw deflate data ``data[start:end]`` (stopped once past *budget*, or where the
+    data is damaged), its first ``_HEAD_BYTES`` bytes, its CRC-32, and what is damaged (``""``: nothing)."""
     inflater = zlib.decompressobj(-zlib.MAX_WBITS)  # raw deflate, as ZIP stores it
     count = 0
     crc = 0
@@ -170,5 +193,5 @@ def _inflate_counting(data: bytes, start: int, end: int, budget: int, name: str)
             if count > budget:
                 break
     except zlib.error as error:
-        raise DamagedMember(name, f"damaged deflate data ({error})") from None
-    return count, head, crc
+        return count, head, crc, f"damaged deflate data ({error})"
+    return count, head, crc, ""

@@ -99,7 +99,7 @@ def test_a_local_header_name_flagged_utf8_that_is_not_utf8_is_a_damaged_member()
         "content.xml", "damaged member: its local header's name is flagged UTF-8 but is not UTF-8")
 
 
-def test_bytes_missing_before_the_central_directory_refuse_the_member_whose_offset_turns_negative():
+def test_bytes_missing_before_the_central_directory_refuse_only_the_member_whose_offset_turns_negative():
     # zipfile shifts every local header offset by the bytes missing, so the first member's becomes -10: reading it
     # raised ValueError ("negative seek value") out of the archive's member reader.
     data = bytearray(zip_package({"a.txt": "hello " * 20, "b.txt": "world"}))
@@ -107,9 +107,8 @@ def test_bytes_missing_before_the_central_directory_refuse_the_member_whose_offs
     assert _members(bytes(data), "a.zip") == [("a.txt", "damaged member: negative seek value -10"),
                                               ("b.txt", "damaged member: Bad magic number for file header")]
     odt = bytearray(_odt())
-    del odt[40:50]  # inside the stored mimetype member
-    assert _reason(bytes(odt), "a.odt") == ("not a valid OpenDocument: damaged ZIP member mimetype: its local "
-                                            "header offset -10 lies outside the file")
+    del odt[40:50]  # inside the stored mimetype member, which the parser never reads: the text is all there
+    assert [page.text for page in parse_document(bytes(odt), source="a.odt")] == ["Hello\n"]
 
 
 def _tiff_second_frame_without_dimensions() -> bytes:
@@ -162,3 +161,34 @@ def test_a_mail_address_cut_short_is_shown_as_written():
     pages = parse_document(data, source="keys.eml")
     assert [page.text for page in pages] == [
         "# Keys\n\nFrom: Alex <\nTo: ops@example.com\n\nThe keys are at the desk.\n"]
+
+
+def test_a_damaged_member_the_opendocument_parser_never_reads_costs_nothing():
+    members = {**_members_of(_odt()), "Thumbnails/thumbnail.png": b"\x89PNG not read"}
+    data = zip_package(members, stored_first="mimetype")
+    central = _records(data, _CENTRAL)[-1]  # the thumbnail's entry
+    damaged = _set(data, central + 16, "<I", 0x12345678)
+    assert [page.text for page in parse_document(damaged, source="a.odt")] == ["Hello\n"]
+
+
+def test_a_damaged_member_of_an_office_package_refuses_it_by_name():
+    # python-docx reads every part when it opens the package, so the check is made for all of them first.
+    from docx import Document
+
+    written = io.BytesIO()
+    document = Document()
+    document.add_paragraph("Hello")
+    document.save(written)
+    data = written.getvalue()
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        names = [info.filename for info in package.infolist()]
+        crc = package.getinfo("word/styles.xml").CRC
+    central = _records(data, _CENTRAL)[names.index("word/styles.xml")]
+    damaged = _set(data, central + 16, "<I", crc ^ 1)
+    assert _reason(damaged, "a.docx") == (f"not a valid DOCX: damaged ZIP member word/styles.xml: CRC-32 is "
+                                          f"{crc:#010x}, the central directory declares {crc ^ 1:#010x}")
+
+
+def _members_of(data: bytes) -> dict[str, bytes]:
+    with zipfile.ZipFile(io.BytesIO(data)) as package:
+        return {info.filename: package.read(info) for info in package.infolist()}
