@@ -192,3 +192,22 @@ def test_a_damaged_member_of_an_office_package_refuses_it_by_name():
 def _members_of(data: bytes) -> dict[str, bytes]:
     with zipfile.ZipFile(io.BytesIO(data)) as package:
         return {info.filename: package.read(info) for info in package.infolist()}
+
+
+def test_a_presentation_naming_a_slide_the_package_lacks_is_refused():
+    # python-pptx follows the slide relationships only when the slides are listed: its KeyError came out unexplained.
+    import pptx
+
+    written = io.BytesIO()
+    deck = pptx.Presentation()
+    deck.slides.add_slide(deck.slide_layouts[5]).shapes.title.text = "Depot"
+    deck.save(written)
+    rebuilt = io.BytesIO()
+    with zipfile.ZipFile(written) as source, zipfile.ZipFile(rebuilt, "w", zipfile.ZIP_DEFLATED) as package:
+        for info in source.infolist():
+            member = source.read(info)
+            if info.filename == "ppt/_rels/presentation.xml.rels":  # the slide's relationship dropped
+                member = member.replace(b'Target="slides/slide1.xml"', b'Target="slides/missing.xml"')
+            package.writestr(info.filename, member)
+    assert _reason(rebuilt.getvalue(), "a.pptx") == (
+        "not a valid PPTX: its list of slides is damaged (KeyError: \"no relationship with key 'rId7'\")")
