@@ -4,16 +4,17 @@ drives the mutations): every input must end as pages and chunks or as a ``ParseE
 Run by hand from the repository root (hypothesis is in requirements-dev.txt):
 
     .venv/bin/python benchmarks/fuzz_parsers.py [--examples N] [--timeout-s S] [--seed K] [--formats .odt,.zip]
+        [--save FOLDER]
 
 Seeds: the repository's documents (samples/ and tests/data/) and, for each format family they lack, a small valid
-document built here (``built_seeds``: OOXML, OpenDocument, EPUB, RTF, XLS, mail, Outlook message, ZIP archive,
-PNG/JPEG/BMP/TIFF/GIF, TSV, text and program code), so that every extension of the format table's parsers is
-fuzzed. The examples take the seeds in turn (with --examples N, each seed gets N / seeds of them), each with one
-kind of mutation:
+document built here (``built_seeds``: OOXML with and without pictures, a PDF with a scanned page, OpenDocument,
+EPUB, RTF, XLS, mail, Outlook message, ZIP archive, PNG/JPEG/BMP/TIFF/GIF, TSV, text and program code), so that
+every parser of the format table is fuzzed. The examples take the seeds in turn (with --examples N, each seed gets
+N / seeds of them), each with one kind of mutation:
 
   bytes       1-8 byte mutations (bit flips, byte runs overwritten, cuts, a slice duplicated or deleted, bytes
               inserted, a truncation)
-  member      for a ZIP package or archive: one member's inflated bytes mutated so, the package rebuilt with
+  member      for a ZIP package or archive: one member's inflated bytes mutated as above, the package rebuilt with
               valid checksums (the mutations reach the XML or the member's own parser)
   zip         for a ZIP package or archive: 1-8 fields of its structure set to edge values (central directory and
               local header: version needed, flags, compression method, CRC, sizes, name/extra/comment lengths,
@@ -35,8 +36,9 @@ the long-lived worker's address space grows over thousands of examples, which a 
 one document, never does.
 
 It prints counts per format and outcome, the most common reasons, the worker's peak RSS, and every distinct
-crash, hang and wrapped error with the seed document and mutation kind (``--seed`` replays the run). The target is
-0 crashes, 0 hangs and 0 wrapped errors.
+crash, hang and wrapped error with the seed document and mutation kind. ``--seed`` replays the mutations, but the
+OOXML seeds built here carry the time they were written, so ``--save`` keeps the inputs that failed (and those that
+ran out of memory) to replay them. The target is 0 crashes, 0 hangs and 0 wrapped errors.
 """
 
 from __future__ import annotations

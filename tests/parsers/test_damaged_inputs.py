@@ -211,3 +211,15 @@ def test_a_presentation_naming_a_slide_the_package_lacks_is_refused():
             package.writestr(info.filename, member)
     assert _reason(rebuilt.getvalue(), "a.pptx") == (
         "not a valid PPTX: its list of slides is damaged (KeyError: \"no relationship with key 'rId7'\")")
+
+
+def test_a_pdf_page_pdfium_cannot_load_a_second_time_for_ocr_is_named():
+    # The first page's dictionary loses its closing ">>": PDFium loads the page once (no text layer) and fails
+    # when it is loaded again to be rendered for OCR; that PdfiumError came out unexplained.
+    from tests.pixel_documents import paragraph_image, pdf_of
+
+    data = pdf_of(["A page with text.", paragraph_image(["Depot map", "North gate"], width_px=400)])
+    at = data.index(b"/Type /Page\n>>\n") + len(b"/Type /Page\n>")
+    damaged = data[:at] + b"\xd3\xe2" + data[at + 2 :]
+    assert _reason(damaged, "scan.pdf") == ("could not read page 1: PDFium could not load it (damaged page tree, or "
+                                            "the page object is missing)")
