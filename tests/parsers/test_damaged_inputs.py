@@ -223,3 +223,14 @@ def test_a_pdf_page_pdfium_cannot_load_a_second_time_for_ocr_is_named():
     damaged = data[:at] + b"\xd3\xe2" + data[at + 2 :]
     assert _reason(damaged, "scan.pdf") == ("could not read page 1: PDFium could not load it (damaged page tree, or "
                                             "the page object is missing)")
+
+
+def test_an_rtf_title_cut_by_a_group_is_given_up_at_once():
+    # The title pattern tried each control word's optional space both ways: 2^40 tries for this title, which never
+    # reaches its "}" (the "{8" group inside it), hung the title reader.
+    from chunking.parsers.titles import property_title
+
+    data = b"{\\rtf1{\\info{\\title " + b"Order l\\title " * 40 + b"{8}}}Dear customer,\\par}"
+    assert property_title(data, "letter.rtf") == ""
+    styled = b"{\\rtf1{\\info{\\title Order \\b letter\\b0  \\'e9t\\'e9}}}"
+    assert property_title(styled, "letter.rtf") == "Order letter été"
