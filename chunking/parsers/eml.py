@@ -4,7 +4,8 @@ by ``chunking.parsers.members`` (docs/architecture.md#containers).
 
 The page holds:
   1. the subject as a ``#`` heading (``# (no subject)`` without one);
-  2. ``From:``, ``To:``, ``Cc:`` and ``Date:`` lines, as the mail has them (display names and addresses), and an
+  2. ``From:``, ``To:``, ``Cc:`` and ``Date:`` lines, as the mail has them (display names and addresses; a value
+     the standard library's header parser fails on, such as an address cut short, as it is written), and an
      ``Attachments:`` line naming the attachments as their documents are named;
   3. the body: the ``text/plain`` part when there is one, else the ``text/html`` part rendered by the HTML
      parser (``chunking.parsers.html``). Quoted replies are kept, and stay marked: the ``>`` of quoted lines and
@@ -21,6 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from email import policy
+from email.errors import HeaderParseError
 from email.message import EmailMessage
 from email.parser import BytesParser
 
@@ -29,7 +31,7 @@ from chunking.parsers import html
 from chunking.parsers._common import ParseError, ReadContext, decode_text, normalize_newlines, pages_from_texts
 from chunking.parsers.members import attachment_names, mail_parts
 
-__all__ = ["html_body", "mail_text", "mime_body", "parse", "plain_body"]
+__all__ = ["header_text", "html_body", "mail_text", "mime_body", "parse", "plain_body"]
 
 _HEADERS = ("From", "To", "Cc", "Date")
 _HASH_LINE = re.compile(r"^([ \t]*)#", re.MULTILINE)
@@ -46,10 +48,21 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
     message = BytesParser(policy=policy.default).parsebytes(data)
     if not isinstance(message, EmailMessage) or not message.keys():
         raise ParseError(source, "not a mail: no header lines")
-    headers = [(name, str(message.get(name) or "")) for name in _HEADERS]
+    headers = [(name, header_text(message, name)) for name in _HEADERS]
     attachments = attachment_names(mail_parts(message))
     body = mime_body(message, source=source, context=context)
-    return pages_from_texts([mail_text(str(message.get("Subject", "") or ""), headers, attachments, body)])
+    return pages_from_texts([mail_text(header_text(message, "Subject"), headers, attachments, body)])
+
+
+def header_text(message: EmailMessage, name: str) -> str:
+    """The value of the header *name* as the default policy reads it (encoded words decoded), ``""`` without one;
+    the value as written when that policy's parser fails on it (the standard library's address parser raises
+    ``IndexError`` on ``From: Alex <``, an address cut short)."""
+    try:
+        return str(message.get(name) or "")
+    except (LookupError, ValueError, TypeError, AttributeError, HeaderParseError):
+        raw = next((value for key, value in message.raw_items() if key.lower() == name.lower()), "")
+        return " ".join(str(raw).split())
 
 
 def mail_text(subject: str, headers: Iterable[tuple[str, str]], attachments: list[str], body: str) -> str:

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from chunking.model import Page
 from chunking.parsers import html
 from chunking.parsers._common import ParseError, ReadContext, pages_from_texts
-from chunking.parsers.zipped import member_path, open_zip, read_xml
+from chunking.parsers.zipped import member_path, open_zip, read_member, read_xml
 
 __all__ = ["opf_path", "parse"]
 
@@ -59,11 +59,10 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
             context.check_time(source)
             if member in encrypted:
                 raise ParseError(source, f"not a valid EPUB: {member} is encrypted (DRM)")
-            try:
-                chapter = package.read(member)
-            except KeyError:
+            if member not in package.NameToInfo:
                 raise ParseError(source, f"not a valid EPUB: the spine names {member}, which the package "
-                                         "does not hold") from None
+                                         "does not hold")
+            chapter = read_member(package, member, source=source, kind="EPUB")
             try:
                 text = "".join(page.text for page in html.parse(chapter, source=source, context=context))
             except ParseError as error:

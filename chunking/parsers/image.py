@@ -12,6 +12,7 @@ can declare a huge canvas (a decompression bomb; Pillow's own guard warns at 89 
 from __future__ import annotations
 
 import hashlib
+import struct
 from collections.abc import Iterator
 from io import BytesIO
 
@@ -20,7 +21,7 @@ from chunking.model import Page
 from chunking.parsers import ocr
 from chunking.parsers._common import ParseError, ReadContext
 
-__all__ = ["MAX_IMAGE_PIXELS", "NEEDS_OCR", "parse", "png_bytes"]
+__all__ = ["DECODE_FAILURES", "MAX_IMAGE_PIXELS", "NEEDS_OCR", "parse", "png_bytes"]
 
 #: The reason an image (or a PDF without a text layer) is not read.
 NEEDS_OCR = ocr.NEEDS_OCR
@@ -34,6 +35,12 @@ _PAGED = frozenset({".tif", ".tiff"})
 # Modes PNG stores as they are (Pillow's PNG writer); any other (CMYK, YCbCr, LAB, HSV, F, I;16 variants) is
 # converted to RGB or, with transparency, RGBA first.
 _PNG_MODES = frozenset({"1", "L", "LA", "P", "RGB", "RGBA", "I", "I;16"})
+#: What Pillow raises on a damaged picture while opening, seeking or decoding it: ``OSError`` (its
+#: ``UnidentifiedImageError`` among them), and from its TIFF and GIF readers ``SyntaxError`` and ``TypeError`` (a
+#: frame without dimensions), from others ``ValueError``, ``EOFError``, ``IndexError``, ``KeyError``,
+#: ``struct.error`` or ``ZeroDivisionError``.
+DECODE_FAILURES = (OSError, SyntaxError, TypeError, ValueError, EOFError, IndexError, KeyError, struct.error,
+                   ZeroDivisionError)
 
 
 def png_bytes(image) -> bytes:
@@ -57,33 +64,41 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
 
     Raises:
         ParseError: ``image file: needs OCR: install the OCR extra …, or set DOCUMENT_INTELLIGENCE_ENDPOINT …``
-            without the extra; ``not a valid image: …`` when Pillow cannot open it; ``image of W×H pixels, more
-            than 64000000``; ``HEIF image: read only by Document Intelligence …``; ``STAGE1_MAX_SECONDS`` between
-            frames.
+            without the extra; ``not a valid image: …`` when Pillow cannot open or decode it (``not a valid image:
+            frame 2: …`` for a TIFF's later frame); ``image of W×H pixels, more than 64000000``, or ``image of more
+            than 64000000 pixels`` when Pillow refuses a canvas over twice its own limit while opening it; ``HEIF
+            image: read only by Document Intelligence …``; ``STAGE1_MAX_SECONDS`` between frames.
     """
     context = context if context is not None else ReadContext()
     if not ocr.available():
         raise ParseError(source, f"image file: {NEEDS_OCR}")
     if extension_of(source) in _SERVICE_ONLY:
         raise ParseError(source, "HEIF image: read only by Document Intelligence (set DOCUMENT_INTELLIGENCE_ENDPOINT)")
-    from PIL import Image, UnidentifiedImageError
+    from PIL import Image
 
     try:
         picture = Image.open(BytesIO(data))
-    except (UnidentifiedImageError, OSError) as error:
+        frames = getattr(picture, "n_frames", 1) if extension_of(source) in _PAGED else 1
+    except Image.DecompressionBombError:  # a canvas over twice Pillow's own limit, refused before it is read
+        raise ParseError(source, f"image of more than {MAX_IMAGE_PIXELS} pixels") from None
+    except DECODE_FAILURES as error:  # UnidentifiedImageError is an OSError
         raise ParseError(source, f"not a valid image: {str(error)[:200]}") from None
-    frames = getattr(picture, "n_frames", 1) if extension_of(source) in _PAGED else 1
     offset, kept = 0, 0
     with picture:
         for index in range(frames):
             context.check_time(source)
-            picture.seek(index)
+            try:
+                picture.seek(index)
+            except DECODE_FAILURES as error:
+                raise ParseError(source, f"not a valid image: frame {index + 1}: {str(error)[:200]}") from None
             width, height = picture.size
             if width * height > MAX_IMAGE_PIXELS:
                 raise ParseError(source, f"image of {width}×{height} pixels, more than {MAX_IMAGE_PIXELS}")
             try:
                 picture.load()
-            except OSError as error:
+            except Image.DecompressionBombError:
+                raise ParseError(source, f"image of more than {MAX_IMAGE_PIXELS} pixels") from None
+            except DECODE_FAILURES as error:
                 raise ParseError(source, f"not a valid image: {str(error)[:200]}") from None
             mark = ""
             if context.limits.keep_pictures and kept < context.limits.figures_max_per_document:

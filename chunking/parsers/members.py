@@ -32,9 +32,9 @@ or past the deadline; past ``MAX_ARCHIVE_MEMBERS`` the rest are not read, and a 
 
 from __future__ import annotations
 
-import io
 import mimetypes
 import re
+import struct
 import zipfile
 import zlib
 from collections.abc import Iterator
@@ -47,6 +47,7 @@ from chunking.formats import extension_of, format_of
 from chunking.parsers._common import ParseError, ReadContext
 from chunking.parsers.cfb import CompoundError, CompoundFile
 from chunking.parsers.outlook import Attachment, Message, attachment_file, open_message
+from chunking.parsers.packages import open_package
 
 __all__ = ["Member", "attachment_names", "iter_members", "mail_attachments", "zip_members"]
 __all__ += ["SIGNATURE_TYPES", "mail_parts", "member_names", "outlook_attachment_names", "outlook_attachments",
@@ -96,9 +97,9 @@ def open_archive(data: bytes, *, source: str) -> zipfile.ZipFile:
         ParseError: ``not a valid ZIP: …``.
     """
     try:
-        return zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, ValueError, OSError) as error:
-        raise ParseError(source, f"not a valid ZIP: {error}") from None
+        return open_package(data)
+    except zipfile.BadZipFile as error:
+        raise ParseError(source, f"not a valid ZIP: {error}"[:300]) from None
 
 
 def unsafe_name(name: str) -> bool:
@@ -168,7 +169,10 @@ def _inflated(package: zipfile.ZipFile, info: zipfile.ZipInfo, label: str, limit
                 pieces.append(piece)
     except NotImplementedError as error:  # a compression method zipfile does not read
         return Member(label, reason=f"cannot be read: {error}")
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError) as error:  # damaged data, a CRC mismatch
+    except UnicodeDecodeError:  # its local header's name flagged UTF-8
+        return Member(label, reason="damaged member: its local header's name is flagged UTF-8 but is not UTF-8")
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, struct.error) as error:
+        # damaged data, a CRC mismatch, a local header offset before the file's start ("negative seek value")
         return Member(label, reason=f"damaged member: {error}"[:300])
     return Member(label, b"".join(pieces))
 

@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from chunking.model import Page
 from chunking.parsers._common import ParseError, ReadContext, pages_from_texts
 from chunking.parsers.office import html_table, render_value
-from chunking.parsers.zipped import open_zip, read_xml
+from chunking.parsers.zipped import open_zip, read_member, read_xml
 
 __all__ = ["parse"]
 
@@ -116,10 +116,9 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
 
 def _refuse_encrypted(package: zipfile.ZipFile, *, source: str) -> None:
     """ODF 1.3 Part 2 §3.8: an encrypted member has a ``manifest:encryption-data`` child in the manifest."""
-    try:
-        manifest = package.read("META-INF/manifest.xml")
-    except KeyError:
+    if "META-INF/manifest.xml" not in package.NameToInfo:
         return
+    manifest = read_member(package, "META-INF/manifest.xml", source=source, kind="OpenDocument")
     if b"encryption-data" in manifest:
         raise ParseError(source, "not a valid OpenDocument: password-protected (content.xml is encrypted)")
 

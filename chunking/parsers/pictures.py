@@ -129,7 +129,7 @@ def read_picture(data: bytes, *, source: str, context: ReadContext, max_pictures
         try:
             image = Image.open(BytesIO(data))
             width, height = image.size
-        except (OSError, ValueError, SyntaxError, Image.DecompressionBombError):  # EMF, WMF, SVG, damage
+        except (*image_files.DECODE_FAILURES, Image.DecompressionBombError):  # EMF, WMF, SVG, damage
             reason = "unreadable"
         else:
             if min(width, height) < MIN_SIDE_PX or width * height < MIN_PIXELS:
@@ -145,7 +145,7 @@ def read_picture(data: bytes, *, source: str, context: ReadContext, max_pictures
     context.check_time(source)
     try:
         image.load()
-    except (OSError, ValueError, SyntaxError, Image.DecompressionBombError):
+    except (*image_files.DECODE_FAILURES, Image.DecompressionBombError):
         log.skipped["unreadable"] += 1
         _update_note(context, log)
         return ""

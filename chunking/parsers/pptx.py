@@ -41,8 +41,9 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
         ``Page(n, offset, text)`` for slide ``n + 1``; every page text ends with a newline.
 
     Raises:
-        ParseError: the package checks' reasons; ``not a valid PPTX: …`` when python-pptx cannot open it;
-            ``N pages, more than M (MAX_PAGES)``; ``page N has more than … characters (MAX_PAGE_CHARS)``.
+        ParseError: the package checks' reasons; ``not a valid PPTX: …`` when python-pptx cannot open it, its
+            list of slides or a slide (``not a valid PPTX: slide 2: …``); ``N pages, more than M (MAX_PAGES)``;
+            ``page N has more than … characters (MAX_PAGE_CHARS)``.
     """
     import pptx
 
@@ -52,14 +53,24 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
         presentation = pptx.Presentation(io.BytesIO(data))
     except Exception as error:  # python-pptx raises KeyError, ValueError, PackageNotFoundError, lxml errors
         raise ParseError(source, f"not a valid PPTX: {error}") from None
-    slides = list(presentation.slides)
+    try:
+        slides = list(presentation.slides)  # python-pptx follows the relationships only now
+    except Exception as error:  # KeyError for a slide the package does not hold, lxml errors
+        raise ParseError(source, f"not a valid PPTX: its list of slides is damaged ({type(error).__name__}: "
+                                 f"{error})"[:300]) from None
     limits = context.limits
     if len(slides) > limits.max_pages:
         raise ParseError(source, limits.pages_reason(len(slides)))
     texts = []
     for index, slide in enumerate(slides):
         context.check_time(source)
-        text = slide_text(slide, index, context=context, source=source)
+        try:
+            text = slide_text(slide, index, context=context, source=source)
+        except ParseError:
+            raise
+        except Exception as error:  # a part python-pptx reads only now: KeyError, ValueError, lxml errors
+            raise ParseError(source, f"not a valid PPTX: slide {index + 1}: {type(error).__name__}: "
+                                     f"{error}"[:300]) from None
         if len(text) > limits.max_page_chars:
             raise ParseError(source, limits.page_chars_reason(index))
         texts.append(text)

@@ -119,8 +119,10 @@ def _odf_title(data: bytes) -> str:
 
 def _rtf_title(data: bytes) -> str:
     """The ``{\\title …}`` group of an RTF file's ``{\\info …}`` group (RTF 1.9.1, "Information Group"), plain
-    text only: a title with control words or ``\\'hh`` escapes inside is read without them."""
-    match = re.search(rb"\{\\title\s?((?:[^{}\\]|\\[{}\\]|\\'[0-9a-fA-F]{2}|\\[a-z]+-?\d* ?)*)\}", data)
+    text only: a title with control words or ``\\'hh`` escapes inside is read without them. The repetition is
+    possessive (``*+``): a control word's optional space is also text, and with backtracking a title that never
+    reaches its ``}`` (a group inside it) was tried in 2^n ways for its n control words."""
+    match = re.search(rb"\{\\title\s?((?:[^{}\\]|\\[{}\\]|\\'[0-9a-fA-F]{2}|\\[a-z]+-?\d* ?)*+)\}", data)
     if not match:
         return ""
     raw = re.sub(rb"\\'([0-9a-fA-F]{2})", lambda m: bytes([int(m.group(1), 16)]), match.group(1))

@@ -28,6 +28,7 @@ import bisect
 import io
 import re
 import zipfile
+from xml.etree.ElementTree import ParseError as XMLParseError
 from collections.abc import Iterator, Sequence
 
 from chunking.model import Page
@@ -50,7 +51,8 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
         ``Page(n, offset, text)`` for the ``n + 1``-th worksheet; a sheet without values has an empty text.
 
     Raises:
-        ParseError: the package checks' reasons; ``not a valid XLSX: …`` when openpyxl cannot open it;
+        ParseError: the package checks' reasons; ``not a valid XLSX: …`` when openpyxl cannot open it or read a
+            sheet (``not a valid XLSX: xl/worksheets/sheet1.xml is not well-formed XML (…)``);
             ``N pages, more than M (MAX_PAGES)``; ``page N has more than … characters (MAX_PAGE_CHARS)``;
             the ``STAGE1_MAX_SECONDS`` reason.
     """
@@ -70,8 +72,18 @@ def parse(data: bytes, *, source: str, context: ReadContext | None = None) -> It
         texts = []
         with zipfile.ZipFile(io.BytesIO(data)) as package:
             for index, sheet in enumerate(sheets):
-                merges = merged_ranges(package, getattr(sheet, "_worksheet_path", ""))
-                texts.append(sheet_text(sheet, source=source, index=index, context=context, merges=merges))
+                part = getattr(sheet, "_worksheet_path", "")
+                try:
+                    merges = merged_ranges(package, part)
+                    texts.append(sheet_text(sheet, source=source, index=index, context=context, merges=merges))
+                except ParseError:
+                    raise
+                except XMLParseError as error:  # openpyxl reads a sheet's XML only now, in read-only mode
+                    raise ParseError(source, f"not a valid XLSX: {part or f'sheet {index + 1}'} is not "
+                                             f"well-formed XML ({error})"[:300]) from None
+                except Exception as error:  # openpyxl's cell readers raise ValueError, TypeError, KeyError…
+                    raise ParseError(source, f"not a valid XLSX: {part or f'sheet {index + 1}'}: "
+                                             f"{type(error).__name__}: {error}"[:300]) from None
     finally:
         workbook.close()
     return pages_from_texts(texts)

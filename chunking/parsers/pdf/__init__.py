@@ -301,10 +301,13 @@ def _read_page(document: pdfium.PdfDocument, index: int, source: str, context: R
     text, grid = loaded if loaded is not None else _load_page(document, index, source, context)
     if record_loads is not None:
         record_loads[index] = (text, grid)
-    if not text.strip():  # no text layer: a scanned page is read by OCR (chunking/parsers/scans.py)
-        text = scanned_page_text(document, index, source=source, context=context, lock=PDFIUM_LOCK)
-    else:  # its pictures' text, if any (chunking/parsers/scans.py)
-        text += page_pictures(document, index, source=source, context=context, lock=PDFIUM_LOCK)
+    try:
+        if not text.strip():  # no text layer: a scanned page is read by OCR (chunking/parsers/scans.py)
+            text = scanned_page_text(document, index, source=source, context=context, lock=PDFIUM_LOCK)
+        else:  # its pictures' text, if any (chunking/parsers/scans.py)
+            text += page_pictures(document, index, source=source, context=context, lock=PDFIUM_LOCK)
+    except pdfium.PdfiumError as error:  # a damaged page PDFium loaded once may fail to load again
+        raise ParseError(source, f"could not read page {index + 1}: {_pdfium_reason(error)}") from None
     if len(text) > context.limits.max_page_chars:
         raise ParseError(source, context.limits.page_chars_reason(index))
     return _clean_page_text(text), grid
