@@ -5,24 +5,18 @@ work, or a table of nothing: a count with its minimum, and a file or folder that
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
-from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from chunking.app.cli.arguments import count_at_least  # noqa: E402
 
 __all__ = ["at_least", "existing"]
 
-
-def at_least(minimum: int) -> Callable[[str], int]:
-    """An argparse ``type``: a whole number of at least *minimum*."""
-    def parse(raw: str) -> int:
-        try:
-            value = int(raw)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"must be a whole number, got {raw!r}") from None
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {value}")
-        return value
-
-    return parse
+#: An argparse ``type``: ``at_least(minimum)`` takes a whole number of at least *minimum*, with the messages of
+#: the ``chunking`` commands' own counts (``must be at least 1, got 0``).
+at_least = count_at_least
 
 
 def existing(raw: str) -> Path:
