@@ -78,8 +78,9 @@ class ReadContext:
     title: str | None = None
     #: the pictures of the document met so far (``chunking.parsers.pictures.PictureLog``), once one was met.
     pictures: object | None = field(default=None, repr=False)
-    #: the read is of a PDF's first pages for its title and language only (``chunking.parsers.sandbox.read_head``):
-    #: pictures are not read, at most ``chunking.parsers.scans.HEAD_OCR_PAGES`` scanned pages are, uncounted.
+    #: the read is of a PDF's first pages for its title and language only
+    #: (``chunking.parsers.sandbox.reads.read_head``): pictures are not read, at most
+    #: ``chunking.parsers.scans.HEAD_OCR_PAGES`` scanned pages are, uncounted.
     head: bool = False
     #: the pictures kept for a vision describer (``Limits.keep_pictures``): SHA-256 hex of the bytes → the bytes
     #: (PNG, JPEG, GIF, BMP, TIFF as the document holds them); a parse child sends them back with its pages.

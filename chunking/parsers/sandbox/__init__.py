@@ -48,9 +48,8 @@ from chunking.parsers.limits import Deadline
 from chunking.parsers.pdf import PageLoads
 from chunking.parsers.sandbox.reads import head_is_whole, read_first_range, read_head, read_start, title_needs_pdfium
 
-__all__ = ["FirstRange", "count_pages_bounded", "parse_in_child", "read_first_range", "read_first_range_bounded",
-           "read_head", "read_head_bounded", "read_pages_bounded", "read_pages_in_child", "read_start",
-           "read_start_bounded"]
+__all__ = ["FirstRange", "count_pages_bounded", "parse_in_child", "read_first_range_bounded", "read_head_bounded",
+           "read_pages_bounded", "read_pages_in_child", "read_start_bounded"]
 
 log = logging.getLogger("chunking.parsers.sandbox")
 

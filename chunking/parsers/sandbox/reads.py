@@ -100,7 +100,6 @@ def read_head(data: bytes | Path, *, source: str, context: ReadContext, pages: i
     return title, head
 
 
-
 def title_needs_pdfium(source: str) -> bool:
     """The title *source* declares is read by PDFium (a PDF's document information), which opens a path."""
     fmt = format_of(source)
