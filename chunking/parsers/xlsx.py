@@ -28,8 +28,8 @@ import bisect
 import io
 import re
 import zipfile
-from xml.etree.ElementTree import ParseError as XMLParseError
 from collections.abc import Iterator, Sequence
+from xml.etree.ElementTree import ParseError as XMLParseError
 
 from chunking.model import Page
 from chunking.parsers._common import ParseError, ReadContext, pages_from_texts

@@ -56,8 +56,7 @@ def run(args: argparse.Namespace, settings) -> int:
     """Print the ledger's counts, failures and notes; with ``--watch`` follow the documents in progress first.
     Returns ``exit_status`` of the ledger as it is printed (with ``--watch``: once nothing is in progress; 1 when
     ``--timeout`` came first); ``--document`` returns 1 when that document is failed or the ledger does not hold
-    the path, else 0. A local ledger
-    that does not exist yet reads as empty and is not created."""
+    the path, else 0. A local ledger that does not exist yet reads as empty and is not created."""
     ensure_reachable(settings, table=ledger_table(settings))  # a ledger table only: a local ledger needs no call
     present = ledger_exists(settings)
     if args.watch:
