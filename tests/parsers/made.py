@@ -236,21 +236,23 @@ def _property_stream(props: list[tuple[int, int, bytes]], *, header: int, prefix
 _FILETIME_EPOCH = datetime.datetime(1601, 1, 1, tzinfo=datetime.timezone.utc)
 
 
-def signed_mime_entity(body: str = "The plan is attached.\n") -> bytes:
+def signed_mime_entity(body: str = "The plan is attached.\n", *, subtype: str = "pkcs7-signature",
+                       signature_name: str = "smime.p7s") -> bytes:
     """A MIME multipart/signed entity as Outlook keeps it in a clear-signed message's attachment: the signed
-    content (multipart/mixed: a text body and plan.txt), then the S/MIME signature."""
+    content (multipart/mixed: a text body and plan.txt), then the signature, ``application/<subtype>`` named
+    *signature_name* (S/MIME by default; ``pgp-signature`` for OpenPGP)."""
     from email.mime.application import MIMEApplication
     from email.mime.multipart import MIMEMultipart
     from email.mime.text import MIMEText
 
-    signed = MIMEMultipart("signed", protocol="application/pkcs7-signature", micalg="sha-256")
+    signed = MIMEMultipart("signed", protocol=f"application/{subtype}", micalg="sha-256")
     mixed = MIMEMultipart("mixed")
     mixed.attach(MIMEText(body))
     plan = MIMEApplication(b"Pallets of pumice.", Name="plan.txt")
     plan.add_header("Content-Disposition", "attachment", filename="plan.txt")
     mixed.attach(plan)
-    signature = MIMEApplication(b"0\x82\x01\x00not really a signature", "pkcs7-signature", Name="smime.p7s")
-    signature.add_header("Content-Disposition", "attachment", filename="smime.p7s")
+    signature = MIMEApplication(b"0\x82\x01\x00not really a signature", subtype, Name=signature_name)
+    signature.add_header("Content-Disposition", "attachment", filename=signature_name)
     signed.attach(mixed)
     signed.attach(signature)
     return signed.as_bytes()

@@ -198,22 +198,11 @@ def test_hidden_members_and_macos_resource_forks_are_passed_over_as_hidden_files
 def test_a_signed_mail_has_the_attachments_of_its_signed_content_and_no_signature(env, subtype, name):
     # Before, its signed content (multipart/mixed) was one member 'attachment-1.bin' that failed as an
     # unsupported type, so plan.txt was never read; and the signature failed as a second one.
-    from email.mime.application import MIMEApplication
-    from email.mime.multipart import MIMEMultipart
-    from email.mime.text import MIMEText
+    from tests.parsers.made import signed_mime_entity
 
     tmp_path, docs, services = env
-    signed = MIMEMultipart("signed", protocol=f"application/{subtype}")
-    signed["Subject"], signed["From"] = "Signed plan", "Alex <alex@example.com>"
-    mixed = MIMEMultipart("mixed")
-    mixed.attach(MIMEText("The plan is attached.\n"))
-    mixed.attach(MIMEApplication(b"Pallets of pumice.", Name="plan.txt"))
-    mixed.get_payload()[1].add_header("Content-Disposition", "attachment", filename="plan.txt")
-    signature = MIMEApplication(b"0\x82\x01\x00not really a signature", subtype, Name=name)
-    signature.add_header("Content-Disposition", "attachment", filename=name)
-    signed.attach(mixed)
-    signed.attach(signature)
-    (docs / "signed.eml").write_bytes(signed.as_bytes())
+    headers = b"Subject: Signed plan\nFrom: Alex <alex@example.com>\n"
+    (docs / "signed.eml").write_bytes(headers + signed_mime_entity(subtype=subtype, signature_name=name))
     summary = run(tmp_path, services)
     assert [(r.source, r.outcome) for r in summary.rows] == [("docs/signed.eml", "added"),
                                                              ("docs/signed.eml/attachments/plan.txt", "added")]
