@@ -76,7 +76,7 @@ def register_secret(value: str | None) -> None:
 
 def register_settings(settings: Any) -> None:
     """Register every secret-bearing setting of *settings* (a ``chunking.settings.Settings``): the connection
-    string, the API keys, and the secret parts of every URL-valued setting (``register_url``), nested option
+    string, the API keys (Document Intelligence's among them), and the secret parts of every URL-valued setting (``register_url``), nested option
     groups included."""
     connection = getattr(settings, "storage_connection", "") or ""
     if "=" in connection and not connection.lower().startswith("usedevelopmentstorage"):
@@ -90,6 +90,7 @@ def register_settings(settings: Any) -> None:
     observability = getattr(settings, "observability", None)  # the Event Grid key, the Application Insights string
     for value in (getattr(observability, "events_key", ""), getattr(observability, "app_insights_connection", "")):
         register_secret(value or "")
+    register_secret(getattr(getattr(settings, "document_intelligence", None), "api_key", "") or "")
 
 
 def _setting_strings(value: Any, depth: int = 0):

@@ -286,3 +286,14 @@ def test_the_exception_raised_to_the_host_is_redacted(tmp_path, echo_401, monkey
     _assert_clean(shown)
     assert type(caught.value).__module__.startswith("openai")
     _assert_no_url_secret(repr([vars(e) for e in services.ledger.entries()]))
+
+
+def test_every_key_setting_of_the_docs_is_registered_and_masked_bare():
+    # A key printed without its name (an SDK's message, a log line) is masked only if register_settings knows it.
+    names = set(re.findall(r"`([A-Z_]*_KEY)`", (ROOT / "docs" / "settings.md").read_text()))
+    keys = {name: f"FAKE{name.lower().replace('_', '')}0123456789" for name in names}
+    assert names == {"AZURE_OPENAI_API_KEY", "OPENAI_API_KEY", "AZURE_SEARCH_API_KEY", "DOCUMENT_INTELLIGENCE_API_KEY",
+                     "COMPLETION_EVENTS_KEY"}
+    register_settings(Settings.from_env(keys))
+    assert {name: redact(f"refused: {key}") for name, key in keys.items()} == {
+        name: "refused: ***" for name in keys}
