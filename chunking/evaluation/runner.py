@@ -24,6 +24,7 @@ from chunking.ids import doc_id
 from chunking.index.local import LocalIndex
 from chunking.parsers import parse_document
 from chunking.pipeline.ingest import LOCAL_CONTAINER, ingest_files
+from chunking.redact import register_settings
 from chunking.retrieval import search
 from chunking.services import fusion_options, make_embedder, make_ledger, strategy_clients
 from chunking.settings import Settings, SettingsError
@@ -114,6 +115,7 @@ def _settings_for(strategy: Strategy, base: Settings, state_dir: Path, extension
     if strategy.env:
         looked_up = _LookedUp({**env, **strategy.env})
         settings = Settings.from_env(looked_up)
+        register_settings(settings)  # its keys are masked wherever the label (the settings as written) is printed
         unread = sorted(set(strategy.env) - looked_up.names)
         if unread:
             raise SettingsError(f"{', '.join(unread)}: no such setting (docs/settings.md lists them)")

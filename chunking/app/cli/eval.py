@@ -14,6 +14,7 @@ from chunking.evaluation.generate import draft_question_file
 from chunking.evaluation.questions import QuestionSetError, load_questions
 from chunking.evaluation.runner import evaluate, parse_strategy
 from chunking.pipeline.ingest import collect_files
+from chunking.redact import redact
 from chunking.retrieval import RANKINGS
 
 __all__ = ["add_parser", "run"]
@@ -113,26 +114,28 @@ def run(args: argparse.Namespace, settings) -> int:
                       file=sys.stderr)
             questions = load_questions(args.questions)
             results = evaluate(files, questions, strategies, settings=settings, workdir=workdir,
-                               rankings=rankings, progress=lambda m: print(m, file=sys.stderr))
+                               rankings=rankings, progress=lambda m: print(redact(m), file=sys.stderr))
         except (QuestionSetError, ValueError, OSError) as exc:
             return fail(args, str(exc))
     if args.json:
-        print(json.dumps({"questions": len(questions), "documents": len(files),
-                          "results": [r.to_dict() for r in results]}, ensure_ascii=False, indent=2))
+        print(redact(json.dumps({"questions": len(questions), "documents": len(files),
+                                 "results": [r.to_dict() for r in results]}, ensure_ascii=False, indent=2)))
         return 0
     _print_table(results, len(questions), len(files))
     return 0
 
 
 def _print_table(results, questions: int, documents: int) -> None:
+    """The results as a table, then each failed document; a strategy's label (its settings as written, a key
+    among them perhaps) with every secret masked."""
     rows = []
     for r in results:
         for name, s in r.summaries.items():
-            rows.append((r.strategy.label, name, f"{s.hit1:.2f}", f"{s.hit3:.2f}", f"{s.hit5:.2f}", f"{s.mrr:.3f}",
+            rows.append((redact(r.strategy.label), name, f"{s.hit1:.2f}", f"{s.hit3:.2f}", f"{s.hit5:.2f}", f"{s.mrr:.3f}",
                          f"{s.ndcg10:.3f}", r.chunks, r.embedding_tokens))
     print(f"{plural(questions, 'question')} over {plural(documents, 'document')} "
           f"({results[0].embedder if results else '-'})\n")
     table(("strategy", "ranking", "hit@1", "hit@3", "hit@5", "MRR", "nDCG@10", "chunks", "emb tokens"), rows)
     for r in results:
         for failure in r.failed:
-            print(f"{r.strategy.label}: FAILED {failure}")
+            print(redact(f"{r.strategy.label}: FAILED {failure}"))

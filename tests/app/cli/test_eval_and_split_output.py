@@ -86,3 +86,18 @@ def test_split_refuses_an_empty_splitter_name(cli):
     (cli.cwd / "h.md").write_text("# Cats\n\nCats purr.\n", encoding="utf-8")
     assert cli("split", "h.md", "--splitter", "") == (
         2, "", "chunking split: --splitter: empty name; auto is the format's default\n")
+
+
+def test_eval_masks_a_key_given_in_a_strategy_s_settings(cli, monkeypatch):
+    # The label is the strategy as written: a key in it was printed in the progress lines, the table and --json.
+    _eval_files(cli)
+    monkeypatch.delenv("DOCUMENT_INTELLIGENCE_ENDPOINT", raising=False)
+    key = "0123456789abcdef0123456789abcdef"
+    strategy = f"sentence DOCUMENT_INTELLIGENCE_API_KEY={key}"
+    run = cli("eval", "pets.txt", "--questions", "q.jsonl", "--ranking", "bm25", "--strategy", strategy)
+    assert run.status == 0, run.err
+    assert run.err == ("sentence DOCUMENT_INTELLIGENCE_API_KEY=***: ingesting 1 document\n"
+                       "sentence DOCUMENT_INTELLIGENCE_API_KEY=***: asking 1 question\n")
+    assert run.out.splitlines()[4].split()[:3] == ["sentence", "DOCUMENT_INTELLIGENCE_API_KEY=***", "bm25"]
+    as_json = cli("eval", "pets.txt", "--questions", "q.jsonl", "--ranking", "bm25", "--strategy", strategy, "--json")
+    assert key not in as_json.out + as_json.err and "DOCUMENT_INTELLIGENCE_API_KEY=***" in as_json.out
