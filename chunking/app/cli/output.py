@@ -25,7 +25,7 @@ def printable(text: str) -> str:
     ``\\t``, ``\\x1b``), so that one table row or error line stays one line."""
     if text.isprintable():
         return text
-    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)  # a space is printable
 
 
 def plural(count: int, noun: str, plural_form: str | None = None) -> str:

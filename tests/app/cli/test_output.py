@@ -3,7 +3,7 @@ character), and clipped cells keep within their columns."""
 
 from __future__ import annotations
 
-from chunking.app.cli.output import clip, columns, table
+from chunking.app.cli.output import clip, columns, printable, table
 
 
 def test_columns_counts_wide_characters_twice_and_combining_marks_not_at_all():
@@ -24,3 +24,7 @@ def test_table_pads_cells_to_the_columns_their_text_takes(capsys):
         "--  ------------  ----\n"
         " 0  設定ファイル  x\n"
         "12  Options       y\n")
+
+
+def test_printable_escapes_control_characters_and_keeps_spaces_and_letters():
+    assert printable("new\nline\tand\x1b[31m red café 設定") == "new\\nline\\tand\\x1b[31m red café 設定"
