@@ -47,7 +47,7 @@ from chunking.formats import extension_of, format_of
 from chunking.parsers._common import ParseError, ReadContext
 from chunking.parsers.cfb import CompoundError, CompoundFile
 from chunking.parsers.outlook import Attachment, Message, attachment_file, open_message
-from chunking.parsers.packages import open_package
+from chunking.parsers.packages import member_failure, open_package
 
 __all__ = ["Member", "attachment_names", "iter_members", "mail_attachments", "zip_members"]
 __all__ += ["SIGNATURE_TYPES", "mail_parts", "member_names", "outlook_attachment_names", "outlook_attachments",
@@ -169,11 +169,10 @@ def _inflated(package: zipfile.ZipFile, info: zipfile.ZipInfo, label: str, limit
                 pieces.append(piece)
     except NotImplementedError as error:  # a compression method zipfile does not read
         return Member(label, reason=f"cannot be read: {error}")
-    except UnicodeDecodeError:  # its local header's name flagged UTF-8
-        return Member(label, reason="damaged member: its local header's name is flagged UTF-8 but is not UTF-8")
     except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, struct.error) as error:
-        # damaged data, a CRC mismatch, a local header offset before the file's start ("negative seek value")
-        return Member(label, reason=f"damaged member: {error}"[:300])
+        # damaged data, a CRC mismatch, a local header offset before the file's start ("negative seek value"), a
+        # local header's name flagged UTF-8 that is not
+        return Member(label, reason=f"damaged member: {member_failure(error)}"[:300])
     return Member(label, b"".join(pieces))
 
 

@@ -30,7 +30,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass, field
 
-__all__ = ["DamagedMember", "PackageScan", "ZIP_FAILURES", "open_package", "scan_package"]
+__all__ = ["DamagedMember", "PackageScan", "ZIP_FAILURES", "member_failure", "open_package", "scan_package"]
 
 _PIECE_BYTES = 1 << 20
 _LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")
@@ -161,11 +161,18 @@ def _local_header_damage(package: zipfile.ZipFile, info: zipfile.ZipInfo) -> str
     central directory); ``""``: nothing."""
     try:
         package.open(info).close()
-    except UnicodeDecodeError:
-        return "its local header's name is flagged UTF-8 but is not UTF-8"
     except ZIP_FAILURES as error:
-        return str(error)[:200]
+        return member_failure(error)[:200]
     return ""
+
+
+def member_failure(error: BaseException) -> str:
+    """What is wrong with a member that ``zipfile`` failed to open or read with *error* (one of ``ZIP_FAILURES``),
+    in words: ``zipfile``'s own message, but for a ``UnicodeDecodeError`` (its local header's name is flagged
+    UTF-8 and is not), whose message names only the bytes."""
+    if isinstance(error, UnicodeDecodeError):
+        return "its local header's name is flagged UTF-8 but is not UTF-8"
+    return str(error)
 
 
 def _inflate_counting(data: bytes, start: int, end: int, budget: int) -> tuple[int, bytes, int, str]:

@@ -21,7 +21,7 @@ from urllib.parse import unquote
 from lxml import etree
 
 from chunking.parsers._common import ParseError, ReadContext
-from chunking.parsers.packages import ZIP_FAILURES, open_package, scan_package
+from chunking.parsers.packages import ZIP_FAILURES, member_failure, open_package, scan_package
 
 __all__ = ["SAFE_XML", "Package", "member_path", "open_zip", "read_member", "read_xml", "xml_depth"]
 
@@ -75,11 +75,9 @@ def read_member(package: zipfile.ZipFile, name: str, *, source: str, kind: str) 
         return package.read(name)
     except KeyError:
         raise ParseError(source, f"not a valid {kind}: {name} is missing") from None
-    except UnicodeDecodeError:
-        raise ParseError(source, f"not a valid {kind}: damaged ZIP member {name}: its local header's name is "
-                                 "flagged UTF-8 but is not UTF-8") from None
     except ZIP_FAILURES as error:
-        raise ParseError(source, f"not a valid {kind}: damaged ZIP member {name}: {error}"[:300]) from None
+        reason = f"not a valid {kind}: damaged ZIP member {name}: {member_failure(error)}"
+        raise ParseError(source, reason[:300]) from None
 
 
 def read_xml(package: zipfile.ZipFile, name: str, *, source: str, context: ReadContext, kind: str):
