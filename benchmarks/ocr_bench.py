@@ -32,10 +32,11 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from bench_args import at_least  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from bench_args import at_least  # noqa: E402
 
 _WORDS = ("harbour lighthouse keeper counted barrels turbine output quarter station wiring cables pump memo "
           "report north depot delivered invoice engineer survey river bridge valve pressure gauge spare parts "
