@@ -23,7 +23,6 @@ __all__ = ["UsedRange", "check_package", "html_table", "render_value", "scan_off
 
 _CONTENT_TYPES = "[Content_Types].xml"  # the package's part list, at its root
 _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"  # [MS-CFB] §2.2 compound file header signature
-_ENCRYPTED = 0x1  # general purpose bit flag 0 (PKWARE APPNOTE.TXT §4.4.4): the member is encrypted
 _MAX_EXACT_INT = 2**53  # floats above this are not exact integers any more
 ROWS_PER_CHECK = 1000  # rows of a worksheet read between two checks of the stage-1 deadline
 
@@ -54,15 +53,14 @@ def scan_office_package(data: bytes, *, source: str, context: ReadContext, kind:
         with open_package(data) as package:
             scan = scan_package(package, data, context.limits.max_decompressed_bytes)
             typed = _CONTENT_TYPES in package.NameToInfo
-            encrypted = [info.filename for info in package.infolist() if info.flag_bits & _ENCRYPTED]
     except DamagedMember as error:
         raise ParseError(source, f"not a valid {kind}: {error}"[:300]) from None
     except zipfile.BadZipFile as error:
         raise ParseError(source, f"not a valid {kind}: not a ZIP package ({error})"[:300]) from None
     if scan.over_budget:
         raise ParseError(source, context.limits.decompressed_reason())
-    if encrypted:  # Office encrypts a whole file as an OLE compound file, never a ZIP member
-        raise ParseError(source, f"not a valid {kind}: {encrypted[0]} is encrypted")
+    if scan.encrypted:  # Office encrypts a whole file as an OLE compound file, never a ZIP member
+        raise ParseError(source, f"not a valid {kind}: {scan.encrypted[0]} is encrypted")
     if not typed:  # every Office Open XML package has it (ECMA-376 part 2, Open Packaging Conventions)
         raise ParseError(source, f"not a valid {kind}: a ZIP without {_CONTENT_TYPES}, so not an Office file")
     return scan

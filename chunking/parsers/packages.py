@@ -37,7 +37,7 @@ _LOCAL_HEADER = struct.Struct("<IHHHHHIIIHH")
 _LOCAL_SIGNATURE = 0x04034B50
 _HEAD_BYTES = 4096  # how much of each XML part is searched for a DTD
 _DOCTYPE = b"<!DOCTYPE"
-_ENCRYPTED = 0x1  # general purpose bit flag 0
+_ENCRYPTED = 0x1  # general purpose bit flag 0 (PKWARE APPNOTE.TXT §4.4.4): the member is encrypted
 #: What ``zipfile`` raises on a damaged central directory or member (``UnicodeDecodeError``, for a name flagged
 #: UTF-8 that is not, is a ``ValueError``).
 ZIP_FAILURES = (zipfile.BadZipFile, NotImplementedError, ValueError, OSError, EOFError, struct.error, zlib.error)
@@ -79,13 +79,15 @@ def open_package(data: bytes, cls: type[zipfile.ZipFile] = zipfile.ZipFile) -> z
 
 @dataclass
 class PackageScan:
-    """What the scan found: the inflated bytes (past the budget: stopped there), the parts with a DTD, and (a scan
-    that is not strict) the damaged members, each with what is wrong with it."""
+    """What the scan found: the inflated bytes (past the budget: stopped there), the parts with a DTD, the members
+    encrypted with ZIP's own encryption (the callers refuse the package for the first), and (a scan that is not
+    strict) the damaged members, each with what is wrong with it."""
 
     inflated_bytes: int = 0
     over_budget: bool = False
     dtd_parts: list[str] = field(default_factory=list)
     damaged: dict[str, str] = field(default_factory=dict)
+    encrypted: list[str] = field(default_factory=list)
 
 
 def scan_package(package: zipfile.ZipFile, data: bytes, budget: int, *, strict: bool = True) -> PackageScan:
@@ -110,6 +112,8 @@ def scan_package(package: zipfile.ZipFile, data: bytes, budget: int, *, strict: 
         if damage:
             scan.damaged[info.filename] = damage
         scan.inflated_bytes += count
+        if info.flag_bits & _ENCRYPTED:
+            scan.encrypted.append(info.filename)
         if _DOCTYPE in head and info.filename.lower().endswith((".xml", ".rels")):
             scan.dtd_parts.append(info.filename)
         if scan.inflated_bytes > budget:

@@ -27,7 +27,6 @@ __all__ = ["SAFE_XML", "Package", "member_path", "open_zip", "read_member", "rea
 
 #: lxml parser options for every XML part: no entity resolved, no DTD loaded, nothing fetched.
 SAFE_XML = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, remove_comments=True)
-_ENCRYPTED = 0x1  # general purpose bit flag 0: the member is encrypted
 
 
 class Package(zipfile.ZipFile):
@@ -54,9 +53,8 @@ def open_zip(data: bytes, *, source: str, context: ReadContext, kind: str) -> Pa
         raise ParseError(source, f"not a valid {kind}: not a ZIP package ({error})"[:300]) from None
     if scan.over_budget:
         raise ParseError(source, context.limits.decompressed_reason())
-    for info in package.infolist():
-        if info.flag_bits & _ENCRYPTED:
-            raise ParseError(source, f"not a valid {kind}: {info.filename} is encrypted")
+    if scan.encrypted:
+        raise ParseError(source, f"not a valid {kind}: {scan.encrypted[0]} is encrypted")
     return package
 
 
