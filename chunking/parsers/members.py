@@ -7,26 +7,27 @@ A ZIP member is refused, the others going on, when its name is unsafe (absolute,
 segment, a NUL: a path-traversal name), when a member of the same name came before, when it is encrypted (general
 purpose bit 0, PKWARE APPNOTE.TXT §4.4.4), when it inflates past ``MAX_DECOMPRESSED_BYTES`` (inflated in pieces
 of 1 MiB, never trusting the declared size, so a zip bomb costs at most that much), when its compression method
-is one ``zipfile`` cannot read, or when the container's deadline has passed. Folders are skipped. Past
+is one ``zipfile`` cannot read, when it is damaged (its data cut short, a CRC mismatch, a local header that is not
+where the central directory says), or when the container's deadline has passed. Folders are skipped. Past
 ``MAX_ARCHIVE_MEMBERS`` members the rest are not read, and a note says how many.
 
 A mail's attachments (RFC 5322 and MIME, RFC 2045-2046, read by the standard library's ``email`` package with
 its default policy) are the parts ``EmailMessage.iter_attachments`` gives (of a signed mail, ``multipart/signed``,
 those of its signed content), but for the signature of a signed mail (S/MIME ``application/pkcs7-signature``,
 RFC 8551; OpenPGP ``application/pgp-signature``, RFC 3156), which holds no text and would fail as an unsupported
-file in every signed mail: named by their ``filename`` (its last
-path segment; ``attachment-N`` with the extension of their content type when unnamed; ``name (2).pdf`` for a
-second of the same name); an attached message (``message/rfc822``) is a ``.eml`` member of its own.
+file in every signed mail. They are named by their ``filename`` (its last path segment; ``attachment-N`` with the
+extension of their content type when unnamed; ``name (2).pdf`` for a second of the same name); an attached
+message (``message/rfc822``) is a ``.eml`` member of its own.
 
 An Outlook message's attachments ([MS-OXMSG], read by ``chunking.parsers.outlook``) are named the same way from
 their long file name (else short file name, else display name) and MIME tag; but a clear-signed one (message
 class ``IPM.Note.SMIME.MultipartSigned``, [MS-OXOSMMS] §2.1.3.1) keeps its whole MIME ``multipart/signed`` entity
 in its one attachment (``smime.p7m``): its attachments are then those of that entity's signed content, as a signed
-``.eml`` mail's are (``outlook_signed_content``); an attached message (attach method
-5) is a ``.msg`` member of its own, re-rooted as a compound file (``outlook.attachment_file``), and so a container
-nested one level deeper. One is refused, the others going on, when its stream is damaged (a FAT cycle, a sector past
-the end of the file), when it is an OLE object or a link to a file outside the mail, when the attachments read
-before it and it add up past ``MAX_DECOMPRESSED_BYTES`` (its declared size is compared before anything is read),
+``.eml`` mail's are (``outlook_signed_content``). An attached message (attach method 5) is a ``.msg`` member of
+its own, re-rooted as a compound file (``outlook.attachment_file``), and so a container nested one level deeper.
+One is refused, the others going on, when its stream is damaged (a FAT cycle, a sector past the end of the file),
+when it is an OLE object or a link to a file outside the mail, when the attachments read before it and it add up
+past ``MAX_DECOMPRESSED_BYTES`` (its declared size is compared before anything is read),
 or past the deadline; past ``MAX_ARCHIVE_MEMBERS`` the rest are not read, and a note says how many.
 """
 
