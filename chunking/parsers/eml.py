@@ -88,7 +88,12 @@ def plain_body(text: str) -> str:
 
 
 def html_body(raw: bytes, *, source: str, context: ReadContext) -> str:
-    """An HTML body rendered by the HTML parser (``chunking.parsers.html``: headings, lists, tables, quotes)."""
+    """An HTML body rendered by the HTML parser (``chunking.parsers.html``: headings, lists, tables, quotes).
+
+    Raises:
+        ParseError: as ``chunking.parsers.html.parse`` raises (bytes that decode to no text, nesting past
+            ``MAX_NESTING_DEPTH``, the limits' reasons).
+    """
     return _tidy("".join(page.text for page in html.parse(raw, source=source, context=context)))
 
 
@@ -99,7 +104,12 @@ def _tidy(text: str) -> str:
 def mime_body(message: EmailMessage, *, source: str, context: ReadContext) -> str:
     """The body of a MIME *message* as its page holds it (module docstring, item 3): its ``text/plain`` part
     (``plain_body``), else its ``text/html`` part (``html_body``), else ``""``; of a signed mail, its signed
-    content's."""
+    content's.
+
+    Raises:
+        ParseError: a body that decodes to no text (``not valid UTF-8 or any detected encoding``), or the
+            ``html_body`` reasons.
+    """
     part = message.get_body(preferencelist=("plain", "html"))
     if part is None:
         return ""
