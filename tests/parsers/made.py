@@ -102,8 +102,6 @@ def xls(sheets: dict[str, list[list[object]]], *, formulas: dict[tuple[str, int,
             for c, value in enumerate(row):
                 if value is None:
                     continue
-                import datetime
-
                 if isinstance(value, datetime.date):
                     sheet.write(r, c, value, date_style)
                 else:
