@@ -103,6 +103,16 @@ class _LookedUp(dict):
         return super().get(name, default)
 
 
+def _register_each(overrides: Mapping[str, str], env: Mapping[str, str]) -> None:
+    """Register the secrets of each override read alone on top of *env* (``register_settings``), skipping those
+    that are malformed: what can be registered when the overrides together are refused."""
+    for name, value in overrides.items():
+        try:
+            register_settings(Settings.from_env({**env, name: value}))
+        except SettingsError:
+            continue
+
+
 def _settings_for(strategy: Strategy, base: Settings, state_dir: Path, extensions: Sequence[str],
                   env: Mapping[str, str]) -> Settings:
     """The settings of *strategy*: its overrides read on top of *env*, its index and ledger local under *state_dir*.
@@ -114,7 +124,11 @@ def _settings_for(strategy: Strategy, base: Settings, state_dir: Path, extension
     settings = base
     if strategy.env:
         looked_up = _LookedUp({**env, **strategy.env})
-        settings = Settings.from_env(looked_up)
+        try:
+            settings = Settings.from_env(looked_up)
+        except SettingsError:
+            _register_each(strategy.env, env)  # the error names the label: a key beside the bad value stays masked
+            raise
         register_settings(settings)  # its keys are masked wherever the label (the settings as written) is printed
         unread = sorted(set(strategy.env) - looked_up.names)
         if unread:

@@ -101,3 +101,12 @@ def test_eval_masks_a_key_given_in_a_strategy_s_settings(cli, monkeypatch):
     assert run.out.splitlines()[4].split()[:3] == ["sentence", "DOCUMENT_INTELLIGENCE_API_KEY=***", "bm25"]
     as_json = cli("eval", "pets.txt", "--questions", "q.jsonl", "--ranking", "bm25", "--strategy", strategy, "--json")
     assert key not in as_json.out + as_json.err and "DOCUMENT_INTELLIGENCE_API_KEY=***" in as_json.out
+
+
+def test_eval_masks_a_key_beside_a_malformed_value_in_the_refusal(cli, monkeypatch):
+    _eval_files(cli)
+    monkeypatch.delenv("DOCUMENT_INTELLIGENCE_ENDPOINT", raising=False)
+    strategy = "sentence DOCUMENT_INTELLIGENCE_API_KEY=fedcba9876543210fedcba9876543210 SPLIT_MAX_TOKENS=abc"
+    assert cli("eval", "pets.txt", "--questions", "q.jsonl", "--strategy", strategy) == (
+        2, "", "chunking eval: strategy 'sentence DOCUMENT_INTELLIGENCE_API_KEY=*** SPLIT_MAX_TOKENS=abc': "
+               "SPLIT_MAX_TOKENS must be an integer, got 'abc'\n")
