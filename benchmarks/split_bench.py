@@ -24,8 +24,9 @@ chunks must be identical. Three lower bounds (``split_floor.py``) show where the
 encode + token offsets" is the tokenizer-bound part of our splitter's work, and "skeleton splitter (no rules)"
 adds the least a chunk needs (one sentence-end search at the cap, its exact count, one ``Chunk``); our
 splitter's time beyond the skeleton is its rules. "spans counted and packed" sizes as chonkie does, counting
-sentence spans instead of encoding the page: what a splitter redesigned that way would pay before any rule. ``--one-thread`` stops our
-splitter from encoding long blocks on a second thread (tiktoken backend), so wall and CPU time agree.
+sentence spans instead of encoding the page: what a splitter redesigned that way would pay before any rule.
+``--one-thread`` stops our splitter from encoding long blocks on a second thread (tiktoken backend), so wall and
+CPU time agree.
 """
 
 from __future__ import annotations

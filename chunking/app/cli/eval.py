@@ -131,8 +131,8 @@ def _print_table(results, questions: int, documents: int) -> None:
     rows = []
     for r in results:
         for name, s in r.summaries.items():
-            rows.append((redact(r.strategy.label), name, f"{s.hit1:.2f}", f"{s.hit3:.2f}", f"{s.hit5:.2f}", f"{s.mrr:.3f}",
-                         f"{s.ndcg10:.3f}", r.chunks, r.embedding_tokens))
+            rows.append((redact(r.strategy.label), name, f"{s.hit1:.2f}", f"{s.hit3:.2f}", f"{s.hit5:.2f}",
+                         f"{s.mrr:.3f}", f"{s.ndcg10:.3f}", r.chunks, r.embedding_tokens))
     print(f"{plural(questions, 'question')} over {plural(documents, 'document')} "
           f"({results[0].embedder if results else '-'})\n")
     table(("strategy", "ranking", "hit@1", "hit@3", "hit@5", "MRR", "nDCG@10", "chunks", "emb tokens"), rows)
