@@ -16,9 +16,10 @@ Every drafted question carries ``note: "drafted by <model>; check by hand"``.
 from __future__ import annotations
 
 import json
+import os
 import re
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, Mapping, Sequence
 
 from chunking.embeddings.stopwords import is_stop_word
 from chunking.evaluation.judge import _normalised
@@ -106,10 +107,12 @@ def draft_questions(records: Sequence[ChunkRecord], count: int, *, in_document: 
 
 
 def draft_question_file(files: Sequence[tuple[Path, str]], count: int, strategy, *, settings, workdir: Path,
-                        out: Path) -> int:
+                        out: Path, env: Mapping[str, str] | None = None) -> int:
     """Ingest *files* with *strategy* under *workdir*, draft *count* questions (``CHAT_MODEL`` when configured)
-    and write them to *out* as JSON lines; returns how many were written."""
-    run_settings = _settings_for(strategy, settings, workdir, sorted({p.suffix.lower() for p, _ in files}), {})
+    and write them to *out* as JSON lines; returns how many were written. The strategy's overrides are read on
+    top of *env* (default ``os.environ``), as ``chunking.evaluation.runner.evaluate`` reads them."""
+    run_settings = _settings_for(strategy, settings, workdir, sorted({p.suffix.lower() for p, _ in files}),
+                                 dict(os.environ if env is None else env))
     embedder = make_embedder(run_settings)
     texts: dict[str, str] = {}
     with LocalIndex(run_settings.local_index_path, embedder.dimensions) as index:

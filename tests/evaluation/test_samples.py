@@ -124,3 +124,23 @@ def test_eval_command_table_and_json(tmp_path: Path):
     assert not (tmp_path / ".state").exists()  # the strategies' indexes live in a temporary folder
     bad = run_cli(["eval", "docs", "--questions", "docs/missing.jsonl"], tmp_path)
     assert bad.returncode == 2 and "missing.jsonl" in bad.stderr
+
+
+def test_drafting_questions_reads_a_strategy_on_top_of_the_environment(tmp_path: Path, monkeypatch):
+    # As evaluate does: SPLIT_MAX_CHARS from the environment stays, the strategy's SPLIT_MAX_TOKENS is added.
+    from chunking.evaluation import generate
+
+    seen = []
+
+    def stop(settings):
+        seen.append((settings.max_tokens, settings.max_chars))
+        raise RuntimeError("enough")
+
+    monkeypatch.setenv("SPLIT_MAX_CHARS", "700")
+    monkeypatch.setattr(generate, "make_embedder", stop)
+    (tmp_path / "a.md").write_text("# A\n\nText.\n")
+    with pytest.raises(RuntimeError):
+        generate.draft_question_file([(tmp_path / "a.md", "a.md")], 1,
+                                     parse_strategy("sentence SPLIT_MAX_TOKENS=250"), settings=Settings.from_env({}),
+                                     workdir=tmp_path / "w", out=tmp_path / "q.jsonl")
+    assert seen == [(250, 700)]
