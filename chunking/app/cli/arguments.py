@@ -9,7 +9,7 @@ import re
 from chunking.app.cli.output import printable
 from chunking.model import acl_values
 
-__all__ = ["count_at_least", "metadata_item", "metadata_refusal", "seconds"]
+__all__ = ["count_at_least", "metadata_item", "metadata_refusal", "seconds", "unread_metadata"]
 
 # A blob metadata name: a C# identifier in ASCII (letters, digits, underscores; no digit first).
 _METADATA_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -45,12 +45,14 @@ def metadata_item(text: str) -> tuple[str, str]:
     return name.strip(), value.strip()
 
 
-def metadata_refusal(items, meta) -> str:
+def metadata_refusal(items, meta, *, read_names_only: bool = True) -> str:
     """Why ``--metadata`` (of ``ingest`` and of ``upload``: the same rules) refuses *items*, ``(name, value)``
     pairs checked in order, or ``""`` when it takes them all. *meta* is the ``MetadataSettings``. Refused, each
     with a line naming the item: a name that is no blob metadata name (letters, digits and underscores, no digit
-    first); a name no index field or access list is read from (a typo such as ``acl_user``, or a name missing from
-    ``METADATA_FIELDS``, would be dropped without a word); a name given twice (names are compared without regard
+    first); with *read_names_only* (``ingest``, which indexes with these very settings), a name no index field
+    or access list is read from (a typo such as ``acl_user``, or a name missing from ``METADATA_FIELDS``, would be
+    dropped without a word; ``upload`` warns of it instead with ``unread_metadata``, the Functions app that
+    indexes the blob having settings of its own); a name given twice (names are compared without regard
     to case, as the storage service compares them); an empty value, or an access list without an id (it would
     leave the document without its access list); a value that is not printable ASCII (blob metadata travels as
     HTTP headers). See docs/operations.md#the-command-line."""
@@ -61,7 +63,7 @@ def metadata_refusal(items, meta) -> str:
         item = printable(f"--metadata {name}={value}")
         if not _METADATA_NAME.fullmatch(name):
             return f"{item}: a metadata name is ASCII letters, digits and underscores, not starting with a digit"
-        if name.lower() not in read:
+        if read_names_only and name.lower() not in read:
             if name.lower() in acl:
                 return f"{item}: the access lists are not read from metadata (ACL_SOURCE={meta.acl_source})"
             return (f"{item}: no index field or access list is read from this name (names read: "
@@ -76,6 +78,16 @@ def metadata_refusal(items, meta) -> str:
             return (f"{item}: a metadata value is printable ASCII (blob metadata travels as HTTP headers), "
                     f"without accents or control characters")
     return ""
+
+
+def unread_metadata(items, meta) -> list[str]:
+    """A warning for each ``--metadata`` item of *items* (``(name, value)`` pairs) whose name no index field or
+    access list is read from under *meta* (``MetadataSettings``): what ``metadata_refusal`` refuses with
+    *read_names_only*, said instead of refused where the settings that index the blob may differ (``upload``)."""
+    read = {name.lower() for name in meta.read_names}
+    return [f"{printable(f'--metadata {name}={value}')}: no index field or access list is read from this name "
+            f"under these settings (names read: {', '.join(meta.read_names) or 'none'}); it is indexed only where "
+            f"METADATA_FIELDS names it" for name, value in items if name.lower() not in read]
 
 
 def seconds(*, zero: bool = False):

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 from chunking.app.cli import status
-from chunking.app.cli.arguments import metadata_item, metadata_refusal
+from chunking.app.cli.arguments import metadata_item, metadata_refusal, unread_metadata
 from chunking.app.cli.output import fail, plural
 from chunking.errors import UnreadableFileError
 from chunking.formats import content_type_of
@@ -31,8 +32,10 @@ def add_parser(sub, summary: str) -> None:
     up.add_argument("--metadata", action="append", default=[], metavar="NAME=VALUE", type=metadata_item,
                     help="blob metadata of every file uploaded (repeatable): the names of METADATA_FIELDS become "
                     "index fields, acl_users / acl_groups the access lists, e.g. --metadata acl_groups=hr,finance; "
-                    "checked as ingest checks it before anything is uploaded: any other name, a name given twice, "
-                    "an empty value or one that is not printable ASCII is refused (exit status 2)")
+                    "checked as ingest checks it before anything is uploaded: a malformed name, a name given twice, "
+                    "an empty value or one that is not printable ASCII is refused (exit status 2); a name these "
+                    "settings read no field from is uploaded with a warning (the Functions app reads its own "
+                    "METADATA_FIELDS)")
     up.set_defaults(func=run)
 
 
@@ -80,9 +83,13 @@ def run(args: argparse.Namespace, settings) -> int:
     a refused ``--metadata`` or a storage error."""
     from azure.core.exceptions import AzureError
 
-    refused = metadata_refusal(args.metadata, settings.metadata)  # as ingest checks it, before any upload
+    # As ingest checks it, before any upload; but a name these settings do not read is only warned of: the
+    # Functions app that indexes the blob reads its own METADATA_FIELDS.
+    refused = metadata_refusal(args.metadata, settings.metadata, read_names_only=False)
     if refused:
         return fail(args, refused)
+    for warning in unread_metadata(args.metadata, settings.metadata):
+        print(f"{args.prog}: warning: {warning}", file=sys.stderr)
     try:
         pairs, ignored = blob_names(args.paths, args.prefix)
     except (FileNotFoundError, ValueError) as exc:

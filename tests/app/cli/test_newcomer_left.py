@@ -10,8 +10,6 @@ import pytest
 #: (--metadata item, the reason after "chunking COMMAND: "), with METADATA_FIELDS=category and the access lists
 #: read from metadata.
 REFUSED = [
-    ("acl_user=alice", "--metadata acl_user=alice: no index field or access list is read from this name (names read: "
-                       "category, acl_users, acl_groups); add it to METADATA_FIELDS to make it an index field"),
     ("dept-name=HR", "--metadata dept-name=HR: a metadata name is ASCII letters, digits and underscores, not "
                      "starting with a digit"),
     ("category=", "--metadata category=: no value"),
@@ -34,6 +32,22 @@ def test_ingest_and_upload_refuse_the_same_metadata_items_before_anything_is_don
     assert cli(command, "pay.md", "--metadata", "acl_groups=hr", "--metadata", item) == (
         2, "", f"chunking {command}: {reason}\n")
     assert sorted(p.name for p in cli.cwd.iterdir()) == ["pay.md"]  # nothing read, nothing written
+
+
+def test_a_name_no_field_is_read_from_is_refused_by_ingest_and_warned_of_by_upload(cli, monkeypatch):
+    # ingest indexes with these settings; the Functions app that indexes an uploaded blob reads its own.
+    monkeypatch.setenv("METADATA_FIELDS", "category")
+    monkeypatch.delenv("ACL_SOURCE", raising=False)
+    (cli.cwd / "pay.md").write_text("# Pay\n\nSalaries are paid on the 25th.\n")
+    assert cli("ingest", "pay.md", "--metadata", "acl_user=alice") == (
+        2, "", "chunking ingest: --metadata acl_user=alice: no index field or access list is read from this name "
+               "(names read: category, acl_users, acl_groups); add it to METADATA_FIELDS to make it an index field\n")
+    upload = cli("upload", "pay.md", "--metadata", "acl_user=alice")
+    assert upload.err.splitlines()[0] == (
+        "chunking upload: warning: --metadata acl_user=alice: no index field or access list is read from this name "
+        "under these settings (names read: category, acl_users, acl_groups); it is indexed only where "
+        "METADATA_FIELDS names it")
+    assert "storage not reachable" in upload.err.splitlines()[1]  # it went on to upload (no storage here)
 
 
 @pytest.mark.parametrize("command", ["ingest", "upload"])
