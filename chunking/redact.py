@@ -76,8 +76,8 @@ def register_secret(value: str | None) -> None:
 
 def register_settings(settings: Any) -> None:
     """Register every secret-bearing setting of *settings* (a ``chunking.settings.Settings``): the connection
-    string, the API keys (Document Intelligence's among them), and the secret parts of every URL-valued setting (``register_url``), nested option
-    groups included."""
+    string, the API keys (Document Intelligence's among them), and the secret parts of every URL-valued setting
+    (``register_url``), nested option groups included."""
     connection = getattr(settings, "storage_connection", "") or ""
     if "=" in connection and not connection.lower().startswith("usedevelopmentstorage"):
         register_secret(connection)

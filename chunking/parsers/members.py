@@ -35,9 +35,7 @@ from __future__ import annotations
 
 import mimetypes
 import re
-import struct
 import zipfile
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 from email import policy
@@ -48,7 +46,7 @@ from chunking.formats import extension_of, format_of
 from chunking.parsers._common import ParseError, ReadContext
 from chunking.parsers.cfb import CompoundError, CompoundFile
 from chunking.parsers.outlook import Attachment, Message, attachment_file, open_message
-from chunking.parsers.packages import member_failure, open_package
+from chunking.parsers.packages import ZIP_FAILURES, member_failure, open_package
 
 __all__ = ["Member", "attachment_names", "iter_members", "mail_attachments", "zip_members"]
 __all__ += ["SIGNATURE_TYPES", "mail_parts", "member_names", "outlook_attachment_names", "outlook_attachments",
@@ -170,7 +168,7 @@ def _inflated(package: zipfile.ZipFile, info: zipfile.ZipInfo, label: str, limit
                 pieces.append(piece)
     except NotImplementedError as error:  # a compression method zipfile does not read
         return Member(label, reason=f"cannot be read: {error}")
-    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, ValueError, struct.error) as error:
+    except ZIP_FAILURES as error:
         # damaged data, a CRC mismatch, a local header offset before the file's start ("negative seek value"), a
         # local header's name flagged UTF-8 that is not
         return Member(label, reason=f"damaged member: {member_failure(error)}"[:300])

@@ -309,11 +309,13 @@ def ingest_files(
                                         on_member=on_member)
             # Members the container's new version no longer has were deleted with its old one.
             summary.deleted += [member for member in members if _is_deleted(ledger, member)]
+        except UnreadableFileError as exc:  # its reason is the row's; the others go on
+            row.outcome, row.error = "failed", str(exc)
+            _record_failure(ledger, source, row.error, None)
         except Exception as exc:  # one document's failure is its row and ledger reason; the others go on
             failure = describe_failure(exc, settings)
             row.outcome = "failed"
-            row.error = (failure.line if failure else str(exc) if isinstance(exc, UnreadableFileError)
-                         else f"crashed: {type(exc).__name__}: {redact(str(exc))[:300]}")
+            row.error = failure.line if failure else f"crashed: {type(exc).__name__}: {redact(str(exc))[:300]}"
             _record_failure(ledger, source, row.error, failure)
             if failure is not None and failure.kind in ("unreachable", "auth"):
                 summary.stopped = failure.line  # every other document would fail the same way

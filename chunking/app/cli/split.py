@@ -12,7 +12,7 @@ from chunking.app.cli.arguments import count_at_least
 from chunking.app.cli.output import clip, fail, plural, table
 from chunking.documents.fields import configured_fields, file_properties
 from chunking.documents.splitter import splitter_for
-from chunking.formats import ENRICH_SUFFIX, FAMILY_NAMES, STRATEGY_NAMES, extension_of, format_of
+from chunking.formats import ENRICH_SUFFIX, FAMILY_NAMES, STRATEGY_NAMES, extension_of, format_of, splitter_name
 from chunking.ids import doc_id
 from chunking.parsers import ParseError, ReadContext, parse_document
 from chunking.parsers.limits import Deadline, Limits
@@ -66,8 +66,7 @@ def run(args: argparse.Namespace, settings) -> int:
     if not name:  # as SPLITTERS refuses '.md=': an empty name is a mistake, not the default
         return fail(args, "--splitter: empty name; auto is the format's default")
     if name == f"auto{ENRICH_SUFFIX}":  # the format's own splitter (SPLITTERS as set), enriched
-        fmt = format_of(path.name)
-        name = f"{settings.splitters.get(ext) or fmt.splitter}{ENRICH_SUFFIX}" if fmt else "auto"
+        name = f"{splitter_name(path.name, settings.splitters)}{ENRICH_SUFFIX}" if format_of(path.name) else "auto"
     if name != "auto":
         overrides["splitters"] = {**settings.splitters, ext: name}
     settings = settings.replace(**overrides)
